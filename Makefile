@@ -1,0 +1,53 @@
+# The two commands: `make demo` runs the main job end to end, `make test` builds and passes every
+# test. Both install what is missing first (scripts/install-deps.sh) and are safe to run again.
+SHELL := /bin/bash
+.ONESHELL:
+.SHELLFLAGS := -euo pipefail -c
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?=
+
+.PHONY: all deps build asan fuzz-build test test-release test-asan test-fuzz demo bench clean
+
+all: build
+
+deps:
+	bash scripts/install-deps.sh
+
+# Release build: what `demo`, `bench` and users run.
+build: deps
+	cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
+	ninja -C build/release -j $(JOBS)
+
+# AddressSanitizer + UndefinedBehaviorSanitizer build of everything, tests included.
+asan: deps
+	cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS="-O1 -g" \
+	  -DSINKD_SANITIZE=ON -DSINKD_BUILD_BENCH=OFF $(CMAKE_FLAGS) >/dev/null
+	ninja -C build/asan -j $(JOBS)
+
+# libFuzzer targets, built with clang (gcc has no libFuzzer).
+fuzz-build: deps
+	CC=clang CXX=clang++ cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DSINKD_FUZZ=ON $(CMAKE_FLAGS) >/dev/null
+	ninja -C build/fuzz -j $(JOBS)
+
+test-release: build
+	ctest --test-dir build/release --output-on-failure -j $(JOBS) --timeout 900
+
+test-asan: asan
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --test-dir build/asan --output-on-failure -j $(JOBS) --timeout 900 -LE slow
+
+test-fuzz: fuzz-build
+	bash scripts/run-fuzzers.sh build/fuzz
+
+test: test-release test-asan test-fuzz
+	@echo "make test: every suite passed (release, asan+ubsan, fuzz)"
+
+demo: build
+	bash scripts/demo.sh
+
+bench: build
+	bash scripts/bench.sh
+
+clean:
+	rm -rf build

@@ -1,0 +1,83 @@
+// PartWriter encodes rows into one ZSTD Parquet file (a Part), streaming each row group to an
+// OutputStream as soon as it is encoded, so memory is bounded by one row group, not by the file.
+//
+// Layout: PAR1, row groups (column chunks in schema order: [dictionary page] data pages…),
+// Bloom filters, FileMetaData (Thrift compact), footer length, PAR1. V1 data pages, REQUIRED columns
+// (no definition levels), ZSTD on every page, exact min/max/null_count statistics, column_orders,
+// encoding_stats, field ids, created_by, key/value metadata.
+//
+// Ownership: borrows the Schema, the options and the OutputStream (all must outlive the writer);
+// owns its scratch buffers and its ZSTD context, reused across row groups.
+// Threads: one thread at a time; separate PartWriters are independent.
+// Errors: the first failure is kept; later calls do nothing and return it.
+// Determinism: the same schema, options, rows and metadata give byte-identical output.
+// Never touches a file, a socket or the clock.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+#include "parquet/output_stream.h"
+#include "parquet/schema.h"
+#include "parquet/table_view.h"
+
+namespace sinkd::parquet {
+
+struct WriterOptions {
+  // ZSTD level for every page. 3 is the zstd and DuckDB default; 1 is faster and ~5% larger.
+  int zstd_level = 3;
+  // Rows per row group. 122,880 is DuckDB's unit: its scans parallelise and prune per row group.
+  size_t row_group_rows = 122'880;
+  // Target uncompressed bytes per data page; pages close at this size or page_rows, whichever first.
+  size_t page_bytes = 1 << 20;
+  size_t page_rows = 20'000;
+  // A string chunk is dictionary-encoded only while its distinct values' PLAIN bytes stay at or
+  // under this limit; past it, the chunk falls back to PLAIN.
+  size_t dictionary_bytes_limit = 1 << 20;
+  // Target false-positive rate of Bloom filters.
+  double bloom_fpp = 0.01;
+  // FileMetaData.created_by, e.g. "sinkd version 0.1.0 (build abc123)". Must parse as
+  // "<app> version <semver> (build <id>)": parquet-java ignores string statistics otherwise.
+  std::string created_by = "sinkd version 0.0.0 (build unknown)";
+};
+
+using KeyValue = std::pair<std::string, std::string>;
+
+class PartWriter {
+ public:
+  // REQUIRES: schema is non-empty; field names are unique.
+  PartWriter(const Schema& schema, const WriterOptions& options, OutputStream& out);
+  ~PartWriter();
+  PartWriter(const PartWriter&) = delete;
+  PartWriter& operator=(const PartWriter&) = delete;
+
+  // Encodes table rows `rows[0]`, `rows[1]`, … (in that order) as row groups of at most
+  // options.row_group_rows rows each and appends them to the stream. Each call starts a new row
+  // group; call once per file for full row groups.
+  // REQUIRES: table.columns matches the schema (types and count); every index < table.rows;
+  //           Finish/Abandon not yet called.
+  Status WriteRows(const TableView& table, std::span<const uint32_t> rows);
+
+  // Writes Bloom filters and the footer (with `metadata` as key/value pairs, in order).
+  // A writer that received no rows writes a valid zero-row file; callers that want no file for no
+  // rows must not create one.
+  Status Finish(std::span<const KeyValue> metadata);
+
+  // Gives up on the Part; nothing more is written. The caller discards what the stream holds.
+  void Abandon();
+
+  uint64_t bytes_written() const;
+  uint64_t rows_written() const;
+  const Status& status() const;
+
+ private:
+  struct Rep;
+  std::unique_ptr<Rep> rep_;
+};
+
+}  // namespace sinkd::parquet

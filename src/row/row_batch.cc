@@ -1,0 +1,64 @@
+#include "row/row_batch.h"
+
+#include <cassert>
+
+namespace sinkd::row {
+
+RowBatch::RowBatch(const ColumnTable& table) : table_(&table) {
+  columns_.resize(table.columns.size());
+  for (size_t i = 0; i < table.columns.size(); ++i) columns_[i].type = table.columns[i].type;
+}
+
+size_t RowBatch::bytes() const {
+  size_t total = 0;
+  for (const ColumnBuffer& c : columns_) {
+    total += c.strings.bytes.size() + c.strings.offsets.size() * sizeof(uint32_t) +
+             c.int64s.size() * 8 + c.int32s.size() * 4 + c.doubles.size() * 8 + c.bools.size();
+  }
+  return total;
+}
+
+void RowBatch::CommitRow() {
+  ++rows_;
+#ifndef NDEBUG
+  for (const ColumnBuffer& c : columns_) {
+    size_t n = 0;
+    switch (c.type) {
+      case ColumnType::kString: n = c.strings.size(); break;
+      case ColumnType::kInt32: n = c.int32s.size(); break;
+      case ColumnType::kInt64:
+      case ColumnType::kTimestamp: n = c.int64s.size(); break;
+      case ColumnType::kDouble: n = c.doubles.size(); break;
+      case ColumnType::kBool: n = c.bools.size(); break;
+    }
+    assert(n == rows_ && "every column must hold exactly one value per committed row");
+  }
+#endif
+}
+
+void RowBatch::Clear() {
+  for (ColumnBuffer& c : columns_) {
+    c.strings.bytes.clear();
+    c.strings.offsets.assign(1, 0);
+    c.int64s.clear();
+    c.int32s.clear();
+    c.doubles.clear();
+    c.bools.clear();
+  }
+  rows_ = 0;
+}
+
+void RowBatch::Reserve(size_t rows) {
+  for (ColumnBuffer& c : columns_) {
+    switch (c.type) {
+      case ColumnType::kString: c.strings.offsets.reserve(c.strings.offsets.size() + rows); break;
+      case ColumnType::kInt32: c.int32s.reserve(c.int32s.size() + rows); break;
+      case ColumnType::kInt64:
+      case ColumnType::kTimestamp: c.int64s.reserve(c.int64s.size() + rows); break;
+      case ColumnType::kDouble: c.doubles.reserve(c.doubles.size() + rows); break;
+      case ColumnType::kBool: c.bools.reserve(c.bools.size() + rows); break;
+    }
+  }
+}
+
+}  // namespace sinkd::row

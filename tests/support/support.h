@@ -1,0 +1,72 @@
+// Shared test harness: temporary directories, running programs, DuckDB queries, bounded waits.
+// Every helper fails loudly (gtest assertion or a message in the result) rather than skipping:
+// a missing node, DuckDB or server is a test failure, never a pass.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace sinkd::testing {
+
+// The repository root and the build directory of the running test binary.
+std::filesystem::path SourceDir();
+std::filesystem::path BuildDir();
+// The `sinkd` executable built next to the tests.
+std::filesystem::path SinkdBinary();
+
+// A fresh directory under $TMPDIR, removed with everything in it on destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+struct CommandResult {
+  int exit_code = -1;  // the exit status, or 128+signal when killed
+  std::string out;
+  std::string err;
+};
+
+// Runs argv[0] (searched on PATH) with the rest as arguments, feeding `input` on stdin, and waits
+// at most `timeout`; a program still running then is killed and exit_code is -1.
+CommandResult RunCommand(const std::vector<std::string>& argv, const std::string& input = "",
+                         std::chrono::milliseconds timeout = std::chrono::seconds(120),
+                         const std::vector<std::string>& extra_env = {});
+
+struct QueryResult {
+  bool ok = false;
+  std::string error;  // DuckDB's message when !ok
+  std::vector<std::string> columns;
+  std::vector<std::string> types;
+  // Values in DuckDB's own text form; a NULL is the string "<NULL>".
+  std::vector<std::vector<std::string>> rows;
+};
+
+// Runs the statements in one in-memory DuckDB (through @duckdb/node-api, TimeZone UTC) and returns
+// the rows of the last one.
+QueryResult DuckDb(const std::vector<std::string>& statements);
+// The same for one statement; convenience for the common case.
+inline QueryResult DuckDb(const std::string& sql) { return DuckDb(std::vector<std::string>{sql}); }
+
+// Polls `done` every `step` until it returns true or `timeout` passes; returns its last answer.
+bool WaitUntil(const std::function<bool()>& done, std::chrono::milliseconds timeout,
+               std::chrono::milliseconds step = std::chrono::milliseconds(20));
+
+// Reads a whole file ("" if it cannot be read); writes one, creating parent directories.
+std::string ReadFile(const std::filesystem::path& path);
+void WriteFile(const std::filesystem::path& path, const std::string& content);
+
+// Single quotes doubled, for building SQL string literals from paths.
+std::string SqlQuote(const std::string& text);
+
+}  // namespace sinkd::testing
