@@ -1,0 +1,42 @@
+// Object keys of the lake, built by this one piece of code for every destination, so a directory
+// lake can be copied into a bucket and read unchanged:
+//   <prefix>/date=YYYY-MM-DD/<column>=<escaped value>/…/part-<instance>-<firstSeq>-<lastSeq>-<n>.parquet
+// Partition values are untrusted input: they are escaped as Hive and DuckDB do, so no value can
+// leave its directory (`../x`, `a/b`) or collide with another (`a=b`, `%41`).
+// Threads: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sinkd::lake {
+
+// Every byte outside [A-Za-z0-9-_.~] becomes %XX (uppercase hex), as DuckDB's hive writer does
+// and as its hive reader undoes. A value whose escaped form would pass kMaxEscapedValue bytes is
+// cut to a prefix plus "~" and 16 hex digits of its XXH64, because a directory name is limited to
+// 255 bytes; such a value reads back as that shortened form (see README, "Partition values").
+std::string EscapePartitionValue(std::string_view value);
+inline constexpr size_t kMaxEscapedValue = 200;
+
+// "<hostname with '.' → '_'>-<pid>" ("unknown-<pid>" for an empty hostname): unique per process on
+// a host, so drains sharing one durable never write the same key.
+std::string DefaultInstanceId();
+std::string InstanceIdFor(std::string_view hostname, long pid);
+
+struct PartKeyFields {
+  std::string prefix;                  // "ledger", "audit", …
+  std::string date;                    // YYYY-MM-DD
+  std::vector<std::string> columns;    // partition column names, in table order
+  std::vector<std::string> values;     // their raw values, same order
+  std::string instance;
+  uint64_t first_sequence = 0;
+  uint64_t last_sequence = 0;
+  uint64_t number = 0;                 // n: counts parts across one flush, in key order
+};
+
+// The full key, '/'-separated, relative (no leading '/').
+std::string PartKey(const PartKeyFields& fields);
+
+}  // namespace sinkd::lake

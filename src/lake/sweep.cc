@@ -1,0 +1,48 @@
+#include "lake/sweep.h"
+
+namespace sinkd::lake {
+
+namespace {
+
+bool IsIncompletePart(const std::filesystem::path& path) {
+  constexpr std::string_view kSuffix = ".parquet.incomplete";
+  const std::string name = path.filename().string();
+  return name.size() > kSuffix.size() &&
+         name.compare(name.size() - kSuffix.size(), kSuffix.size(), kSuffix) == 0;
+}
+
+}  // namespace
+
+Result<SweepReport> SweepIncomplete(const std::filesystem::path& root,
+                                    std::chrono::seconds older_than,
+                                    std::filesystem::file_time_type now) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(root, ec)) {
+    return Status::Refuse("sweep: " + root.string() + " is not a directory");
+  }
+  SweepReport report;
+  std::string failures;
+  auto it = std::filesystem::recursive_directory_iterator(
+      root, std::filesystem::directory_options::skip_permission_denied, ec);
+  if (ec) return Status::Refuse("sweep: " + root.string() + ": " + ec.message());
+  for (; it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) break;
+    if (!it->is_regular_file(ec) || !IsIncompletePart(it->path())) continue;
+    const auto modified = it->last_write_time(ec);
+    if (ec) continue;
+    if (now - modified < older_than) {
+      ++report.kept_young;
+      continue;
+    }
+    if (std::filesystem::remove(it->path(), ec)) {
+      report.removed.push_back(it->path());
+    } else if (ec) {
+      failures += (failures.empty() ? "" : "; ") + it->path().string() + ": " + ec.message();
+    }
+  }
+  if (ec) return Status::Retry("sweep: walking " + root.string() + ": " + ec.message());
+  if (!failures.empty()) return Status::Retry("sweep: could not remove " + failures);
+  return report;
+}
+
+}  // namespace sinkd::lake

@@ -1,0 +1,28 @@
+// Sweeping removes the `.parquet.incomplete` files a crash left in a directory lake. Only files
+// older than a threshold go: a younger one may belong to a drain that is writing it right now.
+// Threads: one thread at a time. Never touches a file whose name does not end in
+// `.parquet.incomplete`.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+
+namespace sinkd::lake {
+
+struct SweepReport {
+  std::vector<std::filesystem::path> removed;
+  size_t kept_young = 0;  // leftovers younger than the threshold, left alone
+};
+
+// Removes every `*.parquet.incomplete` under `root` last modified before `now - older_than`.
+// Fails (Refuse) when root is not a readable directory; a file that cannot be removed is an error
+// naming it, after the others were tried.
+Result<SweepReport> SweepIncomplete(const std::filesystem::path& root,
+                                    std::chrono::seconds older_than,
+                                    std::filesystem::file_time_type now);
+
+}  // namespace sinkd::lake
