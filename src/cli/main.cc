@@ -1,8 +1,36 @@
+// sinkd: record streams drained into a lake. This file only wires the verbs together; each verb
+// lives in its own command_*.cc. Exit codes: 0 success (also after a SIGINT/SIGTERM shutdown),
+// 1 on any error, which is printed as "sinkd: <message>" on stderr.
 #include <cstdio>
 
-#include "base/build_info.h"
+#include "cli/command.h"
 
-int main() {
-  std::printf("sinkd version %s (build %s)\n", sinkd::kVersion, sinkd::kBuildId);
+int main(int argc, char** argv) {
+  CLI::App root("sinkd drains NATS JetStream streams and a PostgreSQL outbox into a "
+                "hive-partitioned ZSTD Parquet lake, on a directory or an S3-compatible store.",
+                "sinkd");
+  root.allow_extras();
+  root.require_subcommand(0, 1);
+  sinkd::cli::Invocation invocation;
+  sinkd::cli::AddVersionCommand(root, invocation);
+  // sinkd::cli::AddImportCommand(root, invocation);
+  sinkd::cli::AddSweepCommand(root, invocation);
+  // sinkd::cli::AddGenerateCommand(root, invocation);
+  try {
+    root.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return root.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return root.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "sinkd: %s\n", e.what());
+    return 1;
+  }
+  sinkd::Status status = sinkd::cli::CheckParents(root);
+  if (status.ok() && invocation.run) status = invocation.run();
+  if (!status.ok()) {
+    std::fprintf(stderr, "sinkd: %s\n", status.message().c_str());
+    return 1;
+  }
   return 0;
 }

@@ -1,0 +1,30 @@
+// The command line's wiring: each verb registers its flags on a CLI11 App and leaves behind the
+// function to run once parsing succeeded. Only main turns a Status into an exit code and a message.
+// Threads: used by main's thread only.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "base/status.h"
+
+namespace sinkd::cli {
+
+// What a parsed command line will do. Set by the callback of the subcommand that was chosen.
+struct Invocation {
+  std::function<Status()> run;
+};
+
+// A parent command (sinkd, drain, tail, …) only groups others: run alone, or with a word that is
+// not one of its subcommands, it refuses and lists them instead of printing help and exiting 0.
+CLI::App* AddParent(CLI::App& parent, const std::string& name, const std::string& description);
+Status CheckParents(CLI::App& root);
+
+void AddVersionCommand(CLI::App& root, Invocation& invocation);
+void AddSweepCommand(CLI::App& root, Invocation& invocation);
+void AddImportCommand(CLI::App& root, Invocation& invocation);
+void AddGenerateCommand(CLI::App& root, Invocation& invocation);
+
+}  // namespace sinkd::cli

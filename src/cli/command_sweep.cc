@@ -1,0 +1,43 @@
+#include <cstdio>
+
+#include "base/duration.h"
+#include "cli/command.h"
+#include "lake/sweep.h"
+
+namespace sinkd::cli {
+
+namespace {
+
+struct SweepFlags {
+  std::string lake_dir;
+  std::string older_than = "1h";
+};
+
+Status RunSweep(const SweepFlags& flags) {
+  if (flags.lake_dir.empty()) return Status::Refuse("sweep needs --lake-dir");
+  auto older_than = ParseDuration(flags.older_than);
+  if (!older_than.ok()) return older_than.status().WithContext("--older-than");
+  auto report = lake::SweepIncomplete(
+      flags.lake_dir, std::chrono::duration_cast<std::chrono::seconds>(*older_than),
+      std::filesystem::file_time_type::clock::now());
+  if (!report.ok()) return report.status();
+  for (const auto& path : report->removed) std::printf("removed %s\n", path.c_str());
+  std::printf("sweep: removed %zu stale .parquet.incomplete file(s); kept %zu younger than %s\n",
+              report->removed.size(), report->kept_young, flags.older_than.c_str());
+  return Status::OK();
+}
+
+}  // namespace
+
+void AddSweepCommand(CLI::App& root, Invocation& invocation) {
+  auto flags = std::make_shared<SweepFlags>();
+  CLI::App* cmd = root.add_subcommand(
+      "sweep", "remove .parquet.incomplete files a crash left in a directory lake");
+  cmd->add_option("--lake-dir", flags->lake_dir, "the lake directory")->required();
+  cmd->add_option("--older-than", flags->older_than,
+                  "only files last written longer ago than this (a younger one may be in flight)")
+      ->capture_default_str();
+  cmd->callback([flags, &invocation] { invocation.run = [flags] { return RunSweep(*flags); }; });
+}
+
+}  // namespace sinkd::cli

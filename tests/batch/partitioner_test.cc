@@ -1,0 +1,89 @@
+#include "batch/partitioner.h"
+
+#include <gtest/gtest.h>
+
+#include "batch/civil_date.h"
+#include "batch/part_schema.h"
+#include "row/ledger_columns.h"
+
+namespace sinkd::batch {
+namespace {
+
+constexpr int64_t kDay = kMicrosPerDay;
+constexpr int64_t k2026_09_29 = 20725 * kDay;  // 2026-09-29T00:00:00Z
+
+// Appends a ledger row with the given id, time and app; every other column gets its zero value.
+void AddRow(row::RowBatch& batch, std::string_view id, int64_t micros, std::string_view app) {
+  const auto& columns = batch.table().columns;
+  for (size_t i = 0; i < columns.size(); ++i) {
+    row::ColumnBuffer& c = batch.column(static_cast<int>(i));
+    switch (c.type) {
+      case row::ColumnType::kString:
+        c.strings.push_back(columns[i].name == "event_id" ? id
+                            : columns[i].name == "app"    ? app
+                                                          : std::string_view());
+        break;
+      case row::ColumnType::kTimestamp: c.int64s.push_back(micros); break;
+      case row::ColumnType::kInt64: c.int64s.push_back(0); break;
+      case row::ColumnType::kInt32: c.int32s.push_back(0); break;
+      case row::ColumnType::kDouble: c.doubles.push_back(0); break;
+      case row::ColumnType::kBool: c.bools.push_back(0); break;
+    }
+  }
+  batch.CommitRow();
+}
+
+TEST(CivilDate, DaysFormatAsUtcCalendarDates) {
+  EXPECT_EQ(FormatDay(0), "1970-01-01");
+  EXPECT_EQ(FormatDay(20725), "2026-09-29");
+  EXPECT_EQ(FormatDay(-1), "1969-12-31");
+  EXPECT_EQ(FormatDay(11016), "2000-02-29");
+  EXPECT_EQ(FormatDay(-719162), "0001-01-01");
+  EXPECT_EQ(FormatDay(2932896), "9999-12-31");
+  // The last microsecond of a day still belongs to it; an instant before 1970 floors backwards.
+  EXPECT_EQ(DayOf(kDay - 1), 0);
+  EXPECT_EQ(DayOf(-1), -1);
+  EXPECT_EQ(DayOf(-kDay), -1);
+  EXPECT_EQ(DayOf(-kDay - 1), -2);
+}
+
+// A row dated by ingest time, or by local time, would land in the wrong partition and be missed
+// by every date-filtered query.
+TEST(Partitioner, RowsAreSplitByUtcDateAndAppAndSortedByTimeThenId) {
+  row::RowBatch batch(row::kLedgerColumns);
+  AddRow(batch, "e3", k2026_09_29 + 30, "svc-b");
+  AddRow(batch, "e2", k2026_09_29 + 20, "svc-a");
+  AddRow(batch, "e1", k2026_09_29 + 20, "svc-a");
+  AddRow(batch, "e4", k2026_09_29 + kDay, "svc-a");  // next UTC day
+  AddRow(batch, "e0", k2026_09_29 - 1, "svc-a");     // the day before
+  std::vector<Partition> parts = PartitionRows(batch);
+  ASSERT_EQ(parts.size(), 4u);
+  EXPECT_EQ(parts[0].date, "2026-09-28");
+  EXPECT_EQ(parts[1].date, "2026-09-29");
+  EXPECT_EQ(parts[1].values, std::vector<std::string>{"svc-a"});
+  EXPECT_EQ(parts[1].rows, (std::vector<uint32_t>{2, 1})) << "same time: sorted by event_id";
+  EXPECT_EQ(parts[2].values, std::vector<std::string>{"svc-b"});
+  EXPECT_EQ(parts[3].date, "2026-09-30");
+  size_t total = 0;
+  for (const auto& p : parts) total += p.rows.size();
+  EXPECT_EQ(total, batch.rows()) << "every row must land in exactly one partition";
+}
+
+// The file carries every column but the partition ones (app lives in the key), in table order,
+// and the dedupe key carries the Bloom filter.
+TEST(PartSchema, TheFileHoldsEveryColumnButThePartitionOnes) {
+  parquet::Schema schema = FileSchema(row::kLedgerColumns);
+  ASSERT_EQ(schema.size(), row::kLedgerColumns.columns.size() - 1);
+  EXPECT_EQ(schema.front().name, "event_id");
+  EXPECT_TRUE(schema.front().bloom_filter);
+  EXPECT_EQ(schema[1].annotation, parquet::Annotation::kTimestampMicrosUtc);
+  EXPECT_EQ(schema.back().name, "execution_subject");
+  EXPECT_EQ(schema.back().field_id, 40);
+  for (const auto& f : schema) EXPECT_NE(f.name, "app");
+  row::RowBatch batch(row::kLedgerColumns);
+  AddRow(batch, "e", 0, "a");
+  EXPECT_EQ(FileView(batch).columns.size(), schema.size());
+}
+
+}  // namespace
+}  // namespace sinkd::batch

@@ -1,0 +1,145 @@
+#include "lake/dir_destination.h"
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include "lake/sweep.h"
+#include "support/support.h"
+
+namespace sinkd::lake {
+namespace {
+
+namespace fs = std::filesystem;
+using sinkd::testing::ReadFile;
+using sinkd::testing::TempDir;
+using sinkd::testing::WriteFile;
+
+std::span<const uint8_t> Bytes(const std::string& s) {
+  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
+}
+
+std::vector<fs::path> FilesUnder(const fs::path& root) {
+  std::vector<fs::path> files;
+  for (const auto& e : fs::recursive_directory_iterator(root)) {
+    if (e.is_regular_file()) files.push_back(fs::relative(e.path(), root));
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::unique_ptr<DirDestination> Make(const fs::path& root) {
+  auto dest = DirDestination::Make(root.string());
+  EXPECT_TRUE(dest.ok()) << dest.status().ToString();
+  return std::move(dest).value();
+}
+
+TEST(DirDestination, ALakeDirNeedsAPathAndIsMadeAbsolute) {
+  EXPECT_TRUE(DirDestination::Make("").status().IsRefuse());
+  auto dest = DirDestination::Make("relative/lake");
+  ASSERT_TRUE(dest.ok());
+  EXPECT_TRUE((*dest)->root().is_absolute());
+  EXPECT_EQ((*dest)->Describe(), "dir " + (*dest)->root().string());
+}
+
+// A bad destination must fail at startup, before anything is consumed, not at the first flush.
+TEST(DirDestination, EnsureCreatesTheRootAndRefusesOneThatCannotBeADirectory) {
+  TempDir tmp;
+  auto nested = Make(tmp / "a/b/lake");
+  ASSERT_TRUE(nested->Ensure().ok());
+  EXPECT_TRUE(fs::is_directory(tmp / "a/b/lake"));
+  WriteFile(tmp / "file", "x");
+  auto blocked = Make(tmp / "file");
+  EXPECT_TRUE(blocked->Ensure().IsRefuse());
+}
+
+TEST(DirDestination, ACommittedPartIsAtItsKeyAndNothingElseIsLeft) {
+  TempDir tmp;
+  auto dest = Make(tmp.path());
+  const std::string key = "ledger/date=2026-09-29/app=agentd/part-box-77-1-1-0.parquet";
+  auto upload = dest->Begin(key);
+  ASSERT_TRUE(upload.ok()) << upload.status().ToString();
+  ASSERT_TRUE((*upload)->Append(Bytes("PAR1")).ok());
+  std::string big(3 << 20, 'x');  // larger than the write buffer
+  ASSERT_TRUE((*upload)->Append(Bytes(big)).ok());
+  EXPECT_TRUE(fs::exists(tmp / (key + ".incomplete"))) << "bytes go to the temporary name first";
+  EXPECT_FALSE(fs::exists(tmp / key)) << "nothing may appear at the key before Commit";
+  ASSERT_TRUE((*upload)->Commit().ok());
+  ASSERT_TRUE(dest->Sync().ok());
+  EXPECT_EQ(FilesUnder(tmp.path()), std::vector<fs::path>{key});
+  EXPECT_EQ(ReadFile(tmp / key), "PAR1" + big);
+}
+
+// Only a rename can replace a read-only file; a direct write at the key would fail. This pins
+// that the Part is renamed onto its name, never written in place.
+TEST(DirDestination, APartIsRenamedOntoItsKeyRatherThanWrittenAtIt) {
+  TempDir tmp;
+  auto dest = Make(tmp.path());
+  const std::string key = "ledger/date=2026-09-29/app=agentd/part-box-77-1-1-0.parquet";
+  WriteFile(tmp / key, "old");
+  ASSERT_EQ(chmod((tmp / key).c_str(), 0444), 0);
+  auto upload = dest->Begin(key);
+  ASSERT_TRUE(upload.ok());
+  ASSERT_TRUE((*upload)->Append(Bytes("new")).ok());
+  ASSERT_TRUE((*upload)->Commit().ok());
+  EXPECT_EQ(ReadFile(tmp / key), "new");
+}
+
+TEST(DirDestination, AnAbortedPartLeavesNothingAReaderWouldPickUp) {
+  TempDir tmp;
+  auto dest = Make(tmp.path());
+  auto upload = dest->Begin("ledger/date=2026-09-29/app=a/part-x-1-1-0.parquet");
+  ASSERT_TRUE(upload.ok());
+  ASSERT_TRUE((*upload)->Append(Bytes("half")).ok());
+  (*upload)->Abort();
+  EXPECT_TRUE(FilesUnder(tmp.path()).empty());
+}
+
+// A file where a partition directory should be makes the flush fail with the key named, and
+// leaves no temporary file behind.
+TEST(DirDestination, ABlockedPartitionFailsTheFlushAndNamesTheDirectory) {
+  TempDir tmp;
+  auto dest = Make(tmp.path());
+  WriteFile(tmp / "ledger/date=2026-09-29", "not a directory");
+  auto upload = dest->Begin("ledger/date=2026-09-29/app=a/part-x-1-1-0.parquet");
+  ASSERT_FALSE(upload.ok());
+  EXPECT_TRUE(upload.status().IsRedeliver());
+  EXPECT_NE(upload.status().message().find("date=2026-09-29"), std::string::npos)
+      << upload.status().message();
+  EXPECT_EQ(FilesUnder(tmp.path()).size(), 1u);
+}
+
+// A process killed mid-write must leave a temporary file, never a truncated Part at a real key
+// that a reader's *.parquet glob would open.
+TEST(DirDestination, ATornWriteLeavesATemporaryFileAndNotACorruptPart) {
+  TempDir tmp;
+  const std::string key = "ledger/date=2026-09-29/app=a/part-x-1-1-0.parquet";
+  pid_t pid = fork();
+  if (pid == 0) {
+    auto dest = DirDestination::Make(tmp.path().string());
+    auto upload = (*dest)->Begin(key);
+    std::string big(4 << 20, 'x');
+    (void)(*upload)->Append(Bytes(big));
+    _exit(0);  // dies before Commit, like a kill -9 would
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_FALSE(fs::exists(tmp / key));
+  EXPECT_TRUE(fs::exists(tmp / (key + ".incomplete")));
+  // …and sweep removes such leftovers once they are old enough, and nothing else.
+  WriteFile(tmp / "ledger/keep.parquet", "a real part");
+  auto young = SweepIncomplete(tmp.path(), std::chrono::hours(1), fs::file_time_type::clock::now());
+  ASSERT_TRUE(young.ok());
+  EXPECT_TRUE(young->removed.empty()) << "a young leftover may belong to a live writer";
+  EXPECT_EQ(young->kept_young, 1u);
+  auto old = SweepIncomplete(tmp.path(), std::chrono::hours(1),
+                             fs::file_time_type::clock::now() + std::chrono::hours(2));
+  ASSERT_TRUE(old.ok());
+  EXPECT_EQ(old->removed.size(), 1u);
+  EXPECT_EQ(FilesUnder(tmp.path()), std::vector<fs::path>{"ledger/keep.parquet"});
+}
+
+}  // namespace
+}  // namespace sinkd::lake

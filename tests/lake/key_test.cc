@@ -1,0 +1,63 @@
+#include "lake/key.h"
+
+#include <gtest/gtest.h>
+
+namespace sinkd::lake {
+namespace {
+
+// Partition values are untrusted: an unescaped '/' or '..' would write outside the partition,
+// and an unescaped '=' or '%' would make two values share one directory.
+TEST(Key, PartitionValuesAreEscapedAsHiveAndDuckDbDo) {
+  EXPECT_EQ(EscapePartitionValue("agentd"), "agentd");
+  EXPECT_EQ(EscapePartitionValue("svc-a_b.c~d"), "svc-a_b.c~d");
+  EXPECT_EQ(EscapePartitionValue(""), "");
+  EXPECT_EQ(EscapePartitionValue(" "), "%20");
+  EXPECT_EQ(EscapePartitionValue("a/b"), "a%2Fb");
+  EXPECT_EQ(EscapePartitionValue("../../etc"), "..%2F..%2Fetc");
+  EXPECT_EQ(EscapePartitionValue("a=b"), "a%3Db");
+  EXPECT_EQ(EscapePartitionValue("%41"), "%2541");
+  EXPECT_EQ(EscapePartitionValue("caf\xC3\xA9"), "caf%C3%A9");
+  EXPECT_EQ(EscapePartitionValue("12345"), "12345");
+}
+
+// A directory name is limited to 255 bytes: a long value must still get a unique, valid name.
+TEST(Key, ALongValueIsShortenedToAUniqueNameThatFitsADirectory) {
+  const std::string a(300, 'a');
+  std::string b = a;
+  b.back() = 'b';
+  const std::string ea = EscapePartitionValue(a), eb = EscapePartitionValue(b);
+  EXPECT_LE(ea.size(), kMaxEscapedValue);
+  EXPECT_NE(ea, eb) << "two long values sharing a prefix must not collide";
+  const std::string unicode(150, '\xE9');  // every byte escapes to three
+  const std::string eu = EscapePartitionValue(unicode);
+  EXPECT_LE(eu.size(), kMaxEscapedValue);
+  const size_t tilde = eu.rfind('~');
+  ASSERT_NE(tilde, std::string::npos);
+  EXPECT_EQ(tilde % 3, 0u) << "the cut must fall on an escape boundary: " << eu;
+}
+
+TEST(Key, TheKeyNamesDatePartitionsInstanceAndSequenceRange) {
+  PartKeyFields f;
+  f.prefix = "ledger";
+  f.date = "2026-09-29";
+  f.columns = {"app"};
+  f.values = {"agentd"};
+  f.instance = "box-77";
+  f.first_sequence = 100;
+  f.last_sequence = 250;
+  f.number = 1;
+  EXPECT_EQ(PartKey(f), "ledger/date=2026-09-29/app=agentd/part-box-77-100-250-1.parquet");
+}
+
+// Two drains on one host must never share an instance id, and a hostname's dots are replaced so
+// the name stays one token.
+TEST(Key, InstanceIdsAreHostnameAndPid) {
+  EXPECT_EQ(InstanceIdFor("box", 77), "box-77");
+  EXPECT_EQ(InstanceIdFor("box.internal.example", 77), "box_internal_example-77");
+  EXPECT_EQ(InstanceIdFor("", 77), "unknown-77");
+  EXPECT_EQ(InstanceIdFor("...", 77), "___-77");
+  EXPECT_NE(DefaultInstanceId().find('-'), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sinkd::lake
