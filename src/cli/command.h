@@ -26,5 +26,6 @@ void AddVersionCommand(CLI::App& root, Invocation& invocation);
 void AddSweepCommand(CLI::App& root, Invocation& invocation);
 void AddImportCommand(CLI::App& root, Invocation& invocation);
 void AddGenerateCommand(CLI::App& root, Invocation& invocation);
+void AddSchemaCommand(CLI::App& root, Invocation& invocation);
 
 }  // namespace sinkd::cli

@@ -13,9 +13,10 @@ int main(int argc, char** argv) {
   root.require_subcommand(0, 1);
   sinkd::cli::Invocation invocation;
   sinkd::cli::AddVersionCommand(root, invocation);
-  // sinkd::cli::AddImportCommand(root, invocation);
+  sinkd::cli::AddImportCommand(root, invocation);
   sinkd::cli::AddSweepCommand(root, invocation);
-  // sinkd::cli::AddGenerateCommand(root, invocation);
+  sinkd::cli::AddSchemaCommand(root, invocation);
+  sinkd::cli::AddGenerateCommand(root, invocation);
   try {
     root.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -26,3 +26,23 @@ TEST(Status, ResultHoldsAValueOrAnErrorNeverBoth) {
 
 }  // namespace
 }  // namespace sinkd
+
+#include "base/base64.h"
+
+namespace sinkd {
+namespace {
+
+// RFC 4648 test vectors: a wrong padding rule corrupts every dead-letter payload and Content-MD5.
+TEST(Base64, EncodesTheRfc4648Vectors) {
+  EXPECT_EQ(Base64Encode(""), "");
+  EXPECT_EQ(Base64Encode("f"), "Zg==");
+  EXPECT_EQ(Base64Encode("fo"), "Zm8=");
+  EXPECT_EQ(Base64Encode("foo"), "Zm9v");
+  EXPECT_EQ(Base64Encode("foob"), "Zm9vYg==");
+  EXPECT_EQ(Base64Encode("fooba"), "Zm9vYmE=");
+  EXPECT_EQ(Base64Encode("foobar"), "Zm9vYmFy");
+  EXPECT_EQ(Base64Encode(std::string("\xff\xfe\x00", 3)), "//4A");
+}
+
+}  // namespace
+}  // namespace sinkd

@@ -1,0 +1,69 @@
+// Backfill replays wire messages — the bytes that travelled on a stream, one by one — into a lake
+// exactly as a drain would have written them: the same decoder, the same batch limit in rows, the
+// same Parts under the same kind of keys. Messages are numbered from 1 in the order given; those
+// numbers stand in for stream sequences in keys and footers. What cannot be read is kept in a
+// dead-letter file (backfill/dead_letter_file.h), written before the Parts of its batch.
+// Ownership: borrows the Destination and the Logger. Threads: one thread at a time.
+// Errors: a failed flush stops the backfill with Redeliver; Parts already committed stay whole.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/log.h"
+#include "base/status.h"
+#include "contract/wire_decoder.h"
+#include "lake/lake_writer.h"
+#include "row/row_batch.h"
+
+namespace sinkd::backfill {
+
+struct BackfillOptions {
+  contract::Envelope envelope = contract::Envelope::kBatch;
+  std::string stream = "import";      // names the source in footers and dead letters
+  size_t batch_max_rows = 250'000;    // rows, not messages: one ledger message holds hundreds
+  lake::LakeWriterOptions lake;       // key prefix, instance, Parquet options
+};
+
+struct BackfillReport {
+  uint64_t messages = 0;
+  uint64_t rows = 0;
+  uint64_t rejects = 0;
+  uint64_t parts = 0;
+  uint64_t bytes = 0;
+  uint64_t flushes = 0;
+  std::vector<std::string> dead_letter_keys;
+};
+
+class Backfill {
+ public:
+  Backfill(lake::Destination& destination, BackfillOptions options, Logger& log);
+
+  // Decodes one message (from input `subject`, e.g. a file name) and flushes when the batch
+  // reached its row limit.
+  Status Add(std::string_view message, std::string_view subject);
+  // Flushes what is left. REQUIRES: called once, last.
+  Status Finish();
+
+  const BackfillReport& report() const { return report_; }
+
+ private:
+  Status Flush();
+
+  lake::Destination& destination_;
+  BackfillOptions options_;
+  Logger& log_;
+  lake::LakeWriter writer_;
+  contract::WireDecoder decoder_;
+  row::RowBatch rows_;
+  std::vector<contract::Reject> rejects_scratch_;
+  std::string dead_lines_;
+  uint64_t next_sequence_ = 1;
+  uint64_t first_sequence_ = 0;  // of the batch being built; 0 = empty batch
+  uint64_t last_sequence_ = 0;
+  BackfillReport report_;
+};
+
+}  // namespace sinkd::backfill
