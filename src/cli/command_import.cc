@@ -12,15 +12,16 @@
 #include "backfill/backfill.h"
 #include "base/log.h"
 #include "cli/command.h"
+#include "cli/destination_flags.h"
 #include "cli/lake_flags.h"
 #include "contract/delimited.h"
-#include "lake/dir_destination.h"
 
 namespace sinkd::cli {
 
 namespace {
 
 struct ImportFlags {
+  DestinationFlags destination;
   LakeFlags lake;
   size_t batch_max_rows = 250'000;
   std::vector<std::string> files;
@@ -74,14 +75,12 @@ class Input {
 };
 
 Status RunImport(const ImportFlags& flags, const std::string& origin, contract::Envelope envelope) {
-  if (flags.lake.lake_dir.empty()) {
-    return Status::Refuse("import needs --lake-dir <path> (the lake to write)");
-  }
   if (flags.files.empty()) return Status::Refuse("import needs at least one FILE (or - for stdin)");
   if (flags.batch_max_rows < 1) return Status::Refuse("--batch-max-rows must be at least 1");
   SINKD_ASSIGN_OR_RETURN(lake::LakeWriterOptions lake_options,
                          LakeWriterOptionsFrom(flags.lake, origin));
-  SINKD_ASSIGN_OR_RETURN(auto destination, lake::DirDestination::Make(flags.lake.lake_dir));
+  SINKD_ASSIGN_OR_RETURN(std::unique_ptr<lake::Destination> destination,
+                         MakeDestination(flags.destination));
   SINKD_RETURN_IF_ERROR(destination->Ensure());
 
   Logger log;
@@ -115,7 +114,7 @@ Status RunImport(const ImportFlags& flags, const std::string& origin, contract::
               static_cast<unsigned long long>(r.parts), static_cast<unsigned long long>(r.bytes),
               static_cast<unsigned long long>(r.rejects));
   for (const std::string& key : r.dead_letter_keys) {
-    std::printf("dead letters: %s\n", (destination->root() / key).c_str());
+    std::printf("dead letters: %s\n", key.c_str());
   }
   return Status::OK();
 }
@@ -124,6 +123,7 @@ void AddImportOrigin(CLI::App& parent, Invocation& invocation, const std::string
                      contract::Envelope envelope, const std::string& description) {
   auto flags = std::make_shared<ImportFlags>();
   CLI::App* cmd = parent.add_subcommand(origin, description);
+  AddDestinationFlags(*cmd, flags->destination);
   AddLakeFlags(*cmd, flags->lake);
   cmd->add_option("--batch-max-rows", flags->batch_max_rows,
                   "flush after this many ROWS; one ledger message holds many")

@@ -37,8 +37,6 @@ std::string CreatedBy() {
 }
 
 void AddLakeFlags(CLI::App& cmd, LakeFlags& flags) {
-  if (const char* env = std::getenv("LAKE_DIR")) flags.lake_dir = env;
-  cmd.add_option("--lake-dir", flags.lake_dir, "write the lake to this directory (env LAKE_DIR)");
   cmd.add_option("--key-prefix", flags.key_prefix,
                  "first key segment of every Part (default: ledger or audit)");
   cmd.add_option("--instance-id", flags.instance_id,

@@ -12,14 +12,13 @@
 namespace sinkd::cli {
 
 struct LakeFlags {
-  std::string lake_dir;
   std::string key_prefix;   // default: the origin ("ledger", "audit")
   std::string instance_id;  // default: <hostname>-<pid>
   int zstd_level = 3;
   size_t row_group_rows = 122'880;
 };
 
-// Adds --lake-dir (env LAKE_DIR), --key-prefix, --instance-id, --zstd-level, --row-group-rows.
+// Adds --key-prefix, --instance-id, --zstd-level, --row-group-rows.
 void AddLakeFlags(CLI::App& cmd, LakeFlags& flags);
 
 // Checks the flags (prefix and instance are single safe key tokens, levels in range) and builds the

@@ -1,0 +1,82 @@
+#include <gtest/gtest.h>
+
+#include "support/support.h"
+
+namespace sinkd {
+namespace {
+
+using testing::CommandResult;
+using testing::RunCommand;
+using testing::SinkdBinary;
+
+CommandResult Sinkd(std::vector<std::string> args) {
+  args.insert(args.begin(), SinkdBinary().string());
+  return RunCommand(args);
+}
+
+// A parent command that printed help and exited 0 would let a typo in a deploy script
+// ("sinkd drian ledger") look like success.
+TEST(Cli, EveryParentCommandRefusesInsteadOfPrintingHelp) {
+  auto root = Sinkd({});
+  EXPECT_EQ(root.exit_code, 1);
+  EXPECT_NE(root.err.find("sinkd needs a subcommand: "), std::string::npos) << root.err;
+  EXPECT_NE(root.err.find("import"), std::string::npos) << root.err;
+  auto import = Sinkd({"import"});
+  EXPECT_EQ(import.exit_code, 1);
+  EXPECT_NE(import.err.find("sinkd import needs a subcommand: audit, ledger"), std::string::npos)
+      << import.err;
+  auto typo = Sinkd({"import", "ledgr"});
+  EXPECT_EQ(typo.exit_code, 1);
+  EXPECT_NE(typo.err.find("unknown import subcommand \"ledgr\"; expected one of: audit, ledger"),
+            std::string::npos)
+      << typo.err;
+}
+
+TEST(Cli, EverySubcommandHasHelp) {
+  for (std::vector<std::string> args :
+       {std::vector<std::string>{"--help"}, {"version", "--help"}, {"import", "--help"},
+        {"import", "ledger", "--help"}, {"import", "audit", "--help"}, {"sweep", "--help"},
+        {"schema", "ledger", "--help"}, {"generate", "ledger", "--help"},
+        {"generate", "audit", "--help"}}) {
+    auto r = Sinkd(args);
+    EXPECT_EQ(r.exit_code, 0) << args.front() << ": " << r.err;
+    EXPECT_NE(r.out.find("Usage:"), std::string::npos) << args.front();
+  }
+}
+
+TEST(Cli, VersionNamesTheVersionAndTheBuild) {
+  auto r = Sinkd({"version"});
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out.rfind("sinkd version ", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("(build "), std::string::npos) << r.out;
+}
+
+// A bad flag stops the program with a message naming it, before anything is read or written.
+TEST(Cli, BadFlagsStopWithAMessageNamingThem) {
+  testing::TempDir tmp;
+  testing::WriteFile(tmp / "in.bin", "");
+  const std::string in = (tmp / "in.bin").string(), lake = (tmp / "lake").string();
+  struct Case {
+    std::vector<std::string> args;
+    std::string says;
+  } cases[] = {
+      {{"import", "ledger", in}, "--lake-dir"},
+      {{"import", "ledger", "--lake-dir", lake}, "FILE"},
+      {{"import", "ledger", "--lake-dir", lake, "--instance-id", "a/b", in}, "--instance-id"},
+      {{"import", "ledger", "--lake-dir", lake, "--key-prefix", "../x", in}, "--key-prefix"},
+      {{"import", "ledger", "--lake-dir", lake, "--zstd-level", "40", in}, "--zstd-level"},
+      {{"import", "ledger", "--lake-dir", lake, "--batch-max-rows", "0", in}, "--batch-max-rows"},
+      {{"import", "ledger", "--lake-dir", lake, (tmp / "missing.bin").string()}, "missing.bin"},
+      {{"sweep", "--lake-dir", lake, "--older-than", "soon"}, "--older-than"},
+  };
+  for (const Case& c : cases) {
+    auto r = Sinkd(c.args);
+    EXPECT_EQ(r.exit_code, 1) << c.says;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << "expected the error to name " << c.says
+                                                     << ", got: " << r.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(tmp / "lake/ledger")) << "a refused run wrote a lake";
+}
+
+}  // namespace
+}  // namespace sinkd

@@ -1,0 +1,361 @@
+// End to end through the binary: wire messages → `sinkd import` → a hive lake on disk → DuckDB.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <random>
+#include <regex>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "contract/delimited.h"
+#include "garm/ledger/v1/event.pb.h"
+#include "support/support.h"
+#include "traffic/traffic_generator.h"
+
+namespace sinkd {
+namespace {
+
+namespace fs = std::filesystem;
+using garm::ledger::v1::Batch;
+using garm::ledger::v1::Event;
+using testing::DuckDb;
+using testing::RunCommand;
+using testing::SinkdBinary;
+using testing::SqlQuote;
+using testing::TempDir;
+
+constexpr int64_t k2026_09_29 = 1'790'640'000;  // seconds
+
+Event MakeEvent(const std::string& id, const std::string& app, int64_t seconds, int32_t nanos = 0) {
+  Event e;
+  e.set_event_id(id);
+  e.mutable_time()->set_seconds(seconds);
+  e.mutable_time()->set_nanos(nanos);
+  e.set_tenant("acme");
+  e.set_app(app);
+  e.set_outcome("ok");
+  return e;
+}
+
+std::string LedgerFile(const std::vector<std::vector<Event>>& messages) {
+  std::string out;
+  for (const auto& events : messages) {
+    Batch batch;
+    for (const Event& e : events) *batch.add_events() = e;
+    contract::AppendDelimited(out, batch.SerializeAsString());
+  }
+  return out;
+}
+
+testing::CommandResult Import(const fs::path& lake, const fs::path& input,
+                              std::vector<std::string> extra = {}) {
+  std::vector<std::string> args = {SinkdBinary().string(), "import",     "ledger", "--lake-dir",
+                                   lake.string(),          "--instance-id", "box-77"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  args.push_back(input.string());
+  return RunCommand(args);
+}
+
+std::vector<fs::path> Files(const fs::path& root, const std::string& suffix) {
+  std::vector<fs::path> out;
+  if (!fs::exists(root)) return out;
+  for (const auto& e : fs::recursive_directory_iterator(root)) {
+    const std::string name = e.path().string();
+    if (e.is_regular_file() && name.size() >= suffix.size() &&
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      out.push_back(e.path());
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string LakeGlob(const fs::path& lake) { return SqlQuote((lake / "ledger/**/*.parquet").string()); }
+
+// The whole path, with realistic traffic and bad records mixed in: every good event becomes exactly
+// one row, every bad record exactly one dead letter, and DuckDB reads it without being told
+// anything but hive_partitioning.
+TEST(Import, RecordedTrafficBecomesAQueryableLakeWithEveryBadRecordDeadLettered) {
+  TempDir tmp;
+  traffic::TrafficOptions options;
+  options.seed = 42;
+  options.bad_share = 0.01;
+  options.events_per_batch = 50;
+  options.expected_events = 4000;
+  traffic::TrafficGenerator generator(options);
+  ASSERT_TRUE(traffic::WriteDelimitedFile(generator, traffic::StreamKind::kLedger, 80,
+                                          (tmp / "in.bin").string())
+                  .ok());
+  const traffic::TrafficStats& stats = generator.stats();
+  ASSERT_GT(stats.bad_records(), 0) << "premise: the input must contain bad records";
+
+  auto r = Import(tmp / "lake", tmp / "in.bin");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string glob = LakeGlob(tmp / "lake");
+  auto q = DuckDb("SELECT count(*), count(DISTINCT event_id), count(DISTINCT app) > 3, "
+                  "min(date)::VARCHAR, max(date)::VARCHAR FROM read_parquet(" + glob +
+                  ", hive_partitioning=true)");
+  ASSERT_TRUE(q.ok) << q.error;
+  EXPECT_EQ(q.rows[0][0], std::to_string(stats.good_events)) << "every good event is one row";
+  EXPECT_EQ(q.rows[0][1], std::to_string(stats.good_events)) << "event ids are unique";
+  EXPECT_EQ(q.rows[0][2], "true") << "several app partitions";
+  EXPECT_EQ(q.rows[0][3], "2026-09-29");
+
+  auto dead = DuckDb("SELECT count(*) FROM read_json(" +
+                     SqlQuote((tmp / "lake/dead-letters/**/*.jsonl").string()) + ")");
+  ASSERT_TRUE(dead.ok) << dead.error;
+  EXPECT_EQ(dead.rows[0][0], std::to_string(stats.bad_records()))
+      << "every bad record must be kept as a dead letter, none dropped";
+
+  const std::regex key(R"(.*/ledger/date=\d{4}-\d\d-\d\d/app=[A-Za-z0-9._~%-]*/part-box-77-1-80-\d+\.parquet)");
+  const auto parts = Files(tmp / "lake", ".parquet");
+  ASSERT_FALSE(parts.empty());
+  for (const auto& p : parts) EXPECT_TRUE(std::regex_match(p.string(), key)) << p;
+  EXPECT_TRUE(Files(tmp / "lake", ".incomplete").empty());
+
+  auto meta = DuckDb("SELECT DISTINCT compression FROM parquet_metadata(" + glob + ")");
+  ASSERT_TRUE(meta.ok) << meta.error;
+  ASSERT_EQ(meta.rows.size(), 1u);
+  EXPECT_EQ(meta.rows[0][0], "ZSTD") << "every column chunk must be ZSTD";
+}
+
+// Sentinel values in every field must come back in the right column, with the right type:
+// a swapped pair of columns would pass any count-based test.
+TEST(Import, EveryFieldLandsInItsOwnColumn) {
+  TempDir tmp;
+  Event e = MakeEvent("evt-1", "svc-b", k2026_09_29 + 36000, 123456789);
+  e.set_tenant("t1");
+  e.set_feature("f1");
+  e.set_run_id("r1");
+  e.set_correlation_id("c1");
+  e.set_causation_id("ca1");
+  e.set_budget_id("b1");
+  (*e.mutable_tags())["z"] = "<&>";
+  (*e.mutable_tags())["a"] = "1";
+  e.set_prompt_name("p1");
+  e.set_prompt_hash("h1");
+  e.set_alias("al1");
+  e.set_resolved_model("m1");
+  e.set_model_overridden(true);
+  e.mutable_usage()->set_input_tokens(11);
+  e.mutable_usage()->set_output_tokens(12);
+  e.mutable_usage()->set_cached_tokens(13);
+  e.mutable_usage()->set_reasoning_tokens(14);
+  e.set_cost_usd(1.5);
+  e.set_cost_source("computed");
+  e.set_latency_ms(-7);
+  e.set_provider_request_id("pr1");
+  e.set_fallback_used(true);
+  e.set_outcome("error");
+  e.set_error_kind("ek1");
+  e.set_policy_mode("pm1");
+  e.add_policy_violations("dlp:ssn");
+  e.set_tool("tool1");
+  e.set_principal_subject("ps1");
+  e.set_principal_actor("pa1");
+  e.set_principal_kind("PRINCIPAL_KIND_AGENT");
+  e.set_chain_depth(3);
+  e.set_clearance_effective("CLEARANCE_INTERNAL");
+  e.add_compartments_effective("financial");
+  e.add_compartments_effective("pii-contact");
+  e.set_redaction_plan("rp1");
+  e.set_redaction_count(21);
+  e.set_disclosed_count(22);
+  e.set_error_detail("line1\nline2 \"quoted\" caf\xC3\xA9");
+  e.set_execution_subject("runner-1");
+  testing::WriteFile(tmp / "in.bin", LedgerFile({{e}}));
+  auto r = Import(tmp / "lake", tmp / "in.bin");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto q = DuckDb("SELECT * FROM read_parquet(" + LakeGlob(tmp / "lake") +
+                  ", hive_partitioning=true)");
+  ASSERT_TRUE(q.ok) << q.error;
+  ASSERT_EQ(q.rows.size(), 1u);
+  const std::vector<std::pair<std::string, std::string>> want = {
+      {"event_id", "evt-1"}, {"time", "2026-09-29 10:00:00.123456+00"}, {"tenant", "t1"},
+      {"feature", "f1"}, {"run_id", "r1"}, {"correlation_id", "c1"}, {"causation_id", "ca1"},
+      {"budget_id", "b1"}, {"tags_json", "{\"a\":\"1\",\"z\":\"\\u003c\\u0026\\u003e\"}"},
+      {"prompt_name", "p1"}, {"prompt_hash", "h1"}, {"alias", "al1"}, {"resolved_model", "m1"},
+      {"model_overridden", "true"}, {"input_tokens", "11"}, {"output_tokens", "12"},
+      {"cached_tokens", "13"}, {"reasoning_tokens", "14"}, {"cost_usd", "1.5"},
+      {"cost_source", "computed"}, {"latency_ms", "-7"}, {"provider_request_id", "pr1"},
+      {"fallback_used", "true"}, {"outcome", "error"}, {"error_kind", "ek1"},
+      {"policy_mode", "pm1"}, {"policy_violations", "[\"dlp:ssn\"]"}, {"tool", "tool1"},
+      {"principal_subject", "ps1"}, {"principal_actor", "pa1"},
+      {"principal_kind", "PRINCIPAL_KIND_AGENT"}, {"chain_depth", "3"},
+      {"clearance_effective", "CLEARANCE_INTERNAL"},
+      {"compartments_effective", "[\"financial\",\"pii-contact\"]"}, {"redaction_plan", "rp1"},
+      {"redaction_count", "21"}, {"disclosed_count", "22"},
+      {"error_detail", "line1\nline2 \"quoted\" caf\xC3\xA9"}, {"execution_subject", "runner-1"},
+      {"date", "2026-09-29"}, {"app", "svc-b"}};
+  ASSERT_EQ(q.columns.size(), want.size()) << "39 file columns + date + app";
+  for (const auto& [name, value] : want) {
+    auto it = std::find(q.columns.begin(), q.columns.end(), name);
+    ASSERT_NE(it, q.columns.end()) << "missing column " << name;
+    EXPECT_EQ(q.rows[0][it - q.columns.begin()], value) << "column " << name;
+  }
+  auto types = DuckDb("SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet(" +
+                      LakeGlob(tmp / "lake") + ", hive_partitioning=true)) WHERE column_name IN "
+                      "('time','chain_depth','input_tokens','cost_usd','fallback_used','date') "
+                      "ORDER BY 1");
+  ASSERT_TRUE(types.ok) << types.error;
+  std::string joined;
+  for (const auto& row : types.rows) joined += row[0] + "=" + row[1] + ";";
+  EXPECT_EQ(joined, "chain_depth=INTEGER;cost_usd=DOUBLE;date=DATE;fallback_used=BOOLEAN;"
+                    "input_tokens=BIGINT;time=TIMESTAMP WITH TIME ZONE;");
+}
+
+// Partition values are untrusted: each must stay in its own directory and read back exactly.
+TEST(Import, UntrustedAppNamesStayInTheirPartitionAndReadBackExactly) {
+  TempDir tmp;
+  const std::vector<std::string> apps = {"",    " ",     "a/b",  "../../etc", "a=b",
+                                         "%41", "caf\xC3\xA9", "12345"};
+  std::vector<Event> events;
+  for (size_t i = 0; i < apps.size(); ++i) {
+    events.push_back(MakeEvent("e" + std::to_string(i), apps[i], k2026_09_29 + 60 * i));
+  }
+  const std::string long_app(300, 'x');
+  events.push_back(MakeEvent("long", long_app, k2026_09_29));
+  testing::WriteFile(tmp / "in.bin", LedgerFile({events}));
+  auto r = Import(tmp / "lake", tmp / "in.bin");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const auto& p : Files(tmp / "lake", ".parquet")) {
+    EXPECT_EQ(fs::relative(p, tmp / "lake").begin()->string(), "ledger")
+        << "a Part escaped the lake: " << p;
+  }
+  auto q = DuckDb("SELECT event_id, app FROM read_parquet(" + LakeGlob(tmp / "lake") +
+                  ", hive_partitioning=true, hive_types={'app': 'VARCHAR'}) ORDER BY event_id");
+  ASSERT_TRUE(q.ok) << q.error;
+  ASSERT_EQ(q.rows.size(), apps.size() + 1);
+  for (size_t i = 0; i < apps.size(); ++i) {
+    EXPECT_EQ(q.rows[i][0], "e" + std::to_string(i));
+    EXPECT_EQ(q.rows[i][1], apps[i]) << "app of e" << i << " did not read back exactly";
+  }
+  // The documented exception: a name too long for a directory reads back shortened but unique.
+  EXPECT_EQ(q.rows.back()[0], "long");
+  EXPECT_EQ(q.rows.back()[1].substr(0, 100), long_app.substr(0, 100));
+  EXPECT_NE(q.rows.back()[1], long_app);
+}
+
+// The same messages must give byte-identical Parts, so a redelivered batch rewrites the same file
+// and duplicate rows are byte-identical whichever instance wrote them.
+TEST(Import, TheSameMessagesGiveByteIdenticalParts) {
+  TempDir tmp;
+  traffic::TrafficOptions options;
+  options.seed = 9;
+  options.events_per_batch = 100;
+  options.expected_events = 3000;
+  traffic::TrafficGenerator generator(options);
+  ASSERT_TRUE(traffic::WriteDelimitedFile(generator, traffic::StreamKind::kLedger, 30,
+                                          (tmp / "in.bin").string())
+                  .ok());
+  ASSERT_EQ(Import(tmp / "a", tmp / "in.bin").exit_code, 0);
+  ASSERT_EQ(Import(tmp / "b", tmp / "in.bin").exit_code, 0);
+  const auto a = Files(tmp / "a", ".parquet"), b = Files(tmp / "b", ".parquet");
+  ASSERT_EQ(a.size(), b.size());
+  ASSERT_FALSE(a.empty());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(fs::relative(a[i], tmp / "a"), fs::relative(b[i], tmp / "b"));
+    EXPECT_TRUE(testing::ReadFile(a[i]) == testing::ReadFile(b[i])) << a[i] << " differs";
+  }
+}
+
+// Rows, not messages: with 50-event messages and a 120-row limit, a batch closes after the third
+// message. Counting messages would make million-row files out of batched ledgers.
+TEST(Import, TheBatchLimitCountsRowsNotMessages) {
+  TempDir tmp;
+  std::vector<std::vector<Event>> messages;
+  for (int m = 0; m < 5; ++m) {
+    std::vector<Event> events;
+    for (int i = 0; i < 50; ++i) {
+      events.push_back(MakeEvent("m" + std::to_string(m) + "-" + std::to_string(i), "svc",
+                                 k2026_09_29 + m * 100 + i));
+    }
+    messages.push_back(events);
+  }
+  testing::WriteFile(tmp / "in.bin", LedgerFile(messages));
+  auto r = Import(tmp / "lake", tmp / "in.bin", {"--batch-max-rows", "120"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> names;
+  for (const auto& p : Files(tmp / "lake", ".parquet")) names.push_back(p.filename().string());
+  EXPECT_EQ(names, (std::vector<std::string>{"part-box-77-1-3-0.parquet",
+                                             "part-box-77-4-5-0.parquet"}));
+}
+
+// A message with no readable event must not create an empty Part: zero rows write no file.
+TEST(Import, ZeroRowsWriteNoPartButKeepTheDeadLetters) {
+  TempDir tmp;
+  std::string in;
+  contract::AppendDelimited(in, "{\"event_id\":\"x\"}");
+  Event no_time = MakeEvent("e1", "svc", k2026_09_29);
+  no_time.clear_time();
+  Batch batch;
+  *batch.add_events() = no_time;
+  contract::AppendDelimited(in, batch.SerializeAsString());
+  contract::AppendDelimited(in, Batch().SerializeAsString());  // empty: neither rows nor rejects
+  testing::WriteFile(tmp / "in.bin", in);
+  auto r = Import(tmp / "lake", tmp / "in.bin");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Files(tmp / "lake", ".parquet").empty());
+  auto dead = DuckDb("SELECT reason, error, sequence, event_index FROM read_json(" +
+                     SqlQuote((tmp / "lake/dead-letters/**/*.jsonl").string()) + ") ORDER BY sequence");
+  ASSERT_TRUE(dead.ok) << dead.error;
+  ASSERT_EQ(dead.rows.size(), 2u);
+  EXPECT_EQ(dead.rows[0][0], "unmarshal");
+  EXPECT_NE(dead.rows[0][1].find("the payload looks like JSON"), std::string::npos);
+  EXPECT_EQ(dead.rows[0][3], "-1");
+  EXPECT_EQ(dead.rows[1][0], "missing_time");
+  EXPECT_EQ(dead.rows[1][1], "time is unset");
+  EXPECT_EQ(dead.rows[1][3], "0");
+}
+
+// kill -9 at arbitrary moments must never leave a Part a reader would open and fail on: only
+// whole Parts and `.incomplete` leftovers. A rerun then lands every event (with duplicates).
+TEST(Import, AKilledImportLeavesOnlyWholePartsAndIncompleteLeftovers) {
+  TempDir tmp;
+  traffic::TrafficOptions options;
+  options.seed = 5;
+  options.events_per_batch = 500;
+  options.expected_events = 200'000;
+  traffic::TrafficGenerator generator(options);
+  ASSERT_TRUE(traffic::WriteDelimitedFile(generator, traffic::StreamKind::kLedger, 400,
+                                          (tmp / "in.bin").string())
+                  .ok());
+  std::mt19937 rng(1234);
+  int killed_mid_run = 0;
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      int devnull = open("/dev/null", O_WRONLY);
+      dup2(devnull, 1);
+      dup2(devnull, 2);
+      execl(SinkdBinary().c_str(), "sinkd", "import", "ledger", "--lake-dir",
+            (tmp / "lake").c_str(), "--instance-id", ("run" + std::to_string(attempt)).c_str(),
+            "--batch-max-rows", "20000", (tmp / "in.bin").c_str(), nullptr);
+      _exit(127);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50 + rng() % 600));
+    kill(pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (WIFSIGNALED(status)) ++killed_mid_run;
+  }
+  ASSERT_GT(killed_mid_run, 3) << "premise: most runs must have been killed mid-way";
+  auto partial = DuckDb("SELECT count(*) FROM read_parquet(" + LakeGlob(tmp / "lake") +
+                        ", hive_partitioning=true)");
+  ASSERT_TRUE(partial.ok) << "a Part left by a killed import is unreadable: " << partial.error;
+  auto r = Import(tmp / "lake", tmp / "in.bin");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto q = DuckDb("SELECT count(DISTINCT event_id) FROM read_parquet(" + LakeGlob(tmp / "lake") +
+                  ", hive_partitioning=true)");
+  ASSERT_TRUE(q.ok) << q.error;
+  EXPECT_EQ(q.rows[0][0], std::to_string(generator.stats().good_events));
+  for (const auto& p : Files(tmp / "lake", ".incomplete")) {
+    EXPECT_NE(p.string().find(".parquet.incomplete"), std::string::npos) << p;
+  }
+}
+
+}  // namespace
+}  // namespace sinkd
