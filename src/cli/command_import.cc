@@ -1,13 +1,10 @@
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <iostream>
-#include <iterator>
 
 #include "backfill/backfill.h"
 #include "base/log.h"
@@ -27,51 +24,33 @@ struct ImportFlags {
   std::vector<std::string> files;
 };
 
-// The bytes of one input: a read-only mapping of a file, or all of standard input. Mapping keeps a
-// multi-gigabyte replay from being copied into memory first.
+// One input, read as a stream (standard input for "-"): a replay of any size holds one buffer.
 class Input {
  public:
   static Result<std::unique_ptr<Input>> Open(const std::string& name) {
-    auto in = std::unique_ptr<Input>(new Input());
-    if (name == "-") {
-      in->owned_.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-      in->view_ = in->owned_;
-      return in;
-    }
+    if (name == "-") return std::unique_ptr<Input>(new Input(0, false));
     int fd = ::open(name.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return Status::Refuse("import " + name + ": " + std::strerror(errno));
     struct stat st;
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
       ::close(fd);
-      return Status::Refuse("import " + name + ": not a regular file");
+      return Status::Refuse("import " + name + ": not a file");
     }
-    if (st.st_size > 0) {
-      void* p = ::mmap(nullptr, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-      if (p == MAP_FAILED) {
-        ::close(fd);
-        return Status::Refuse("import " + name + ": mmap: " + std::strerror(errno));
-      }
-      ::madvise(p, st.st_size, MADV_SEQUENTIAL);
-      in->map_ = p;
-      in->map_size_ = static_cast<size_t>(st.st_size);
-      in->view_ = std::string_view(static_cast<const char*>(p), in->map_size_);
-    }
-    ::close(fd);
-    return in;
+    ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+    return std::unique_ptr<Input>(new Input(fd, true));
   }
   Input(const Input&) = delete;
   Input& operator=(const Input&) = delete;
   ~Input() {
-    if (map_) ::munmap(map_, map_size_);
+    if (owned_) ::close(fd_);
   }
-  std::string_view bytes() const { return view_; }
+  contract::DelimitedStreamReader& reader() { return reader_; }
 
  private:
-  Input() = default;
-  std::string owned_;
-  void* map_ = nullptr;
-  size_t map_size_ = 0;
-  std::string_view view_;
+  Input(int fd, bool owned) : fd_(fd), owned_(owned), reader_(fd) {}
+  int fd_;
+  bool owned_;
+  contract::DelimitedStreamReader reader_;
 };
 
 Status RunImport(const ImportFlags& flags, const std::string& origin, contract::Envelope envelope) {
@@ -96,9 +75,8 @@ Status RunImport(const ImportFlags& flags, const std::string& origin, contract::
   backfill::Backfill backfill(*destination, options, log);
   for (const std::string& name : flags.files) {
     SINKD_ASSIGN_OR_RETURN(std::unique_ptr<Input> input, Input::Open(name));
-    contract::DelimitedReader reader(input->bytes());
     while (true) {
-      auto next = reader.Next();
+      auto next = input->reader().Next();
       if (!next.ok()) return next.status().WithContext("import " + name);
       if (!next->has_value()) break;
       SINKD_RETURN_IF_ERROR(backfill.Add(**next, name));

@@ -1,5 +1,9 @@
 #include "contract/delimited.h"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <optional>
 #include <string>
 
@@ -42,6 +46,60 @@ Result<std::optional<std::string_view>> DelimitedReader::Next() {
   }
   std::string_view message = data_.substr(offset_, length);
   offset_ += length;
+  return std::optional<std::string_view>(message);
+}
+
+DelimitedStreamReader::DelimitedStreamReader(int fd, size_t buffer_bytes) : fd_(fd) {
+  buffer_.resize(buffer_bytes);
+}
+
+Result<bool> DelimitedStreamReader::Fill(size_t want) {
+  while (end_ - begin_ < want) {
+    if (eof_) return false;
+    if (begin_ > 0) {  // slide the unread tail to the front before reading more
+      std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
+      end_ -= begin_;
+      begin_ = 0;
+    }
+    if (buffer_.size() < want) buffer_.resize(want);
+    const ssize_t n = ::read(fd_, buffer_.data() + end_, buffer_.size() - end_);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Status::Refuse(std::string("read: ") + std::strerror(errno));
+    }
+    if (n == 0) eof_ = true;
+    end_ += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+Result<std::optional<std::string_view>> DelimitedStreamReader::Next() {
+  // A varint length is at most 10 bytes; ask for that much, accept less at the very end.
+  if (auto filled = Fill(10); !filled.ok()) return filled.status();
+  if (begin_ == end_) return std::optional<std::string_view>();
+  // Parse only the length: a message that runs past the buffer is fine here, it is read below.
+  uint64_t length = 0;
+  size_t used = 0;
+  for (int shift = 0;; shift += 7) {
+    if (begin_ + used == end_ || shift > 63) {
+      return Status::Reject("truncated length prefix at byte " + std::to_string(offset_));
+    }
+    const uint8_t byte = static_cast<uint8_t>(buffer_[begin_ + used++]);
+    length |= static_cast<uint64_t>(byte & 0x7F) << shift;
+    if ((byte & 0x80) == 0) break;
+  }
+  if (length > (uint64_t{1} << 32)) {
+    return Status::Reject("message at byte " + std::to_string(offset_) + " claims " +
+                          std::to_string(length) + " bytes");
+  }
+  SINKD_ASSIGN_OR_RETURN(bool complete, Fill(used + length));
+  if (!complete) {
+    return Status::Reject("message at byte " + std::to_string(offset_) + " claims " +
+                          std::to_string(length) + " bytes but the input ends first");
+  }
+  std::string_view message(buffer_.data() + begin_ + used, length);
+  begin_ += used + length;
+  offset_ += used + length;
   return std::optional<std::string_view>(message);
 }
 

@@ -34,4 +34,27 @@ class DelimitedReader {
   uint64_t offset_ = 0;
 };
 
+// Reads delimited messages from a file descriptor through a bounded buffer, so replaying a file of
+// any size holds one buffer (plus the largest message) in memory, not the file.
+// Borrows the descriptor. Views returned by Next stay valid until the next call.
+class DelimitedStreamReader {
+ public:
+  explicit DelimitedStreamReader(int fd, size_t buffer_bytes = 8 << 20);
+
+  // The next message, an empty optional at a clean end of input, Reject on a truncated message or
+  // length (naming the byte offset), Refuse on a read error.
+  Result<std::optional<std::string_view>> Next();
+
+ private:
+  // Makes at least `want` unread bytes available; false at end of input with fewer.
+  Result<bool> Fill(size_t want);
+
+  int fd_;
+  std::string buffer_;
+  size_t begin_ = 0;  // first unread byte in buffer_
+  size_t end_ = 0;    // one past the last valid byte
+  uint64_t offset_ = 0;  // input offset of buffer_[begin_]
+  bool eof_ = false;
+};
+
 }  // namespace sinkd::contract
