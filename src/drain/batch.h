@@ -1,0 +1,65 @@
+// Batch is one flush unit being built: the delivered messages (held unacked until they are
+// settled), the rows decoded from them, the rejects with the message each came from, the stream
+// sequence range, and when its first message was buffered. It closes on rows (not messages: one
+// ledger message holds hundreds of events), on bytes held, or on the age of its first message.
+// Ownership: owns the messages and rows. Threads: one thread at a time.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "contract/reject.h"
+#include "contract/wire_decoder.h"
+#include "jetstream/message.h"
+#include "row/row_batch.h"
+
+namespace sinkd::drain {
+
+struct Held {
+  jetstream::Message message;
+  uint32_t rows = 0;     // rows it produced
+  uint32_t rejects = 0;  // rejects it produced
+  bool settled = false;  // terminated already (its dead letters are stored)
+};
+
+struct HeldReject {
+  uint32_t message;  // index into Batch::held
+  contract::Reject reject;
+};
+
+class Batch {
+ public:
+  Batch();
+
+  // Decodes `message` into rows and rejects and keeps it until settled. Returns the rejects it
+  // produced (views valid until the next Add or Clear), for logging.
+  std::span<const HeldReject> Add(jetstream::Message message, contract::Envelope envelope,
+                                  std::chrono::steady_clock::time_point now);
+  void Clear();
+
+  bool empty() const { return held.empty(); }
+  size_t messages() const { return held.size(); }
+  // Bytes held: message payloads plus decoded row buffers (what the byte limit bounds).
+  size_t bytes() const { return message_bytes_ + rows.bytes(); }
+  std::chrono::steady_clock::time_point first_buffered() const { return first_buffered_; }
+  int64_t first_buffered_unix_ns() const { return first_buffered_unix_ns_; }
+  uint64_t first_sequence() const { return first_sequence_; }
+  uint64_t last_sequence() const { return last_sequence_; }
+
+  std::vector<Held> held;
+  std::vector<HeldReject> rejects;
+  row::RowBatch rows;
+
+ private:
+  contract::WireDecoder decoder_;
+  std::vector<contract::Reject> scratch_;
+  size_t message_bytes_ = 0;
+  std::chrono::steady_clock::time_point first_buffered_{};
+  int64_t first_buffered_unix_ns_ = 0;
+  uint64_t first_sequence_ = 0;  // 0: none yet (sequences start at 1)
+  uint64_t last_sequence_ = 0;
+};
+
+}  // namespace sinkd::drain

@@ -1,0 +1,166 @@
+#include "drain/drain.h"
+
+#include <algorithm>
+#include <thread>
+
+#include "base/duration.h"
+#include "drain/settle.h"
+
+namespace sinkd::drain {
+
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::steady_clock;
+
+// The longest a fetch may block: how quickly a signal is noticed.
+constexpr milliseconds kMaxFetchWait{1000};
+// How often the consumer's pending counts are read for the metrics.
+constexpr std::chrono::seconds kGaugeEvery{5};
+
+}  // namespace
+
+Status DrainOptions::Validate() const {
+  if (batch_max_rows < 1) return Status::Refuse("--batch-max-rows must be at least 1");
+  if (batch_max_bytes < (size_t{1} << 20)) {
+    return Status::Refuse("--batch-max-bytes must be at least 1 MiB");
+  }
+  if (batch_interval <= std::chrono::nanoseconds(0)) {
+    return Status::Refuse("--batch-interval must be positive");
+  }
+  if (fetch_max < 1) return Status::Refuse("--fetch-max must be at least 1");
+  if (flush_timeout <= std::chrono::nanoseconds(0)) {
+    return Status::Refuse("--flush-timeout must be positive");
+  }
+  if (ack_wait.count() != 0 && ack_wait < std::chrono::seconds(3)) {
+    return Status::Refuse("--ack-wait " + FormatDuration(ack_wait) +
+                          ": must be at least 3s (keep-alives go out every third of it)");
+  }
+  if (max_ack_pending < 0) return Status::Refuse("--max-ack-pending must not be negative");
+  return Status::OK();
+}
+
+std::chrono::nanoseconds DrainOptions::EffectiveAckWait() const {
+  return ack_wait.count() != 0 ? ack_wait : batch_interval + flush_timeout + std::chrono::minutes(1);
+}
+
+int64_t DrainOptions::EffectiveMaxAckPending() const {
+  if (max_ack_pending != 0) return max_ack_pending;
+  return 2 * (static_cast<int64_t>(batch_max_rows) + fetch_max);
+}
+
+Drain::Drain(DrainOptions options, jetstream::PullConsumer& source, DeadLetters& dead_letters,
+             Sink& sink, Logger& log, metrics::DrainMetrics* metrics)
+    : options_(std::move(options)),
+      source_(source),
+      dead_letters_(dead_letters),
+      sink_(sink),
+      log_(log),
+      metrics_(metrics),
+      nak_backoff_(options_.nak_backoff),
+      fetch_backoff_(options_.fetch_backoff),
+      keepalive_every_(std::chrono::duration_cast<milliseconds>(options_.EffectiveAckWait()) / 3) {}
+
+Status Drain::Run(const std::atomic<bool>& stop) {
+  stop_ = &stop;
+  while (!stop.load()) {
+    const auto now = steady_clock::now();
+    RefreshConsumerGauges(now);
+    if (ShouldClose(now)) {
+      PauseFor(Flush(), stop);
+      continue;
+    }
+    KeepAliveBuffered(now);
+    FetchOnce(FetchTimeout(now));
+  }
+  // Stop fetching, land what is buffered under the same rules. A failed shutdown flush naks, so
+  // nothing is lost: the next drain gets those messages after the nak delay.
+  if (!batch_.empty()) (void)Flush();
+  if (metrics_ != nullptr) metrics_->oldest_buffered_unix_ns = 0;
+  return Status::OK();
+}
+
+bool Drain::ShouldClose(steady_clock::time_point now) const {
+  if (batch_.empty()) return false;
+  return batch_.rows.rows() >= options_.batch_max_rows ||
+         batch_.bytes() >= options_.batch_max_bytes ||
+         now - batch_.first_buffered() >= options_.batch_interval;
+}
+
+milliseconds Drain::FetchTimeout(steady_clock::time_point now) const {
+  if (batch_.empty()) return kMaxFetchWait;
+  const auto left = std::chrono::duration_cast<milliseconds>(
+      batch_.first_buffered() + options_.batch_interval - now);
+  return std::clamp(left, milliseconds(1), kMaxFetchWait);
+}
+
+void Drain::FetchOnce(milliseconds timeout) {
+  fetched_.clear();
+  Status s = source_.Fetch(options_.fetch_max, timeout, fetched_);
+  if (metrics_ != nullptr) metrics_->connected = source_.connected();
+  if (!s.ok()) {
+    if (metrics_ != nullptr) ++metrics_->fetch_errors;
+    const milliseconds pause = fetch_backoff_.Next();
+    log_.Warn("fetch error",
+              {{"err", s.message()}, {"retry_in_ms", static_cast<int64_t>(pause.count())}});
+    PauseFor(pause, *stop_);
+  } else {
+    fetch_backoff_.Reset();
+  }
+  const auto now = steady_clock::now();
+  for (jetstream::Message& m : fetched_) {
+    if (metrics_ != nullptr) {
+      ++metrics_->messages;
+      if (m.delivered() > 1) ++metrics_->retries;
+    }
+    if (batch_.empty()) last_keepalive_ = now;
+    const std::string subject(m.subject());
+    const uint64_t seq = m.stream_sequence();
+    for (const HeldReject& r : batch_.Add(std::move(m), options_.envelope, now)) {
+      log_.Error("unreadable record; dead-lettering",
+                 {{"subject", subject}, {"seq", seq}, {"reject", r.reject.ToString()}});
+    }
+  }
+  if (metrics_ != nullptr) {
+    metrics_->buffered_rows = static_cast<int64_t>(batch_.rows.rows());
+    metrics_->oldest_buffered_unix_ns = batch_.empty() ? 0 : batch_.first_buffered_unix_ns();
+  }
+}
+
+// Between fetches the batch's messages wait in memory; their ack timers must not run out
+// before the batch closes, whatever the interval and the ack wait are.
+void Drain::KeepAliveBuffered(steady_clock::time_point now) {
+  if (batch_.empty() || now - last_keepalive_ < keepalive_every_) return;
+  for (Held& h : batch_.held) (void)h.message.InProgress();
+  last_keepalive_ = now;
+}
+
+milliseconds Drain::Flush() {
+  SettleContext context{dead_letters_, sink_, log_, nak_backoff_, metrics_, options_.stream,
+                        keepalive_every_};
+  SettleReport report = Settle(batch_, context);
+  if (metrics_ != nullptr) {
+    metrics_->buffered_rows = 0;
+    metrics_->oldest_buffered_unix_ns = 0;
+  }
+  last_gauges_ = {};  // refresh the pending counts now that they changed
+  return report.status.ok() ? milliseconds(0) : report.nak_delay;
+}
+
+void Drain::RefreshConsumerGauges(steady_clock::time_point now) {
+  if (metrics_ == nullptr || now - last_gauges_ < kGaugeEvery) return;
+  last_gauges_ = now;
+  auto state = source_.State();
+  if (!state.ok()) return;
+  metrics_->consumer_pending = static_cast<int64_t>(state->pending);
+  metrics_->consumer_ack_pending = state->ack_pending;
+}
+
+void Drain::PauseFor(milliseconds delay, const std::atomic<bool>& stop) {
+  const auto until = steady_clock::now() + delay;
+  while (!stop.load() && steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::min(milliseconds(50), delay));
+  }
+}
+
+}  // namespace sinkd::drain

@@ -1,0 +1,96 @@
+// Drain moves one stream into the lake: it fetches from a durable pull consumer, decodes each
+// message into rows and rejects, and hands closed batches to Settle (drain/settle.h), the only
+// code that acks. Invariant: a message is acked only after its rows are durable, terminated only
+// after its dead letters are stored, and nak'd (with a growing delay) otherwise; never acked
+// because it was hard to read.
+// A batch closes at batch_max_rows ROWS, at batch_max_bytes held, or batch_interval after its
+// FIRST message was buffered (not after the last flush: an idle stream must not flush a lone
+// message the moment it arrives, nor hold one longer than the interval).
+// Ownership: borrows the consumer, sinks, logger and metrics (all must outlive Run).
+// Threads: one thread at a time; `stop` may be set from any thread or a signal handler.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "base/log.h"
+#include "base/status.h"
+#include "contract/reject.h"
+#include "drain/backoff.h"
+#include "drain/batch.h"
+#include "drain/sink.h"
+#include "jetstream/pull_consumer.h"
+#include "metrics/drain_metrics.h"
+
+namespace sinkd::drain {
+
+struct DrainOptions {
+  std::string origin = "ledger";             // ledger | audit: log context, dead-letter subject
+  contract::Envelope envelope = contract::Envelope::kBatch;
+  std::string stream = "GARM_LEDGER";
+  // Rows per batch. 250,000 rows make Parquet files worth querying (below ~100k a file is mostly
+  // footer); cost: up to that many records unacked in JetStream at once.
+  size_t batch_max_rows = 250'000;
+  // Bytes a batch may hold (message payloads + decoded rows) before it closes: bounds memory when
+  // messages are much larger than usual. A typical full ledger batch holds ~350 MB.
+  size_t batch_max_bytes = size_t{512} << 20;
+  // Longest a buffered message waits for its batch to close.
+  std::chrono::nanoseconds batch_interval = std::chrono::minutes(5);
+  // Messages asked for per fetch; a batch may overshoot its row limit by one fetch.
+  int fetch_max = 512;
+  // Expected time for one flush; only feeds the default ack wait.
+  std::chrono::nanoseconds flush_timeout = std::chrono::minutes(5);
+  // The consumer's AckWait; 0 = batch_interval + flush_timeout + 1 minute (11m by default).
+  // Keep-alives (InProgress every ack_wait/3) cover batches that take longer, so a shorter value
+  // only shortens how long a crashed drain's messages wait before another drain gets them.
+  std::chrono::nanoseconds ack_wait{0};
+  // MaxAckPending of the durable; 0 = 2 × (batch_max_rows + fetch_max): a full batch of
+  // one-event messages (audit) fits in flight with room for a second instance or a retry.
+  int64_t max_ack_pending = 0;
+  BackoffPolicy nak_backoff{};      // delay of a nak'd batch's redelivery, and the pause after it
+  BackoffPolicy fetch_backoff{std::chrono::milliseconds(100), std::chrono::milliseconds(5000), 2};
+
+  // Refuse naming the first bad field.
+  Status Validate() const;
+  std::chrono::nanoseconds EffectiveAckWait() const;
+  int64_t EffectiveMaxAckPending() const;
+};
+
+class Drain {
+ public:
+  Drain(DrainOptions options, jetstream::PullConsumer& source, DeadLetters& dead_letters,
+        Sink& sink, Logger& log, metrics::DrainMetrics* metrics = nullptr);
+
+  // Runs until `stop` is set, then flushes what is buffered under the same rules and returns OK.
+  // Fetch and flush failures are logged, retried and never returned: only a bug ends Run early.
+  Status Run(const std::atomic<bool>& stop);
+
+ private:
+  void FetchOnce(std::chrono::milliseconds timeout);
+  bool ShouldClose(std::chrono::steady_clock::time_point now) const;
+  std::chrono::milliseconds FetchTimeout(std::chrono::steady_clock::time_point now) const;
+  void KeepAliveBuffered(std::chrono::steady_clock::time_point now);
+  // Settles the batch; returns how long to pause before fetching again (0 after a success).
+  std::chrono::milliseconds Flush();
+  void RefreshConsumerGauges(std::chrono::steady_clock::time_point now);
+  void PauseFor(std::chrono::milliseconds delay, const std::atomic<bool>& stop);
+
+  DrainOptions options_;
+  jetstream::PullConsumer& source_;
+  DeadLetters& dead_letters_;
+  Sink& sink_;
+  Logger& log_;
+  metrics::DrainMetrics* metrics_;
+  Batch batch_;
+  Backoff nak_backoff_;
+  Backoff fetch_backoff_;
+  std::chrono::milliseconds keepalive_every_;
+  std::chrono::steady_clock::time_point last_keepalive_{};
+  std::chrono::steady_clock::time_point last_gauges_{};
+  std::vector<jetstream::Message> fetched_;
+  const std::atomic<bool>* stop_ = nullptr;  // set by Run
+};
+
+}  // namespace sinkd::drain

@@ -1,0 +1,179 @@
+#include "drain/settle.h"
+
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+namespace sinkd::drain {
+
+namespace {
+
+// Sends InProgress for every unsettled message of a batch every `every` until destroyed. Only runs
+// while the owning thread is not touching the messages (dead-letter writes, the lake write).
+class KeepAlive {
+ public:
+  KeepAlive(std::vector<Held>& held, std::chrono::milliseconds every) : held_(held) {
+    thread_ = std::thread([this, every] {
+      std::unique_lock<std::mutex> lock(mu_);
+      while (!cv_.wait_for(lock, every, [this] { return done_; })) {
+        for (Held& h : held_) {
+          if (!h.settled) (void)h.message.InProgress();  // a lost one costs a redelivery
+        }
+      }
+    });
+  }
+  ~KeepAlive() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  std::vector<Held>& held_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::thread thread_;
+};
+
+void CountDeadLetter(metrics::DrainMetrics* m, contract::RejectReason reason) {
+  if (m == nullptr) return;
+  switch (reason) {
+    case contract::RejectReason::kUnmarshal: ++m->dead_unmarshal; break;
+    case contract::RejectReason::kMissingEventId: ++m->dead_missing_event_id; break;
+    case contract::RejectReason::kMissingTime: ++m->dead_missing_time; break;
+  }
+}
+
+// Naks every message not yet settled, with the backoff's delay, and logs why.
+void NakRest(Batch& batch, SettleContext& c, SettleReport& report, const char* what) {
+  report.nak_delay = c.backoff.Next();
+  for (Held& h : batch.held) {
+    if (h.settled) continue;
+    if (h.message.Nak(report.nak_delay).ok()) {
+      ++report.naked;
+    } else {
+      ++report.settle_failures;
+    }
+    h.settled = true;
+  }
+  c.log.Error(what, {{"rows", static_cast<uint64_t>(batch.rows.rows())},
+                     {"messages", static_cast<uint64_t>(batch.messages())},
+                     {"first_seq", batch.first_sequence()},
+                     {"last_seq", batch.last_sequence()},
+                     {"nak_delay_ms", static_cast<int64_t>(report.nak_delay.count())},
+                     {"err", report.status.message()}});
+  if (c.metrics != nullptr) {
+    c.metrics->naks += report.naked;
+    ++c.metrics->flush_failures;
+    c.metrics->destination_reachable = !report.status.IsRedeliver();
+  }
+}
+
+}  // namespace
+
+SettleReport Settle(Batch& batch, SettleContext& c) {
+  SettleReport report;
+  const auto started = std::chrono::steady_clock::now();
+
+  // 1. Dead letters first: they are small, they go to the broker we are already talking to, and a
+  // record must never be terminated before its dead letter is stored. One failure naks the whole
+  // batch, good rows included, so the next attempt replays every record; the Msg-Id makes the
+  // dead letters already stored this time duplicates the stream drops.
+  if (!batch.rejects.empty()) {
+    KeepAlive keepalive(batch.held, c.keepalive_every);
+    for (const HeldReject& r : batch.rejects) {
+      const jetstream::Message& m = batch.held[r.message].message;
+      Status s = c.dead_letters.Publish({&r.reject, m.stream(), m.subject(), m.stream_sequence()});
+      if (!s.ok()) {
+        report.status = s;
+        break;
+      }
+      ++report.dead_letters;
+    }
+  }
+  if (!report.status.ok()) {
+    NakRest(batch, c, report, "dead-letter write failed; nak for redelivery");
+    batch.Clear();
+    return report;
+  }
+  for (const HeldReject& r : batch.rejects) CountDeadLetter(c.metrics, r.reject.reason);
+
+  // 2. Term what produced only rejects: everything it held is on the dead-letter stream now. A
+  // Term lost on the way costs one more delivery and a dead letter the Msg-Id de-duplicates.
+  for (Held& h : batch.held) {
+    if (h.rows == 0 && h.rejects > 0) {
+      if (h.message.Term().ok()) {
+        ++report.terminated;
+      } else {
+        ++report.settle_failures;
+      }
+      h.settled = true;
+    }
+  }
+
+  // 3. The rows. Flush returns only when every Part is durable (fsync'd and renamed, or stored).
+  if (!batch.rows.empty()) {
+    KeepAlive keepalive(batch.held, c.keepalive_every);
+    auto flushed = c.sink.Flush(
+        batch.rows, lake::Provenance{c.source, batch.first_sequence(), batch.last_sequence()});
+    if (!flushed.ok()) {
+      report.status = flushed.status().As(Status::Redeliver);
+    } else {
+      report.flushed = std::move(flushed).value();
+    }
+  }
+  if (!report.status.ok()) {
+    NakRest(batch, c, report, "flush failed; nak for redelivery");
+    batch.Clear();
+    return report;
+  }
+
+  // 4. Only now is anything acked: messages with rows, mixed ones, and empty Batches (which hold
+  // nothing and would otherwise come back forever).
+  for (Held& h : batch.held) {
+    if (h.settled) continue;
+    if (h.message.Ack().ok()) {
+      ++report.acked;
+    } else {
+      ++report.settle_failures;
+    }
+    h.settled = true;
+  }
+  c.backoff.Reset();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  c.log.Info("flushed batch", {{"rows", report.flushed.rows},
+                               {"messages", static_cast<uint64_t>(batch.messages())},
+                               {"first_seq", batch.first_sequence()},
+                               {"last_seq", batch.last_sequence()},
+                               {"parts", static_cast<uint64_t>(report.flushed.parts.size())},
+                               {"bytes", report.flushed.bytes},
+                               {"dead_letters", report.dead_letters},
+                               {"acked", report.acked},
+                               {"terminated", report.terminated},
+                               {"seconds", seconds}});
+  if (report.settle_failures > 0) {
+    c.log.Warn("acks failed; those messages will be redelivered and written again",
+               {{"failed", report.settle_failures}});
+  }
+  if (c.metrics != nullptr) {
+    c.metrics->rows_flushed += report.flushed.rows;
+    c.metrics->bytes_flushed += report.flushed.bytes;
+    ++c.metrics->flushes;
+    c.metrics->ack_failures += report.settle_failures;
+    c.metrics->flush_seconds.Observe(seconds);
+    c.metrics->rows_per_flush.Observe(static_cast<double>(report.flushed.rows));
+    c.metrics->last_flush_unix_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        std::chrono::system_clock::now().time_since_epoch())
+                                        .count();
+    c.metrics->destination_reachable = true;
+  }
+  batch.Clear();
+  return report;
+}
+
+}  // namespace sinkd::drain

@@ -1,0 +1,65 @@
+// The two places a drain's records go, as the drain sees them. The drain loop depends only on
+// these, so it never learns about files, buckets or Parquet, and tests can make either fail on
+// demand. LakeSink and StreamDeadLetters are the production implementations.
+// Threads: one thread at a time per object.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "base/result.h"
+#include "jetstream/dead_letter_publisher.h"
+#include "lake/destination.h"
+#include "lake/lake_writer.h"
+#include "row/row_batch.h"
+
+namespace sinkd::drain {
+
+// Makes rows durable. Flush returns only when every row is durable (then the batch may be acked);
+// on failure some Parts may have landed and the batch is redelivered (duplicates, never a gap).
+class Sink {
+ public:
+  virtual ~Sink() = default;
+  virtual Result<lake::FlushReport> Flush(const row::RowBatch& rows,
+                                          const lake::Provenance& provenance) = 0;
+};
+
+// Stores one unreadable record durably, or fails.
+class DeadLetters {
+ public:
+  virtual ~DeadLetters() = default;
+  virtual Status Publish(const jetstream::DeadLetterRecord& record) = 0;
+};
+
+// Sink over a lake Destination. Part keys carry the instance and the batch's sequence range; when
+// this process flushes the same range a second time (a batch whose acks were lost, redelivered to
+// the same instance with the same first and last sequence) the instance gets a ".<n>" suffix, so a
+// key that may already hold acked rows is never written over.
+class LakeSink final : public Sink {
+ public:
+  LakeSink(lake::Destination& destination, lake::LakeWriterOptions options)
+      : destination_(destination), options_(std::move(options)) {}
+  Result<lake::FlushReport> Flush(const row::RowBatch& rows,
+                                  const lake::Provenance& provenance) override;
+
+ private:
+  lake::Destination& destination_;
+  lake::LakeWriterOptions options_;
+  std::map<std::pair<uint64_t, uint64_t>, int> ranges_written_;
+};
+
+class StreamDeadLetters final : public DeadLetters {
+ public:
+  explicit StreamDeadLetters(jetstream::DeadLetterPublisher& publisher) : publisher_(publisher) {}
+  Status Publish(const jetstream::DeadLetterRecord& record) override {
+    return publisher_.Publish(record);
+  }
+
+ private:
+  jetstream::DeadLetterPublisher& publisher_;
+};
+
+}  // namespace sinkd::drain

@@ -1,0 +1,62 @@
+// Connection is one NATS connection plus its JetStream context: what provision, drain and tail
+// share. It reconnects on its own (forever, unless told otherwise), so a broker restart costs a
+// few failed fetches and nothing else; connected() says whether it is up right now.
+// Ownership: owns the connection and the context; everything built from it (subscriptions,
+// messages) must be destroyed before it. Threads: safe for concurrent use because libnats
+// connections are; connected() is an atomic read.
+// Errors: Connect returns Retry naming the URL when the server cannot be reached.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "base/result.h"
+#include "jetstream/nats_error.h"
+
+namespace sinkd::jetstream {
+
+struct ConnectOptions {
+  std::string url = "nats://127.0.0.1:4222";
+  std::string name = "sinkd";  // the client name the server shows
+  // How long the first connect and each JetStream API call may take.
+  std::chrono::milliseconds timeout{5000};
+  // Reconnect forever after the first connect succeeded (a drain); false for one-shot commands.
+  bool reconnect_forever = true;
+};
+
+// "nats://127.0.0.1:4222", or NATS_URL when it is set and non-empty.
+std::string DefaultNatsUrl();
+
+class Connection {
+ public:
+  static Result<std::unique_ptr<Connection>> Connect(const ConnectOptions& options);
+  ~Connection();
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  natsConnection* nc() const { return nc_.get(); }
+  jsCtx* js() const { return js_.get(); }
+  const std::string& url() const { return url_; }
+  // The JetStream API wait, in milliseconds, for jsOptions.Wait.
+  int64_t api_wait_ms() const { return api_wait_ms_; }
+  bool connected() const;
+  // Sends whatever the client still buffers (acks, naks) and waits up to `timeout` for the server
+  // to have read it.
+  Status FlushPending(std::chrono::milliseconds timeout);
+
+ private:
+  Connection() = default;
+  static void OnDisconnected(natsConnection*, void* self);
+  static void OnReconnected(natsConnection*, void* self);
+
+  OptionsPtr opts_;
+  ConnectionPtr nc_;
+  JsPtr js_;
+  std::string url_;
+  int64_t api_wait_ms_ = 5000;
+  std::atomic<bool> up_{false};
+};
+
+}  // namespace sinkd::jetstream

@@ -1,0 +1,108 @@
+#include "jetstream/pull_consumer.h"
+
+#include "jetstream/streams.h"
+
+namespace sinkd::jetstream {
+
+namespace {
+
+ConsumerState StateOf(const jsConsumerInfo& ci) {
+  ConsumerState s;
+  s.pending = ci.NumPending;
+  s.ack_pending = ci.NumAckPending;
+  s.redelivered = ci.NumRedelivered;
+  s.delivered_stream = ci.Delivered.Stream;
+  s.ack_floor_stream = ci.AckFloor.Stream;
+  if (ci.Config != nullptr) {
+    s.ack_wait_ns = ci.Config->AckWait;
+    s.max_ack_pending = ci.Config->MaxAckPending;
+    s.ack_policy = static_cast<int64_t>(ci.Config->AckPolicy);
+  }
+  return s;
+}
+
+}  // namespace
+
+Result<ConsumerState> GetConsumerState(Connection& connection, const std::string& stream,
+                                       const std::string& consumer) {
+  jsConsumerInfo* ci = nullptr;
+  jsErrCode jerr = static_cast<jsErrCode>(0);
+  natsStatus s =
+      js_GetConsumerInfo(&ci, connection.js(), stream.c_str(), consumer.c_str(), nullptr, &jerr);
+  ConsumerInfoPtr owned(ci);
+  if (s != NATS_OK) return FromNats(s, "consumer " + consumer + " on " + stream, jerr);
+  return StateOf(*ci);
+}
+
+Result<std::unique_ptr<PullConsumer>> PullConsumer::Bind(Connection& connection,
+                                                         const ConsumerConfig& config) {
+  auto stream = GetStreamState(connection, config.stream);
+  if (!stream.ok() && stream.status().IsNotFound()) {
+    return Status::Refuse("stream " + config.stream +
+                          " does not exist: run `sinkd provision` to create it (a drain never "
+                          "creates streams)");
+  }
+  if (!stream.ok()) return stream.status();
+
+  jsConsumerConfig cc;
+  jsConsumerConfig_Init(&cc);
+  cc.Durable = config.durable.c_str();
+  cc.Description = config.description.empty() ? nullptr : config.description.c_str();
+  cc.FilterSubject = config.filter.c_str();
+  cc.AckPolicy = js_AckExplicit;
+  cc.DeliverPolicy = js_DeliverAll;
+  cc.AckWait = config.ack_wait.count();
+  cc.MaxAckPending = config.max_ack_pending;
+  // MaxDeliver stays unlimited: a message that reached it would vanish from the consumer
+  // unacked and unwritten, which is loss; a batch that cannot land keeps coming back instead.
+  jsConsumerInfo* ci = nullptr;
+  jsErrCode jerr = static_cast<jsErrCode>(0);
+  auto existing = GetConsumerState(connection, config.stream, config.durable);
+  natsStatus s;
+  if (existing.ok()) {
+    s = js_UpdateConsumer(&ci, connection.js(), config.stream.c_str(), &cc, nullptr, &jerr);
+  } else if (existing.status().IsNotFound()) {
+    s = js_AddConsumer(&ci, connection.js(), config.stream.c_str(), &cc, nullptr, &jerr);
+  } else {
+    return existing.status();
+  }
+  ConsumerInfoPtr owned(ci);
+  if (s != NATS_OK) {
+    return FromNats(s, "consumer " + config.durable + " on stream " + config.stream, jerr);
+  }
+
+  std::unique_ptr<PullConsumer> consumer(new PullConsumer(connection, config));
+  jsSubOptions so;
+  jsSubOptions_Init(&so);
+  so.Stream = config.stream.c_str();
+  so.Consumer = config.durable.c_str();
+  so.ManualAck = true;
+  natsSubscription* sub = nullptr;
+  s = js_PullSubscribe(&sub, connection.js(), config.filter.c_str(), config.durable.c_str(),
+                       nullptr, &so, &jerr);
+  if (s != NATS_OK) {
+    return FromNats(s, "bind to consumer " + config.durable + " on " + config.stream, jerr);
+  }
+  consumer->sub_.reset(sub);
+  return consumer;
+}
+
+Status PullConsumer::Fetch(int max, std::chrono::milliseconds timeout, std::vector<Message>& out) {
+  natsMsgList list{nullptr, 0};
+  jsErrCode jerr = static_cast<jsErrCode>(0);
+  const natsStatus s =
+      natsSubscription_Fetch(&list, sub_.get(), max, std::max<int64_t>(timeout.count(), 1), &jerr);
+  for (int i = 0; i < list.Count; ++i) {
+    out.emplace_back(list.Msgs[i]);
+    list.Msgs[i] = nullptr;  // now owned by the Message
+  }
+  natsMsgList_Destroy(&list);
+  if (s == NATS_OK || s == NATS_TIMEOUT) return Status::OK();
+  return FromNats(s, "fetch from " + config_.durable + " on " + config_.stream, jerr);
+}
+
+Result<ConsumerState> PullConsumer::State() {
+  return GetConsumerState(connection_, config_.stream, config_.durable);
+}
+
+}  // namespace sinkd::jetstream

@@ -1,0 +1,70 @@
+// PullConsumer is a bound pull subscription on a durable consumer: the drain's source. Binding
+// creates the durable when it is missing and updates it to the given configuration when it exists
+// (any number of drains share one durable and fetch from it in turn), but never creates a stream:
+// a missing stream is a refusal that tells the operator to run `sinkd provision`.
+// Ownership: borrows the Connection (must outlive it); owns the subscription. Destroying it leaves
+// the durable on the server with its ack floor and pending messages.
+// Threads: one thread at a time.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "jetstream/connection.h"
+#include "jetstream/message.h"
+
+namespace sinkd::jetstream {
+
+struct ConsumerConfig {
+  std::string stream;       // GARM_LEDGER, GARM_AUDIT
+  std::string durable;      // sink-ledger, sink-audit
+  std::string filter;       // garm.v1.ledger.>, garm.v1.audit.>
+  std::chrono::nanoseconds ack_wait{std::chrono::minutes(11)};
+  int64_t max_ack_pending = 1000;  // messages delivered and not yet acked, across all instances
+  std::string description;
+};
+
+// A consumer's counters as the server reports them.
+struct ConsumerState {
+  uint64_t pending = 0;       // not yet delivered
+  int64_t ack_pending = 0;    // delivered, not yet acked
+  int64_t redelivered = 0;
+  uint64_t delivered_stream = 0;  // last delivered stream sequence
+  uint64_t ack_floor_stream = 0;  // every stream sequence at or below it is acked
+  int64_t ack_wait_ns = 0;
+  int64_t max_ack_pending = 0;
+  int64_t ack_policy = 0;     // js_AckExplicit = 0, js_AckNone = 1
+};
+
+// NotFound when the consumer does not exist.
+Result<ConsumerState> GetConsumerState(Connection& connection, const std::string& stream,
+                                       const std::string& consumer);
+
+class PullConsumer {
+ public:
+  static Result<std::unique_ptr<PullConsumer>> Bind(Connection& connection,
+                                                    const ConsumerConfig& config);
+
+  // Appends up to `max` messages to `out`, waiting at most `timeout` for the first; returns
+  // earlier with what has arrived. Nothing available in time is OK with nothing appended.
+  // Retry when the connection is down or the request failed.
+  Status Fetch(int max, std::chrono::milliseconds timeout, std::vector<Message>& out);
+
+  Result<ConsumerState> State();
+  const ConsumerConfig& config() const { return config_; }
+  bool connected() const { return connection_.connected(); }
+
+ private:
+  PullConsumer(Connection& connection, ConsumerConfig config)
+      : connection_(connection), config_(std::move(config)) {}
+
+  Connection& connection_;
+  ConsumerConfig config_;
+  SubscriptionPtr sub_;
+};
+
+}  // namespace sinkd::jetstream
