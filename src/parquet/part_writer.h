@@ -25,26 +25,9 @@
 #include "parquet/output_stream.h"
 #include "parquet/schema.h"
 #include "parquet/table_view.h"
+#include "parquet/writer_options.h"
 
 namespace sinkd::parquet {
-
-struct WriterOptions {
-  // ZSTD level for every page. 3 is the zstd and DuckDB default; 1 is faster and ~5% larger.
-  int zstd_level = 3;
-  // Rows per row group. 122,880 is DuckDB's unit: its scans parallelise and prune per row group.
-  size_t row_group_rows = 122'880;
-  // Target uncompressed bytes per data page; pages close at this size or page_rows, whichever first.
-  size_t page_bytes = 1 << 20;
-  size_t page_rows = 20'000;
-  // A string chunk is dictionary-encoded only while its distinct values' PLAIN bytes stay at or
-  // under this limit; past it, the chunk falls back to PLAIN.
-  size_t dictionary_bytes_limit = 1 << 20;
-  // Target false-positive rate of Bloom filters.
-  double bloom_fpp = 0.01;
-  // FileMetaData.created_by, e.g. "sinkd version 0.1.0 (build abc123)". Must parse as
-  // "<app> version <semver> (build <id>)": parquet-java ignores string statistics otherwise.
-  std::string created_by = "sinkd version 0.0.0 (build unknown)";
-};
 
 using KeyValue = std::pair<std::string, std::string>;
 

@@ -1,0 +1,245 @@
+// Bytes of a Part, in the order they are appended:
+//   "PAR1"
+//   row group 0: chunk of field 0 … chunk of field N-1  (each: [dictionary page] data page…)
+//   row group 1 …                                        (appended as soon as it is encoded)
+//   Bloom filters: BloomFilterHeader + bitset, per (row group, field) that has one
+//   FileMetaData (Thrift compact) | u32 LE length of FileMetaData | "PAR1"
+// Only this file knows absolute offsets: column writers hand back chunks with relative ones.
+#include "parquet/part_writer.h"
+
+#include <algorithm>
+#include <cassert>
+#include <limits>
+
+#include "parquet/column_writer.h"
+#include "parquet/file_schema.h"
+#include "parquet/metadata_serializer.h"
+#include "parquet/page_writer.h"
+
+namespace sinkd::parquet {
+namespace {
+
+constexpr uint8_t kMagic[4] = {'P', 'A', 'R', '1'};
+// RowGroup.ordinal is an i16.
+constexpr size_t kMaxRowGroups = std::numeric_limits<int16_t>::max();
+
+// Scans a row group's row indices once: are they in range, and are they one contiguous run?
+Status CheckRows(std::span<const uint32_t> rows, size_t table_rows, bool& contiguous) {
+  uint32_t max = 0;
+  bool run = true;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    max = std::max(max, rows[i]);
+    run &= static_cast<size_t>(rows[i]) == static_cast<size_t>(rows[0]) + i;
+  }
+  if (!rows.empty() && max >= table_rows) {
+    return Status::Internal("parquet: row index " + std::to_string(max) + " past the table's " +
+                            std::to_string(table_rows) + " rows");
+  }
+  contiguous = run;
+  return Status::OK();
+}
+
+// Each field's array must have the field's physical type and hold every row of the table.
+Status CheckTable(const Schema& schema, const TableView& table) {
+  if (table.columns.size() != schema.size()) {
+    return Status::Internal("parquet: the table has " + std::to_string(table.columns.size()) +
+                            " columns, the schema " + std::to_string(schema.size()));
+  }
+  for (size_t c = 0; c < schema.size(); ++c) {
+    const ColumnArray& column = table.columns[c];
+    bool long_enough = false;
+    if (column.index() != static_cast<size_t>(schema[c].physical)) {
+      return Status::Internal("parquet: column " + schema[c].name + " has the wrong array type");
+    }
+    if (const auto* strings = std::get_if<StringArray>(&column)) {
+      long_enough = strings->offsets.size() > table.rows &&
+                    strings->offsets[table.rows] <= strings->bytes.size();
+    } else {
+      std::visit([&](const auto& a) {
+        if constexpr (!std::is_same_v<std::decay_t<decltype(a)>, StringArray>) {
+          long_enough = a.size() >= table.rows;
+        }
+      }, column);
+    }
+    if (!long_enough) {
+      return Status::Internal("parquet: column " + schema[c].name + " holds fewer than " +
+                              std::to_string(table.rows) + " rows");
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+struct PartWriter::Rep {
+  Rep(const Schema& s, const WriterOptions& o, OutputStream& stream)
+      : schema(s), options(o), out(stream), pages(o.zstd_level) {}
+
+  Status Append(std::span<const uint8_t> bytes) {
+    SINKD_RETURN_IF_ERROR(out.Append(bytes));
+    offset += bytes.size();
+    return Status::OK();
+  }
+  Status Start() {
+    if (offset > 0) return Status::OK();
+    return Append(kMagic);
+  }
+  Status WriteRowGroup(const TableView& table, std::span<const uint32_t> rows);
+  Status WriteChunk(const ColumnArray& column, size_t c, const RowSelection& selection,
+                    RowGroup& group);
+  Status WriteBloomFilters();
+  Status WriteFooter(std::span<const KeyValue> metadata);
+
+  struct PendingBloom {
+    size_t row_group;
+    size_t column;
+    SplitBlockBloomFilter filter;
+  };
+
+  // Constant after construction.
+  const Schema& schema;
+  const WriterOptions& options;
+  OutputStream& out;
+  // Reused for every chunk of the Part.
+  std::vector<std::unique_ptr<ColumnWriter>> writers;
+  PageWriter pages;
+  EncodedChunk chunk;
+  // Grows with every row group; written by Finish.
+  FileMetaData footer;
+  std::vector<PendingBloom> blooms;
+  uint64_t offset = 0;
+  Status status;
+  bool closed = false;  // Finish or Abandon was called
+};
+
+Status PartWriter::Rep::WriteRowGroup(const TableView& table, std::span<const uint32_t> rows) {
+  if (footer.row_groups.size() >= kMaxRowGroups) {
+    return Status::Refuse("parquet: more than 32767 row groups in one Part; raise row_group_rows");
+  }
+  RowSelection selection{rows, false};
+  SINKD_RETURN_IF_ERROR(CheckRows(rows, table.rows, selection.contiguous));
+  RowGroup group;
+  group.num_rows = static_cast<int64_t>(rows.size());
+  // The first page of the first chunk is where the row group starts: chunks begin with a page.
+  group.file_offset = static_cast<int64_t>(offset);
+  group.total_compressed_size = 0;
+  group.ordinal = static_cast<int16_t>(footer.row_groups.size());
+  group.columns.reserve(schema.size());
+  for (size_t c = 0; c < schema.size(); ++c) {
+    SINKD_RETURN_IF_ERROR(WriteChunk(table.columns[c], c, selection, group)
+                              .WithContext("column " + schema[c].name));
+  }
+  footer.num_rows += group.num_rows;
+  footer.row_groups.push_back(std::move(group));
+  return Status::OK();
+}
+
+Status PartWriter::Rep::WriteChunk(const ColumnArray& column, size_t c,
+                                   const RowSelection& selection, RowGroup& group) {
+  SINKD_RETURN_IF_ERROR(writers[c]->WriteChunk(column, selection, pages, chunk));
+  const auto start = static_cast<int64_t>(offset);
+  ColumnChunk cc;
+  cc.file_offset = 0;
+  ColumnMetaData& m = cc.meta_data;
+  m.type = ParquetType(schema[c].physical);
+  m.encodings = chunk.encodings;
+  m.path_in_schema = {schema[c].name};
+  m.codec = Codec::kZstd;
+  m.num_values = chunk.num_values;
+  m.total_uncompressed_size = chunk.total_uncompressed_size;
+  m.total_compressed_size = static_cast<int64_t>(chunk.bytes.size());
+  m.data_page_offset = start + chunk.data_page_offset;
+  if (chunk.dictionary_page_offset) m.dictionary_page_offset = start + *chunk.dictionary_page_offset;
+  m.statistics = chunk.statistics;
+  m.encoding_stats = chunk.encoding_stats;
+  group.total_byte_size += m.total_uncompressed_size;
+  *group.total_compressed_size += m.total_compressed_size;
+  group.columns.push_back(std::move(cc));
+  if (chunk.bloom) {
+    blooms.push_back(PendingBloom{footer.row_groups.size(), c, std::move(*chunk.bloom)});
+  }
+  return Append(chunk.bytes.span());
+}
+
+Status PartWriter::Rep::WriteBloomFilters() {
+  ByteBuffer header;
+  for (PendingBloom& b : blooms) {
+    const std::span<const uint8_t> bitset = b.filter.bytes();
+    header.Clear();
+    SerializeBloomFilterHeader(BloomFilterHeader{static_cast<int32_t>(bitset.size())}, header);
+    ColumnMetaData& m = footer.row_groups[b.row_group].columns[b.column].meta_data;
+    m.bloom_filter_offset = static_cast<int64_t>(offset);
+    m.bloom_filter_length = static_cast<int32_t>(header.size() + bitset.size());
+    SINKD_RETURN_IF_ERROR(Append(header.span()));
+    SINKD_RETURN_IF_ERROR(Append(bitset));
+  }
+  blooms.clear();
+  return Status::OK();
+}
+
+Status PartWriter::Rep::WriteFooter(std::span<const KeyValue> metadata) {
+  footer.version = 1;
+  footer.schema = SchemaElements(schema);
+  footer.created_by = options.created_by;
+  footer.key_value_metadata.clear();
+  for (const KeyValue& kv : metadata) footer.key_value_metadata.push_back({kv.first, kv.second});
+  ByteBuffer bytes;
+  SerializeFileMetaData(footer, bytes);
+  const auto length = static_cast<uint32_t>(bytes.size());
+  bytes.AppendU32(length);
+  bytes.Append(kMagic, sizeof kMagic);
+  return Append(bytes.span());
+}
+
+PartWriter::PartWriter(const Schema& schema, const WriterOptions& options, OutputStream& out)
+    : rep_(std::make_unique<Rep>(schema, options, out)) {
+  rep_->status = ValidateSchema(schema);
+  if (options.row_group_rows == 0 || options.page_rows == 0 || options.page_bytes == 0) {
+    rep_->status = Status::Refuse("parquet: row_group_rows, page_rows and page_bytes must be > 0");
+  }
+  if (!rep_->status.ok()) return;
+  for (const Field& field : schema) rep_->writers.push_back(MakeColumnWriter(field, options));
+}
+
+PartWriter::~PartWriter() {
+  assert((rep_->closed || !rep_->status.ok()) && "REQUIRES: Finish() or Abandon() before destruction");
+}
+
+Status PartWriter::WriteRows(const TableView& table, std::span<const uint32_t> rows) {
+  Rep& r = *rep_;
+  if (!r.status.ok()) return r.status;
+  if (r.closed) return r.status = Status::Internal("parquet: WriteRows after Finish or Abandon");
+  Status s = CheckTable(r.schema, table);
+  if (s.ok()) s = r.Start();
+  for (size_t start = 0; s.ok() && start < rows.size(); start += r.options.row_group_rows) {
+    const size_t count = std::min(r.options.row_group_rows, rows.size() - start);
+    s = r.WriteRowGroup(table, rows.subspan(start, count));
+  }
+  r.status = s;
+  return s;
+}
+
+Status PartWriter::Finish(std::span<const KeyValue> metadata) {
+  Rep& r = *rep_;
+  if (!r.status.ok()) return r.status;
+  if (r.closed) return r.status = Status::Internal("parquet: Finish after Finish or Abandon");
+  r.closed = true;
+  Status s = r.Start();
+  if (s.ok()) s = r.WriteBloomFilters();
+  if (s.ok()) s = r.WriteFooter(metadata);
+  r.status = s;
+  return s;
+}
+
+void PartWriter::Abandon() {
+  rep_->closed = true;
+  if (rep_->status.ok()) rep_->status = Status::Internal("parquet: the Part was abandoned");
+}
+
+uint64_t PartWriter::bytes_written() const { return rep_->offset; }
+uint64_t PartWriter::rows_written() const {
+  return static_cast<uint64_t>(rep_->footer.num_rows);
+}
+const Status& PartWriter::status() const { return rep_->status; }
+
+}  // namespace sinkd::parquet

@@ -1,0 +1,34 @@
+// WriterOptions: the knobs of a PartWriter, a plain struct with in-class defaults. Every field
+// says its unit, default and cost. Changing any of them changes the bytes written (never what a
+// reader reads back).
+// Threads: plain value.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace sinkd::parquet {
+
+struct WriterOptions {
+  // ZSTD level for every page. 3 is the zstd and DuckDB default; 1 is faster and ~5% larger.
+  int zstd_level = 3;
+  // Rows per row group. 122,880 is DuckDB's unit: its scans parallelise and prune per row group.
+  size_t row_group_rows = 122'880;
+  // Target uncompressed bytes per data page; pages close at this size or page_rows, whichever first.
+  size_t page_bytes = 1 << 20;
+  size_t page_rows = 20'000;
+  // A string chunk is dictionary-encoded only while its distinct values' PLAIN bytes stay at or
+  // under this limit; past it, the chunk falls back to PLAIN.
+  size_t dictionary_bytes_limit = 1 << 20;
+  // Target false-positive rate of Bloom filters.
+  double bloom_fpp = 0.01;
+  // FileMetaData.created_by, e.g. "sinkd version 0.1.0 (build abc123)". Must parse as
+  // "<app> version <semver> (build <id>)": parquet-java ignores string statistics otherwise.
+  std::string created_by = "sinkd version 0.0.0 (build unknown)";
+  // Longest string min/max kept in the footer, in bytes; longer bounds are truncated and marked
+  // inexact. 64 is arrow-rs's choice: enough to prune on ids, keys and timestamps-as-text, while a
+  // 40-column footer stays a few KiB per row group whatever the values hold.
+  size_t statistics_truncate_bytes = 64;
+};
+
+}  // namespace sinkd::parquet
