@@ -1,0 +1,83 @@
+// The dispatcher's configuration file (TOML):
+//   [postgres]        url = "postgresql://…"  (or url_env = "NAME": read the URL from $NAME)
+//   [dispatch]        batch_size, poll_interval, audit_interval, audit_batch, lease_ttl,
+//                     metrics_listen, instance — all optional
+//   [[sinks.events]]  id, type, plus the type's options
+//   [[sinks.audit]]   id, type, plus the type's options
+// Ids are non-empty and unique among the event sinks and among the audit sinks; any entry under
+// sinks.usage is refused (usage goes to billing through the IAM bridge, never through a sink).
+// Every refusal is a Refuse whose message starts with INVALID_CONFIG and names the key (and the
+// line, for syntax errors). Unknown keys and tables are refused too: a typo must not silently
+// fall back to a default.
+// Threads: pure functions; a Config is a value.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "base/result.h"
+
+namespace sinkd::config {
+
+using Value = std::variant<std::string, int64_t, bool>;
+
+struct SinkConfig {
+  std::string kind;  // "events" or "audit"
+  std::string id;
+  std::string type;  // "lake", "jetstream", or a type a user registered
+  std::map<std::string, Value> options;  // every key but id and type
+  size_t index = 0;  // position in its list
+  // "sinks.events[1] (id "lake")": how messages name this entry.
+  std::string Where() const;
+};
+
+struct DispatchSettings {
+  int batch_size = 32;  // a pass reads 4 × batch_size events per sink
+  std::chrono::nanoseconds poll_interval = std::chrono::milliseconds(500);
+  std::chrono::nanoseconds audit_interval = std::chrono::seconds(5);
+  int audit_batch = 500;
+  std::chrono::nanoseconds lease_ttl = std::chrono::seconds(10);
+  std::string metrics_listen;  // "" = no endpoint (the --metrics-listen flag overrides)
+  std::string instance;        // "" = <hostname>-<pid>
+};
+
+struct Config {
+  std::string postgres_url;  // never logged
+  DispatchSettings dispatch;
+  std::vector<SinkConfig> event_sinks;
+  std::vector<SinkConfig> audit_sinks;
+};
+
+// Parses the text of a configuration; `origin` (a file name) prefixes syntax errors.
+Result<Config> ParseConfig(std::string_view text, std::string_view origin = "config");
+// Reads and parses a file. A missing file is a Refuse naming it.
+Result<Config> LoadConfig(const std::string& path);
+
+// Reads a sink's options by name and type, then refuses whatever was not read (a typo).
+// Threads: one thread at a time.
+class OptionReader {
+ public:
+  explicit OptionReader(const SinkConfig& sink) : sink_(sink) {}
+
+  Result<std::string> String(const std::string& key, std::string fallback);
+  Result<std::string> RequiredString(const std::string& key);
+  Result<int64_t> Int(const std::string& key, int64_t fallback, int64_t min, int64_t max);
+  Result<bool> Bool(const std::string& key, bool fallback);
+  bool Has(const std::string& key) const { return sink_.options.count(key) > 0; }
+  // INVALID_CONFIG naming the first option that no call read.
+  Status Done() const;
+
+ private:
+  Status Wrong(const std::string& key, const char* want) const;
+
+  const SinkConfig& sink_;
+  std::set<std::string> read_;
+};
+
+}  // namespace sinkd::config

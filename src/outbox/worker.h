@@ -1,0 +1,119 @@
+// A Worker is one sink's loop body: Pass() does one pass (read after the cursor, deliver, save)
+// under the sink's lease, and reports what the caller should do next. Each sink has its own
+// Worker, PgConn, cursor and lease, so a slow or failing sink never delays another.
+// This base holds what event and audit workers share: the connection (reconnected lazily after
+// a failure), the lease check (a new epoch reloads the cursor), and the figures that status and
+// metrics read.
+// Threads: Pass() and Release() from one thread at a time (the sink's loop); Figures() and
+// retry_at() are safe from any thread because they read under a mutex.
+#pragma once
+
+#include <atomic>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "base/log.h"
+#include "outbox/clock.h"
+#include "outbox/cursor.h"
+#include "outbox/delivery_plan.h"
+#include "outbox/lease.h"
+#include "outbox/pg.h"
+#include "outbox/sink_store.h"
+
+namespace sinkd::outbox {
+
+// Borrowed by every worker; all must outlive it.
+struct WorkerContext {
+  const Clock* clock = nullptr;
+  Logger* logger = nullptr;
+  LeaseKeeper* leases = nullptr;
+  BackoffPolicy backoff;
+  std::string conninfo;
+  const std::atomic<bool>* stop = nullptr;  // set when the process is stopping
+};
+
+enum class PassResult {
+  kNotHolder,  // another process holds the lease: try again after acquire_every
+  kIdle,       // nothing to read: wait the poll interval
+  kWaiting,    // backing off until retry_at()
+  kDelivered,  // delivered a short batch: caught up, wait the poll interval
+  kMore,       // delivered a full batch or is bisecting: run the next pass at once
+  kError,      // the database failed: wait a second and reconnect
+};
+
+// A snapshot of one sink for `outbox status` and the metrics endpoint.
+struct SinkFigures {
+  std::string kind;  // "events" or "audit"
+  std::string id;
+  std::string lease;
+  Cursor cursor;
+  bool holder = false;     // this process holds the lease
+  int64_t epoch = 0;
+  uint64_t delivered = 0;  // events/records delivered by this process
+  uint64_t failures = 0;   // failed deliver/write calls
+  uint64_t dead_letters = 0;
+  int attempts = 0;        // consecutive lone failures (events) or failed writes (audit)
+  int suspect = 0;
+  double retry_in_seconds = 0;
+  std::string last_error;
+};
+
+class Worker {
+ public:
+  Worker(std::string kind, std::string id, std::string lease, SinkStore store,
+         WorkerContext context);
+  virtual ~Worker() = default;
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  virtual PassResult Pass() = 0;
+  // Clean stop: marks the progress as released (the lease itself is released by the caller).
+  void Release();
+
+  SinkFigures Figures() const;
+  TimePoint retry_at() const;
+  const std::string& lease() const { return lease_; }
+  const std::string& id() const { return id_; }
+
+ protected:
+  // Connects if needed. False (and the error logged once per outage) when it cannot.
+  bool Connected();
+  // The lease epoch when held; on a new epoch calls TakeOver first. 0 when not held or the
+  // takeover failed.
+  int64_t HolderEpoch();
+  // Loads the cursor (and whatever else) for a new epoch.
+  virtual Status TakeOver(int64_t epoch) = 0;
+  // Logs a database failure, drops a broken connection and returns kError.
+  PassResult DatabaseError(const Status& status);
+  Fence fence() const { return Fence{lease_, context_.leases->holder(), epoch_}; }
+  bool stopping() const { return context_.stop && context_.stop->load(); }
+  TimePoint Now() const { return context_.clock->Now(); }
+  Logger& log() { return *context_.logger; }
+  // Publishes the current figures (call after every change); `attempts` counts consecutive
+  // failures, `suspect` the suspect run (events only).
+  void Publish(int attempts, int suspect);
+
+  const std::string kind_;
+  const std::string id_;
+  const std::string lease_;
+  SinkStore store_;
+  WorkerContext context_;
+  std::optional<PgConn> conn_;
+  int64_t epoch_ = 0;
+  Cursor cursor_;
+  TimePoint retry_at_{};
+  uint64_t delivered_ = 0;
+  uint64_t failures_ = 0;
+  uint64_t dead_letters_ = 0;
+  std::string last_error_;
+  bool save_pending_ = false;  // a save failed: retried before the next delivery
+
+ private:
+  bool connect_error_logged_ = false;
+  mutable std::mutex mu_;
+  SinkFigures figures_;            // guarded by mu_
+  TimePoint published_retry_at_{};  // guarded by mu_
+};
+
+}  // namespace sinkd::outbox

@@ -1,0 +1,146 @@
+#include "config/config.h"
+
+#include <gtest/gtest.h>
+
+namespace sinkd::config {
+namespace {
+
+constexpr char kGood[] = R"(
+[postgres]
+url = "host=127.0.0.1 dbname=app"
+
+[dispatch]
+batch_size = 64
+poll_interval = "250ms"
+metrics_listen = "127.0.0.1:9464"
+
+[[sinks.events]]
+id = "lake"
+type = "lake"
+lake_dir = "/var/lake"
+batch_size = 512
+
+[[sinks.events]]
+id = "bus"
+type = "jetstream"
+url = "nats://127.0.0.1:4222"
+subject_prefix = "compute.events"
+
+[[sinks.audit]]
+id = "archive"
+type = "lake"
+lake_dir = "/var/lake"
+)";
+
+TEST(Config, AFullConfigurationParses) {
+  auto c = ParseConfig(kGood);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->postgres_url, "host=127.0.0.1 dbname=app");
+  EXPECT_EQ(c->dispatch.batch_size, 64);
+  EXPECT_EQ(c->dispatch.poll_interval, std::chrono::milliseconds(250));
+  EXPECT_EQ(c->dispatch.metrics_listen, "127.0.0.1:9464");
+  ASSERT_EQ(c->event_sinks.size(), 2u);
+  EXPECT_EQ(c->event_sinks[0].id, "lake");
+  EXPECT_EQ(c->event_sinks[1].type, "jetstream");
+  EXPECT_EQ(std::get<int64_t>(c->event_sinks[0].options.at("batch_size")), 512);
+  ASSERT_EQ(c->audit_sinks.size(), 1u);
+  EXPECT_EQ(c->audit_sinks[0].id, "archive");
+}
+
+void ExpectInvalid(const std::string& text, const std::string& needle) {
+  auto c = ParseConfig(text);
+  ASSERT_FALSE(c.ok()) << "must be refused:\n" << text;
+  EXPECT_TRUE(c.status().IsRefuse());
+  EXPECT_NE(c.status().message().find("INVALID_CONFIG"), std::string::npos)
+      << c.status().message();
+  EXPECT_NE(c.status().message().find(needle), std::string::npos)
+      << "the message must name " << needle << ": " << c.status().message();
+}
+
+// Two sinks with one id would share a cursor: each would skip what the other delivered.
+TEST(Config, DuplicateEventSinkIdsAreRefusedNamingTheId) {
+  ExpectInvalid(R"([postgres]
+url = "x"
+[[sinks.events]]
+id = "warehouse"
+type = "lake"
+[[sinks.events]]
+id = "warehouse"
+type = "jetstream"
+)",
+                "\"warehouse\"");
+}
+
+TEST(Config, DuplicateAuditSinkIdsAreRefusedButOneIdMayServeBothKinds) {
+  ExpectInvalid(R"([postgres]
+url = "x"
+[[sinks.audit]]
+id = "siem"
+type = "lake"
+[[sinks.audit]]
+id = "siem"
+type = "lake"
+)",
+                "\"siem\"");
+  auto ok = ParseConfig(R"([postgres]
+url = "x"
+[[sinks.events]]
+id = "lake"
+type = "lake"
+[[sinks.audit]]
+id = "lake"
+type = "lake"
+)");
+  EXPECT_TRUE(ok.ok()) << "uniqueness is per kind (their cursors live in different tables): "
+                       << ok.status().ToString();
+}
+
+TEST(Config, AnEmptyOrMissingIdIsRefused) {
+  ExpectInvalid("[postgres]\nurl = \"x\"\n[[sinks.events]]\nid = \"\"\ntype = \"lake\"\n",
+                "sinks.events[0]");
+  ExpectInvalid("[postgres]\nurl = \"x\"\n[[sinks.audit]]\ntype = \"lake\"\n", "sinks.audit[0]");
+}
+
+// Usage goes to billing through the IAM bridge; a usage sink is refused whatever it says.
+TEST(Config, AnyUsageSinkIsRefused) {
+  ExpectInvalid("[postgres]\nurl = \"x\"\n[[sinks.usage]]\nid = \"bridge\"\ntype = \"iam\"\n",
+                "usage");
+  auto empty = ParseConfig("[postgres]\nurl = \"x\"\n[sinks]\nusage = []\n");
+  EXPECT_TRUE(empty.ok()) << "an empty usage list has no entry to refuse";
+}
+
+TEST(Config, SyntaxErrorsNameTheLine) {
+  ExpectInvalid("[postgres]\nurl = \"x\"\n[dispatch]\nbatch_size = \n", "line 4");
+}
+
+TEST(Config, WrongTypesAndUnknownKeysNameTheKey) {
+  ExpectInvalid("[postgres]\nurl = \"x\"\n[dispatch]\nbatch_size = \"32\"\n",
+                "dispatch.batch_size");
+  ExpectInvalid("[postgres]\nurl = \"x\"\n[dispatch]\nbatchsize = 32\n", "batchsize");
+  ExpectInvalid("[postgres]\nurl = \"x\"\n[dispatch]\npoll_interval = \"soon\"\n",
+                "dispatch.poll_interval");
+  ExpectInvalid("[postgre]\nurl = \"x\"\n", "postgre");
+  ExpectInvalid("[dispatch]\nbatch_size = 3\n", "[postgres]");
+}
+
+TEST(Config, OptionReaderRefusesAnOptionNobodyRead) {
+  auto c = ParseConfig(
+      "[postgres]\nurl = \"x\"\n[[sinks.events]]\nid = \"l\"\ntype = \"lake\"\nlake_dri = \"/x\"\n");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  OptionReader options(c->event_sinks[0]);
+  EXPECT_TRUE(options.String("lake_dir", "").ok());
+  Status done = options.Done();
+  EXPECT_TRUE(done.IsRefuse());
+  EXPECT_NE(done.message().find("lake_dri"), std::string::npos) << done.message();
+}
+
+TEST(Config, TheUrlCanComeFromTheEnvironment) {
+  setenv("SINKD_TEST_PG_URL", "host=envhost", 1);
+  auto c = ParseConfig("[postgres]\nurl_env = \"SINKD_TEST_PG_URL\"\n");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->postgres_url, "host=envhost");
+  ExpectInvalid("[postgres]\nurl_env = \"SINKD_TEST_PG_URL_UNSET\"\n", "SINKD_TEST_PG_URL_UNSET");
+}
+
+}  // namespace
+}  // namespace sinkd::config

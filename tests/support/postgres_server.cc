@@ -1,0 +1,231 @@
+#include "support/postgres_server.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <libpq-fe.h>
+#include <netinet/in.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace sinkd::testing {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string PgBin() {
+  const char* env = std::getenv("PGBIN");
+  return env && *env ? env : "/usr/lib/postgresql/15/bin";
+}
+
+struct Identity {
+  bool switch_user = false;
+  uid_t uid = 0;
+  gid_t gid = 0;
+};
+
+// initdb and postgres refuse to run as root: as root, run them as `postgres`.
+Identity ServerIdentity() {
+  Identity id;
+  if (geteuid() != 0) return id;
+  const passwd* pw = getpwnam("postgres");
+  if (pw == nullptr) return id;
+  id.switch_user = true;
+  id.uid = pw->pw_uid;
+  id.gid = pw->pw_gid;
+  return id;
+}
+
+// In the child after fork: become the server's user, send output to `log`, exec argv.
+[[noreturn]] void ExecAs(const Identity& id, const std::vector<std::string>& argv,
+                         const fs::path& log, bool die_with_parent, pid_t parent) {
+  const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd >= 0) {
+    dup2(fd, 1);
+    dup2(fd, 2);
+  }
+  const int null_fd = open("/dev/null", O_RDONLY);
+  if (null_fd >= 0) dup2(null_fd, 0);
+  if (id.switch_user) {
+    if (setgroups(0, nullptr) != 0 || setgid(id.gid) != 0 || setuid(id.uid) != 0) _exit(126);
+  }
+  // After setuid: a credential change clears the death signal, so it is set last.
+  if (die_with_parent) {
+    prctl(PR_SET_PDEATHSIG, SIGQUIT);
+    if (getppid() != parent) _exit(125);
+  }
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  execv(args[0], args.data());
+  _exit(127);
+}
+
+int RunAs(const Identity& id, const std::vector<std::string>& argv, const fs::path& log) {
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid == 0) ExecAs(id, argv, log, false, parent);
+  int status = 0;
+  if (pid < 0 || waitpid(pid, &status, 0) != pid) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int FreePort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  socklen_t len = sizeof(addr);
+  int port = 0;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+    port = ntohs(addr.sin_port);
+  }
+  close(fd);
+  return port;
+}
+
+std::string Slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+PostgresServer& PostgresServer::Shared() {
+  static PostgresServer server;  // the one server of this test binary, stopped at exit
+  return server;
+}
+
+PostgresServer::PostgresServer() {
+  if (!Start()) ADD_FAILURE() << "PostgreSQL did not start: " << error_;
+}
+
+PostgresServer::~PostgresServer() {
+  Stop();
+  std::error_code ec;
+  if (!base_.empty()) fs::remove_all(base_, ec);
+}
+
+bool PostgresServer::Start() {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/sinkd-pg-XXXXXX";
+  if (mkdtemp(pattern.data()) == nullptr) {
+    error_ = "mkdtemp failed";
+    return false;
+  }
+  base_ = pattern;
+  data_ = base_ / "data";
+  const Identity id = ServerIdentity();
+  // Every parent of the data directory must be traversable by the server's user.
+  chmod(base_.c_str(), 0755);
+  fs::create_directory(data_);
+  if (id.switch_user && chown(data_.c_str(), id.uid, id.gid) != 0) {
+    error_ = "chown of the data directory failed";
+    return false;
+  }
+  chmod(data_.c_str(), 0700);
+  const fs::path init_log = base_ / "initdb.log";
+  if (id.switch_user) {
+    const int fd = open(init_log.c_str(), O_WRONLY | O_CREAT, 0644);
+    if (fd >= 0) close(fd);
+    if (chown(init_log.c_str(), id.uid, id.gid) != 0) {
+      error_ = "chown of the initdb log failed";
+      return false;
+    }
+  }
+  const int rc = RunAs(id,
+                       {PgBin() + "/initdb", "-D", data_.string(), "-U", "postgres",
+                        "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync"},
+                       init_log);
+  if (rc != 0) {
+    error_ = "initdb exited " + std::to_string(rc) + ": " + Slurp(init_log);
+    return false;
+  }
+  const fs::path log = data_ / "server.log";
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    port_ = FreePort();
+    const pid_t parent = getpid();
+    const pid_t pid = fork();
+    if (pid == 0) {
+      ExecAs(id,
+             {PgBin() + "/postgres", "-D", data_.string(), "-p", std::to_string(port_), "-k",
+              data_.string(), "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c",
+              "synchronous_commit=off", "-c", "full_page_writes=off", "-c",
+              "max_connections=300", "-c", "shared_buffers=256MB"},
+             log, true, parent);
+    }
+    pid_ = pid;
+    const std::string probe =
+        "host=127.0.0.1 port=" + std::to_string(port_) + " user=postgres dbname=postgres";
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (PQping(probe.c_str()) == PQPING_OK) return true;
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) break;  // exited: maybe the port was taken
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    Stop();
+    error_ = "postgres did not become ready on port " + std::to_string(port_) + ": " + Slurp(log);
+  }
+  return false;
+}
+
+void PostgresServer::Stop() {
+  if (pid_ > 0) {
+    kill(pid_, SIGINT);  // fast shutdown: disconnect clients, checkpoint, exit
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+    int status = 0;
+    while (waitpid(pid_, &status, WNOHANG) == 0) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        kill(pid_, SIGKILL);
+        waitpid(pid_, &status, 0);
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    pid_ = -1;
+  }
+}
+
+std::string PostgresServer::ConnInfo(const std::string& database) const {
+  return "host=127.0.0.1 port=" + std::to_string(port_) + " user=postgres dbname=" + database;
+}
+
+std::string PostgresServer::FreshDatabase() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!running()) {
+    ADD_FAILURE() << "PostgreSQL is not running: " << error_;
+    return "";
+  }
+  std::string name = "t";
+  name += std::to_string(++databases_);
+  PGconn* conn = PQconnectdb(ConnInfo("postgres").c_str());
+  PGresult* r = PQexec(conn, ("CREATE DATABASE " + name).c_str());
+  const bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+  if (!ok) ADD_FAILURE() << "CREATE DATABASE failed: " << PQerrorMessage(conn);
+  PQclear(r);
+  PQfinish(conn);
+  return ok ? ConnInfo(name) : "";
+}
+
+}  // namespace sinkd::testing
