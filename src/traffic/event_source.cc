@@ -33,8 +33,10 @@ size_t Skewed(Rng& rng, size_t n) {
   return std::min(first, static_cast<size_t>(rng.Below(n)));
 }
 
+// Clamped before the cast: a double beyond int64's range cast to int64 is undefined.
 int64_t RoundClamp(double value, int64_t lo, int64_t hi) {
-  return std::clamp(static_cast<int64_t>(value + 0.5), lo, hi);
+  return static_cast<int64_t>(
+      std::clamp(value + 0.5, static_cast<double>(lo), static_cast<double>(hi)));
 }
 
 // Calls `take(i)` for k distinct indices of [0, n), in increasing order (Knuth's algorithm S).

@@ -115,12 +115,17 @@ void TrafficGenerator::State::AppendBadLedgerMessage(BadKind kind, std::string& 
   if (kind == BadKind::kGarbage) {
     AppendGarbage(bad_rng, out);
   } else if (kind == BadKind::kJson) {
-    // A Batch in protojson form, of a few events (a full one would be ~1 MB of text).
+    // A publisher misconfigured to protojson: half the time a Batch of a few events (a full one
+    // would be ~1 MB of text), half the time a lone Event.
+    source.DrawLedger(draft);
+    if (bad_rng.Chance(0.5)) return AppendJsonEvent(draft, out);
     out.append("{\"events\":[");
     const int64_t events = bad_rng.Between(1, 3);
     for (int64_t i = 0; i < events; ++i) {
-      source.DrawLedger(draft);
-      if (i > 0) out.push_back(',');
+      if (i > 0) {
+        out.push_back(',');
+        source.DrawLedger(draft);
+      }
       AppendJsonEvent(draft, out);
     }
     out.append("]}");

@@ -44,16 +44,24 @@ struct TrafficOptions {
 
   // Cardinalities. Defaults describe a mid-sized multi-tenant plane; each is the number of
   // distinct values available, and skewed draws mean the rare ones appear only in large samples.
-  int tenants = 200;  // Zipf (exponent 1): the busiest ~6% of tenants carry ~40% of calls
-  int apps = 25;      // at most 25 (the named table); fixed weights, agentd ~30%
-  int features = 60;  // each app uses ~8 of them, so (app, feature) pairs number ~200
-  int prompts = 100;  // "raw" (message-path calls, ~20% of calls) + named templates, 1-2 per
-                      // feature, each with a stable 64-hex-digit prompt_hash
-  int budgets = 300;  // budget b belongs to tenant b % tenants; ~5% of calls have none
-  int tools = 40;     // at most 40 (the named table); Zipf-skewed, on ~25% of ledger calls and
-                      // every audit record
-  int users_per_tenant = 25;  // user principals per tenant, Zipf-skewed
-  int active_runs = 64;       // runs in flight at once; their events interleave in the stream
+  // Tenants are Zipf-Mandelbrot, weight 1/(rank + 2): the top 10 of 200 carry ~41% of runs and
+  // the last 100 ~14%, so partitions and dictionaries are as unequal as a real plane's.
+  int tenants = 200;
+  // At most 25 (the named table, vocabulary.h); fixed weights, agentd ~30%, the top 5 ~70%.
+  int apps = 25;
+  // Each app draws from a window of ~8, so (app, feature) pairs number ~200.
+  int features = 60;
+  // "raw" (message-path calls, ~20% of calls) plus named templates, 1-2 versions per feature,
+  // each with a stable 64-hex-digit prompt_hash.
+  int prompts = 100;
+  // Budget b belongs to tenant b % tenants (so 100 tenants have two); ~5% of calls have none.
+  int budgets = 300;
+  // At most 40 (the named table); Zipf-skewed; on ~25% of ledger calls and every audit record.
+  int tools = 40;
+  // User principals per tenant, Zipf-skewed (agents and services come from fixed tables).
+  int users_per_tenant = 25;
+  // Runs in flight at once; their events interleave in the stream as concurrent requests do.
+  int active_runs = 64;
 
   // OK, or Refuse naming the first field out of range.
   Status Validate() const;

@@ -19,7 +19,7 @@ namespace sinkd::traffic {
 struct TrafficOptions;
 
 // An app and its share of calls. agentd dominates, as the runner of every agent; the first five
-// carry ~70% of calls, the last ten under 5% together.
+// carry ~70% of calls, the last ten ~6% together.
 struct AppEntry {
   std::string_view name;
   double weight;

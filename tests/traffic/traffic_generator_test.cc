@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -183,6 +185,29 @@ TEST(TrafficGenerator, TheDelimitedWriterRoundTripsThroughTheContractReader) {
   EXPECT_TRUE(WriteDelimitedFile(file_writer, StreamKind::kAudit, 1, (dir / "no/such/dir").string())
                   .IsRefuse())
       << "an impossible path must be refused, not reported as written";
+}
+
+// Prevents a generator too slow for the benchmarks that draw their input from it (two million
+// events must take seconds). Prints the rate; the bound is loose enough for a sanitizer build on
+// a busy machine, and it is CPU time, so other processes do not count.
+TEST(TrafficGenerator, TwoMillionEventsAreGeneratedInSeconds) {
+  TrafficOptions options;
+  options.bad_share = 0.01;
+  options.expected_events = 2'000'000;
+  TrafficGenerator generator(options);
+  std::string message;
+  int64_t bytes = 0;
+  const std::clock_t start = std::clock();
+  for (int i = 0; i < 4'000; ++i) {
+    message.clear();
+    generator.AppendLedgerMessage(message);
+    bytes += static_cast<int64_t>(message.size());
+  }
+  const double seconds = static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
+  std::printf("[ rate     ] 2,000,000 events (%.0f MB) in %.2f s of CPU: %.0f events/s\n",
+              static_cast<double>(bytes) / 1e6, seconds, 2e6 / seconds);
+  RecordProperty("events_per_second", static_cast<int>(2e6 / seconds));
+  EXPECT_LT(seconds, 30.0) << "generation is far slower than the ~1.5 s it takes in Release";
 }
 
 // Prevents a generator silently built from nonsense options (a negative share, empty batches,
