@@ -3,7 +3,9 @@
 // server on a free loopback port with its socket in the data directory, fsync off for speed.
 // Shared() starts it on first use and stops it when the binary exits; the server is also told to
 // quit (SIGQUIT through PR_SET_PDEATHSIG) if the test binary dies without stopping it, so a crashed
-// test never leaves a postmaster behind. Each test takes a fresh database from FreshDatabase().
+// test never leaves a postmaster behind. Each test takes a fresh schema from FreshDatabase().
+// initdb runs once per machine into $TMPDIR/sinkd-pg-template-15-<uid> (under a lock) and each
+// server starts from a copy, because ctest runs every test in a process of its own.
 // A server that cannot start is a test failure (ADD_FAILURE + empty conninfo), never a skip.
 // Threads: Shared() must first be called from the main thread (the death signal follows the thread
 // that started the server); FreshDatabase is safe from any thread (it serialises itself).
@@ -30,7 +32,8 @@ class PostgresServer {
   const std::string& error() const { return error_; }
   int port() const { return port_; }
 
-  // Creates an empty database and returns its conninfo ("host=… port=… user=postgres dbname=…").
+  // Creates an empty schema and returns a conninfo whose search_path is that schema
+  // ("host=… port=… user=postgres dbname=postgres options=-csearch_path=tN").
   // Returns "" after an ADD_FAILURE when the server is not running.
   std::string FreshDatabase();
   // The conninfo of an existing database.
