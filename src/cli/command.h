@@ -27,5 +27,9 @@ void AddSweepCommand(CLI::App& root, Invocation& invocation);
 void AddImportCommand(CLI::App& root, Invocation& invocation);
 void AddGenerateCommand(CLI::App& root, Invocation& invocation);
 void AddSchemaCommand(CLI::App& root, Invocation& invocation);
+void AddProvisionCommand(CLI::App& root, Invocation& invocation);
+void AddDrainCommand(CLI::App& root, Invocation& invocation);
+void AddTailCommand(CLI::App& root, Invocation& invocation);
+void AddPublishCommand(CLI::App& root, Invocation& invocation);
 
 }  // namespace sinkd::cli

@@ -17,6 +17,10 @@ int main(int argc, char** argv) {
   sinkd::cli::AddSweepCommand(root, invocation);
   sinkd::cli::AddSchemaCommand(root, invocation);
   sinkd::cli::AddGenerateCommand(root, invocation);
+  sinkd::cli::AddProvisionCommand(root, invocation);
+  sinkd::cli::AddDrainCommand(root, invocation);
+  sinkd::cli::AddTailCommand(root, invocation);
+  sinkd::cli::AddPublishCommand(root, invocation);
   try {
     root.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,176 @@
+// sinkd drain ledger|audit: a durable pull consumer into the lake (drain/drain.h does the work).
+#include <cstdio>
+
+#include "base/duration.h"
+#include "base/log.h"
+#include "cli/command.h"
+#include "cli/destination_flags.h"
+#include "cli/lake_flags.h"
+#include "drain/drain.h"
+#include "drain/shutdown_signals.h"
+#include "drain/sink.h"
+#include "jetstream/connection.h"
+#include "jetstream/dead_letter_publisher.h"
+#include "jetstream/pull_consumer.h"
+#include "jetstream/streams.h"
+#include "metrics/drain_metrics.h"
+#include "metrics/http_listener.h"
+
+namespace sinkd::cli {
+
+namespace {
+
+struct DrainFlags {
+  std::string nats_url = jetstream::DefaultNatsUrl();
+  std::string durable;
+  DestinationFlags destination;
+  LakeFlags lake;
+  size_t batch_max_rows = 250'000;
+  size_t batch_max_bytes = size_t{512} << 20;
+  std::string batch_interval = "5m";
+  int fetch_max = 512;
+  std::string flush_timeout = "5m";
+  std::string ack_wait = "0";
+  int64_t max_ack_pending = 0;
+  std::string metrics_listen;
+};
+
+struct Origin {
+  std::string name;  // ledger | audit
+  std::string stream;
+  std::string filter;
+  contract::Envelope envelope;
+};
+
+Result<drain::DrainOptions> OptionsFrom(const DrainFlags& flags, const Origin& origin) {
+  drain::DrainOptions o;
+  o.origin = origin.name;
+  o.envelope = origin.envelope;
+  o.stream = origin.stream;
+  o.batch_max_rows = flags.batch_max_rows;
+  o.batch_max_bytes = flags.batch_max_bytes;
+  o.fetch_max = flags.fetch_max;
+  o.max_ack_pending = flags.max_ack_pending;
+  SINKD_ASSIGN_OR_RETURN(o.batch_interval, ParseDuration(flags.batch_interval));
+  SINKD_ASSIGN_OR_RETURN(o.flush_timeout, ParseDuration(flags.flush_timeout));
+  SINKD_ASSIGN_OR_RETURN(o.ack_wait, ParseDuration(flags.ack_wait));
+  SINKD_RETURN_IF_ERROR(o.Validate());
+  return o;
+}
+
+Status RunDrain(const DrainFlags& flags, const Origin& origin) {
+  // Everything that can be refused without the network is refused first.
+  SINKD_ASSIGN_OR_RETURN(drain::DrainOptions options, OptionsFrom(flags, origin));
+  SINKD_ASSIGN_OR_RETURN(lake::LakeWriterOptions lake_options,
+                         LakeWriterOptionsFrom(flags.lake, origin.name));
+  SINKD_ASSIGN_OR_RETURN(std::unique_ptr<lake::Destination> destination,
+                         MakeDestination(flags.destination));
+  const std::string durable = flags.durable.empty() ? "sink-" + origin.name : flags.durable;
+
+  metrics::DrainMetrics metrics;
+  metrics.origin = origin.name;
+  jetstream::ConnectOptions connect;
+  connect.url = flags.nats_url;
+  connect.name = "sinkd drain " + origin.name + " " + lake_options.instance;
+  SINKD_ASSIGN_OR_RETURN(auto connection, jetstream::Connection::Connect(connect));
+  metrics.connected = true;
+  drain::ShutdownSignals::Install();
+
+  // A drain that could not store a dead letter would have to drop the record or stall on it.
+  jetstream::DeadLetterPublisher publisher(*connection, origin.name);
+  SINKD_RETURN_IF_ERROR(publisher.CheckReachable());
+  jetstream::ConsumerConfig consumer_config;
+  consumer_config.stream = origin.stream;
+  consumer_config.durable = durable;
+  consumer_config.filter = origin.filter;
+  consumer_config.ack_wait = options.EffectiveAckWait();
+  consumer_config.max_ack_pending = options.EffectiveMaxAckPending();
+  consumer_config.description = "sinkd drain " + origin.name + " into the lake";
+  SINKD_ASSIGN_OR_RETURN(auto consumer, jetstream::PullConsumer::Bind(*connection, consumer_config));
+  metrics.consumer_bound = true;
+  SINKD_RETURN_IF_ERROR(destination->Ensure());
+  metrics.destination_reachable = true;
+
+  Logger log;
+  log.AddContext("origin", origin.name);
+  log.Info("sinkd drain started",
+           {{"nats", flags.nats_url},
+            {"stream", origin.stream},
+            {"durable", durable},
+            {"destination", destination->Describe()},
+            {"key_prefix", lake_options.key_prefix},
+            {"instance", lake_options.instance},
+            {"batch_max_rows", static_cast<uint64_t>(options.batch_max_rows)},
+            {"batch_interval", FormatDuration(options.batch_interval)},
+            {"ack_wait", FormatDuration(options.EffectiveAckWait())},
+            {"batch_max_bytes", static_cast<uint64_t>(options.batch_max_bytes)},
+            {"max_ack_pending", options.EffectiveMaxAckPending()},
+            {"fetch_max", options.fetch_max},
+            {"metrics_listen", flags.metrics_listen}});
+  metrics::HttpListener listener(metrics);
+  if (!flags.metrics_listen.empty()) SINKD_RETURN_IF_ERROR(listener.Start(flags.metrics_listen));
+
+  drain::LakeSink sink(*destination, lake_options);
+  drain::StreamDeadLetters dead_letters(publisher);
+  drain::Drain drain(options, *consumer, dead_letters, sink, log, &metrics);
+  Status status = drain.Run(drain::ShutdownSignals::stop());
+  // Acks are small publishes the client may still hold; hand them to the server before leaving.
+  (void)connection->FlushPending(std::chrono::seconds(5));
+  log.Info("sinkd drain stopped");
+  return status;
+}
+
+void AddDrainOrigin(CLI::App& parent, Invocation& invocation, const Origin& origin,
+                    const std::string& description) {
+  auto flags = std::make_shared<DrainFlags>();
+  CLI::App* cmd = parent.add_subcommand(origin.name, description);
+  cmd->add_option("--nats-url", flags->nats_url, "NATS server URL (env NATS_URL)")
+      ->capture_default_str();
+  cmd->add_option("--durable", flags->durable,
+                  "durable consumer name (default sink-" + origin.name + ")");
+  AddDestinationFlags(*cmd, flags->destination);
+  AddLakeFlags(*cmd, flags->lake);
+  cmd->add_option("--batch-max-rows", flags->batch_max_rows,
+                  "flush after this many ROWS; one ledger message holds many")
+      ->capture_default_str();
+  cmd->add_option("--batch-max-bytes", flags->batch_max_bytes,
+                  "flush once the batch holds this many bytes (messages + decoded rows)")
+      ->capture_default_str();
+  cmd->add_option("--batch-interval", flags->batch_interval,
+                  "flush this long after the batch's first message arrived")
+      ->capture_default_str();
+  cmd->add_option("--fetch-max", flags->fetch_max, "messages per JetStream fetch")
+      ->capture_default_str();
+  cmd->add_option("--flush-timeout", flags->flush_timeout,
+                  "expected cap on one flush; feeds the default ack wait")
+      ->capture_default_str();
+  cmd->add_option("--ack-wait", flags->ack_wait,
+                  "the durable's AckWait (0 = batch-interval + flush-timeout + 1m); keep-alives "
+                  "cover longer batches, so a shorter one only speeds up recovery after a crash")
+      ->capture_default_str();
+  cmd->add_option("--max-ack-pending", flags->max_ack_pending,
+                  "the durable's MaxAckPending (0 = 2 x (batch-max-rows + fetch-max), so a full "
+                  "batch of one-event messages fits in flight)")
+      ->capture_default_str();
+  cmd->add_option("--metrics-listen", flags->metrics_listen,
+                  "serve /metrics, /healthz and /readyz on this host:port (off by default)");
+  cmd->callback([flags, &invocation, origin] {
+    invocation.run = [flags, origin] { return RunDrain(*flags, origin); };
+  });
+}
+
+}  // namespace
+
+void AddDrainCommand(CLI::App& root, Invocation& invocation) {
+  CLI::App* parent = AddParent(root, "drain", "drain a JetStream stream into the lake");
+  AddDrainOrigin(*parent, invocation,
+                 {"ledger", jetstream::kLedgerStream, jetstream::kLedgerFilter,
+                  contract::Envelope::kBatch},
+                 "drain GARM_LEDGER (messages are garm.ledger.v1.Batch)");
+  AddDrainOrigin(*parent, invocation,
+                 {"audit", jetstream::kAuditStream, jetstream::kAuditFilter,
+                  contract::Envelope::kEvent},
+                 "drain GARM_AUDIT (messages are garm.ledger.v1.Event)");
+}
+
+}  // namespace sinkd::cli
