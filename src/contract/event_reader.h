@@ -1,0 +1,89 @@
+// Internal to contract/ (the engine of WireDecoder): reads one garm.ledger.v1.Event's wire bytes
+// into one slot per column, judges whether they are a row, and appends that row to a RowBatch; it
+// also splits a Batch into its events. Dispatch comes from the ColumnTable (contract/field_plan.h)
+// and every limit of the wire format is libprotobuf's (contract/wire_format.h).
+// Ownership: borrows the ColumnTable; slots are views into the bytes last given to ReadEvent,
+// which must stay alive until AppendRow. Threads: one thread at a time.
+// Nothing is allocated per field or per row once the scratch vectors have grown.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "contract/field_plan.h"
+#include "contract/reject.h"
+#include "contract/wire_format.h"
+#include "row/column_table.h"
+#include "row/json_text.h"
+#include "row/row_batch.h"
+
+namespace sinkd::contract {
+
+class EventReader {
+ public:
+  enum class Verdict { kRow, kUnreadable, kTimeOutOfRange, kMissingEventId, kMissingTime };
+
+  // REQUIRES: CheckWireShapes(table).ok().
+  explicit EventReader(const row::ColumnTable& table);
+
+  size_t columns() const { return slots_.size(); }
+
+  // Reads `event` and says whether it is a row, or which rule it breaks (checked in the order
+  // of the enum: unreadable, time out of range, event_id empty, time absent).
+  Verdict ReadEvent(std::string_view event);
+
+  // Appends the event last read as one row.
+  // REQUIRES: the last ReadEvent returned kRow, and its bytes are still alive.
+  // Sorts the tag entries in place, hence not const.
+  void AppendRow(row::RowBatch& batch);
+
+  // The Reject for the event last read, with `payload` and `index` as given.
+  // REQUIRES: `verdict` is what the last ReadEvent returned, and is not kRow.
+  Reject MakeEventReject(Verdict verdict, std::string_view payload, int index) const;
+
+  // Fills `events` with views of each events entry of a Batch (field 1, length-delimited), in
+  // order, and returns true; or returns false when the framing itself is broken (a truncated
+  // field, a malformed unknown field, …), BatchError() saying where. Events are not looked into.
+  bool SplitBatch(std::string_view message, std::vector<std::string_view>* events);
+  std::string BatchError() const { return FaultError("garm.ledger.v1.Batch"); }
+
+ private:
+  // One column's value for the event being read, valid only when the column's `seen_` bit is
+  // set: slots are not cleared between events, the bits are (a word per 64 columns instead of
+  // every slot keeps the reset off the profile).
+  struct Slot {
+    std::string_view text;  // kString
+    uint64_t bits = 0;      // bool/int32/int64 varint, double bit pattern, Timestamp seconds
+    int32_t nanos = 0;      // Timestamp nanos
+  };
+
+  bool Seen(size_t column) const;
+  Slot& Write(size_t column);
+  void Start(std::string_view payload);
+  bool Failed(const uint8_t* at, uint32_t field);
+  const uint8_t* SkipUnknown(uint32_t tag, const uint8_t* p, const uint8_t* end, int depth);
+  const uint8_t* ReadString(const uint8_t* p, const uint8_t* end, std::string_view* out);
+  bool ReadMessage(const MessagePlan& message, const uint8_t* p, const uint8_t* end, int depth);
+  const uint8_t* ReadKnown(const FieldRule& rule, const uint8_t* p, const uint8_t* end, int depth);
+  bool ReadTimestamp(Slot& slot, const uint8_t* p, const uint8_t* end, int depth);
+  bool ReadMapEntry(std::vector<row::JsonMember>& entries, const uint8_t* p, const uint8_t* end,
+                    int depth);
+  std::string FaultError(std::string_view type) const;
+
+  const row::ColumnTable* table_;
+  FieldPlan plan_;
+  std::vector<Slot> slots_;
+  std::vector<uint64_t> seen_;  // one bit per column: its slot was written by this event
+  std::vector<std::vector<row::JsonMember>> maps_;    // per kMap column: this event's entries
+  std::vector<std::vector<std::string_view>> lists_;  // per kList column: this event's items
+
+  // The first fault of the payload being read: where (innermost) and in which top-level field.
+  const uint8_t* base_ = nullptr;
+  wire::Fault fault_ = wire::Fault::kNone;
+  const uint8_t* fault_at_ = nullptr;
+  uint32_t fault_field_ = 0;
+};
+
+}  // namespace sinkd::contract
