@@ -78,6 +78,16 @@ class DeliveryPlan {
     probe_due_ = attempts_ >= kProbeAfter;
   }
 
+  // Only `available` events exist after the cursor (all of them, up to suspect(), were read). A
+  // suspect run restored from a holder that died is sized by what it *meant* to deliver; the
+  // batch it actually held cannot have been longer than what exists now, so the run shrinks to
+  // that and the next delivery is its first half, as if that batch had failed here.
+  void Clamp(int available) {
+    if (available <= 0 || suspect_ <= available) return;
+    suspect_ = available;
+    size_ = std::min(size_, std::max(1, (available + 1) / 2));
+  }
+
   // The probe was made (or found no neighbour yet): the next step retries the lone event.
   void Probed() { probe_due_ = false; }
 

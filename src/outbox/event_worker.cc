@@ -69,10 +69,14 @@ PassResult EventWorker::Pass() {
   }
   if (plan_.probe_due()) return Probe();
   if (Now() < retry_at_) return PassResult::kWaiting;
-  const int asked = plan_.NextSize();
-  auto events = ReadEvents(*conn_, cursor_, asked);
+  // While a suspect run is known the whole run is read (it exists: nothing commits behind the
+  // cursor), so a run restored from a dead holder can be clamped to what is really there.
+  auto events = ReadEvents(*conn_, cursor_, std::max(plan_.suspect(), plan_.NextSize()));
   if (!events.ok()) return DatabaseError(events.status().WithContext("read outbox"));
   if (events->empty()) return PassResult::kIdle;
+  plan_.Clamp(static_cast<int>(events->size()));
+  const int asked = plan_.NextSize();
+  if (static_cast<int>(events->size()) > asked) events->resize(static_cast<size_t>(asked));
   const Status st = sink_->Deliver(*events);
   if (st.ok()) return Delivered(*events, asked);
   return Failed(*events, st);

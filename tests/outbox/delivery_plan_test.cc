@@ -107,3 +107,22 @@ TEST(DeliveryPlan, RestoredStateKeepsTheCountAndTheSuspectRun) {
 
 }  // namespace
 }  // namespace sinkd::outbox
+
+namespace sinkd::outbox {
+namespace {
+
+// A dead holder's run is sized by what it meant to deliver (128); only 8 events exist, so the
+// failing batch held at most 8 and the next delivery is 4, not 64.
+TEST(DeliveryPlan, ARestoredSuspectRunShrinksToWhatExists) {
+  DeliveryPlan plan(128);
+  plan.Failed(128);
+  ASSERT_EQ(plan.NextSize(), 64);
+  plan.Clamp(8);
+  EXPECT_EQ(plan.suspect(), 8);
+  EXPECT_EQ(plan.NextSize(), 4);
+  plan.Clamp(100);
+  EXPECT_EQ(plan.suspect(), 8) << "more events never widen a known run";
+}
+
+}  // namespace
+}  // namespace sinkd::outbox
