@@ -16,7 +16,7 @@ constexpr int64_t kJitterNanos = 1'500'000'000;
 constexpr std::array<std::string_view, 4> kLedgerOutcomes = {"ok", "error", "denied",
                                                              "interrupted"};
 constexpr std::array<double, 4> kLedgerOutcomeWeights = {90, 6, 2, 2};
-// Run lengths 1..12: most runs are one or two calls, agent loops run longer (mean ~3.4).
+// Run lengths 1..12: most runs are one or two calls, agent loops run longer (mean ~3.7).
 constexpr std::array<double, 12> kRunLengthWeights = {22, 20, 16, 12, 9, 7, 5, 3, 2, 1.5, 1.2, 1.3};
 constexpr std::array<double, 5> kTagCountWeights = {15, 25, 30, 20, 10};
 constexpr std::array<double, 4> kCompartmentCountWeights = {50, 30, 15, 5};
