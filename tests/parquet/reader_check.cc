@@ -42,6 +42,12 @@ class FileStream final : public OutputStream {
 
 }  // namespace
 
+std::string Numbered(std::string_view prefix, uint64_t n) {
+  std::string out(prefix);
+  out += std::to_string(n);
+  return out;
+}
+
 ReaderOutput ReadWith(const std::string& reader, const std::filesystem::path& file) {
   ReaderOutput out;
   const testing::CommandResult run = testing::RunCommand(
@@ -235,6 +241,68 @@ SampleTable MixedTable(size_t rows, uint64_t seed, bool with_nan) {
     t.Bool(6, rng() % 3 == 0);
     ts += static_cast<int64_t>(rng() % 5'000'000);
     t.Int64(7, ts);
+    t.EndRow();
+  }
+  return t;
+}
+
+SampleTable LedgerLikeTable(size_t rows, uint64_t seed) {
+  SampleTable t({
+      {"event_id", PhysicalType::kByteArray, Annotation::kString},
+      {"time", PhysicalType::kInt64, Annotation::kTimestampMicrosUtc},
+      {"tenant", PhysicalType::kByteArray, Annotation::kString},
+      {"feature", PhysicalType::kByteArray, Annotation::kString},
+      {"run_id", PhysicalType::kByteArray, Annotation::kString},
+      {"model", PhysicalType::kByteArray, Annotation::kString},
+      {"outcome", PhysicalType::kByteArray, Annotation::kString},
+      {"input_tokens", PhysicalType::kInt64},
+      {"output_tokens", PhysicalType::kInt64},
+      {"cached_tokens", PhysicalType::kInt64},
+      {"latency_ms", PhysicalType::kInt64},
+      {"cost_usd", PhysicalType::kDouble},
+      {"chain_depth", PhysicalType::kInt32},
+      {"model_overridden", PhysicalType::kBoolean},
+      {"error_detail", PhysicalType::kByteArray, Annotation::kString},
+  });
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> unit(0, 1);
+  const auto zipf = [&](int k) { return static_cast<int>(std::pow(unit(rng), 3) * k); };
+  const char* models[] = {"gpt-4o", "gpt-4o-mini", "claude-sonnet", "claude-haiku", "llama-70b",
+                          "mistral-large", "o3", "o4-mini", "gemini-pro", "gemini-flash"};
+  const char* outcomes[] = {"ok", "ok", "ok", "ok", "ok", "ok", "error", "interrupted", "denied"};
+  int64_t time = 1'767'225'600'000'000LL;
+  std::string run;
+  char buf[64];
+  for (size_t r = 0; r < rows; ++r) {
+    const uint64_t a = rng(), b = rng();
+    std::snprintf(buf, sizeof buf, "%08x-%04x-%04x-%04x-%012llx", static_cast<uint32_t>(a),
+                  static_cast<uint32_t>(a >> 32) & 0xFFFF, static_cast<uint32_t>(a >> 48),
+                  static_cast<uint32_t>(b) & 0xFFFF, static_cast<unsigned long long>(b >> 16));
+    t.String(0, buf);
+    time += static_cast<int64_t>(rng() % 20000);
+    t.Int64(1, time);
+    std::snprintf(buf, sizeof buf, "tenant-%03d", zipf(50));
+    t.String(2, buf);
+    std::snprintf(buf, sizeof buf, "feature/%d/summarise", zipf(200));
+    t.String(3, buf);
+    if (r % 50 == 0) {
+      std::snprintf(buf, sizeof buf, "run-%016llx", static_cast<unsigned long long>(rng()));
+      run = buf;
+    }
+    t.String(4, run);
+    t.String(5, models[zipf(10)]);
+    const int outcome = static_cast<int>(rng() % 9);
+    t.String(6, outcomes[outcome]);
+    const auto input = static_cast<int64_t>(rng() % 5000);
+    const auto output = static_cast<int64_t>(rng() % 2000);
+    t.Int64(7, input);
+    t.Int64(8, output);
+    t.Int64(9, rng() % 10 == 0 ? static_cast<int64_t>(rng() % 1000) : 0);
+    t.Int64(10, 200 + static_cast<int64_t>(rng() % 3000));
+    t.Double(11, static_cast<double>(input) * 2.5e-6 + static_cast<double>(output) * 1e-5);
+    t.Int32(12, zipf(4));
+    t.Bool(13, rng() % 20 == 0);
+    t.String(14, outcome == 6 ? "upstream timeout after 30s calling the provider" : "");
     t.EndRow();
   }
   return t;

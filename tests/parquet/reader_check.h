@@ -26,6 +26,10 @@ struct ReaderOutput {
   std::vector<std::vector<std::string>> rows;  // a null is "<NULL>"
 };
 
+// prefix + decimal n; spelled out because gcc 12 warns (-Wrestrict, a false positive) on
+// "literal" + std::to_string(n).
+std::string Numbered(std::string_view prefix, uint64_t n);
+
 // `reader` is "hyparquet" or "parquet-wasm" (through tools/read-parquet.mjs).
 ReaderOutput ReadWith(const std::string& reader, const std::filesystem::path& file);
 
@@ -91,5 +95,10 @@ Result<std::string> EncodeParquet(const SampleTable& table, const std::vector<ui
 // specials (±0, ±inf, subnormal; NaN only when `with_nan`), bool, and a sorted UTC timestamp that
 // starts before 1970.
 SampleTable MixedTable(size_t rows, uint64_t seed, bool with_nan = false);
+
+// A table shaped like the ledger lake: a unique UUID event id, a sorted timestamp, zipf-skewed
+// low-cardinality strings (tenant, feature, model, outcome), run ids in runs of 50, token counts,
+// latency, cost, a small int, a rare flag and a mostly empty error text.
+SampleTable LedgerLikeTable(size_t rows, uint64_t seed);
 
 }  // namespace sinkd::parquet
