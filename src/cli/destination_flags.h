@@ -2,26 +2,51 @@
 // or --s3-endpoint and --s3-bucket for an object store. There is no default destination; naming
 // both, or neither, is refused with a message that names the options. Selection runs before any
 // network I/O.
+// Environment variables are defaults: LAKE_DIR for --lake-dir, AWS_ENDPOINT_URL for
+// --s3-endpoint, S3_BUCKET for --s3-bucket. A destination named by a flag outranks one named only
+// by the environment, so `--lake-dir ./lake` works on a machine that exports AWS_ENDPOINT_URL for
+// its other tools; two destinations named at the same level are refused. The AWS credential
+// variables (and the retired S3_* names) are read on the S3 branch only.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
+#include "base/log.h"
 #include "base/result.h"
 #include "lake/destination.h"
+#include "s3/environment.h"
 
 namespace sinkd::cli {
 
 struct DestinationFlags {
-  std::string lake_dir;  // env LAKE_DIR
+  std::string lake_dir;     // env LAKE_DIR
+  std::string s3_endpoint;  // env AWS_ENDPOINT_URL; URL or host:port
+  std::string s3_bucket;    // env S3_BUCKET
+  bool s3_ssl = false;      // TLS for a bare host:port (an https:// URL says it too)
+  bool s3_anonymous = false;
+  bool s3_virtual_hosted = false;
+  bool s3_no_create_bucket = false;
+  std::string s3_ca_bundle;
+  uint64_t s3_multipart_threshold = 64ull * 1024 * 1024;  // bytes; at least 5 MiB
+  int s3_retry_attempts = 6;
+  std::string s3_retry_max_backoff = "20s";
+  std::string s3_request_timeout = "5m";
 };
 
-// Adds the destination flags to `cmd`; environment variables become their defaults here.
+// Adds the destination flags to `cmd`.
 void AddDestinationFlags(CLI::App& cmd, DestinationFlags& flags);
 
-// Chooses and builds the destination the flags name (not yet Ensure'd).
-Result<std::unique_ptr<lake::Destination>> MakeDestination(const DestinationFlags& flags);
+// Chooses and builds the destination the flags (and the environment) name; not yet Ensure'd.
+// `log` receives the S3 destination's retries and warnings (a stderr logger when null).
+Result<std::unique_ptr<lake::Destination>> MakeDestination(const DestinationFlags& flags,
+                                                           Logger* log = nullptr);
+// The same over an injected environment.
+Result<std::unique_ptr<lake::Destination>> MakeDestination(const DestinationFlags& flags,
+                                                           const s3::Environment& env,
+                                                           Logger* log);
 
 }  // namespace sinkd::cli

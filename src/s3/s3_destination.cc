@@ -1,0 +1,111 @@
+#include "s3/s3_destination.h"
+
+#include "s3/s3_client.h"
+#include "s3/s3_upload.h"
+
+namespace sinkd::s3 {
+
+Status S3Options::Validate() const {
+  if (bucket.empty()) return Status::Refuse("s3: no bucket: pass --s3-bucket or export S3_BUCKET");
+  if (bucket.find_first_of("/ \t\r\n") != std::string::npos) {
+    return Status::Refuse("--s3-bucket \"" + bucket +
+                          "\" is not a bucket name: it has a '/' or a space");
+  }
+  if (endpoint.host.empty()) return Status::Refuse("s3: no endpoint: pass --s3-endpoint");
+  if (multipart_threshold == 0 || multipart_threshold > 5ull * 1024 * kMiB) {
+    return Status::Refuse("--s3-multipart-threshold must be between 1 byte and 5 GiB");
+  }
+  return retry.Validate();
+}
+
+S3Destination::S3Destination(S3Options options, Logger* log)
+    : options_(std::move(options)),
+      own_log_(log ? nullptr : std::make_unique<Logger>()),
+      log_(log ? *log : *own_log_) {
+  S3ClientOptions client;
+  client.endpoint = options_.endpoint;
+  client.bucket = options_.bucket;
+  client.region = options_.region;
+  client.credentials = options_.credentials;
+  client.virtual_hosted = options_.virtual_hosted;
+  client.http.ca_bundle = options_.ca_bundle;
+  client.http.connect_timeout = options_.connect_timeout;
+  client.http.request_timeout = options_.request_timeout;
+  client.retry = options_.retry;
+  client_ = std::make_unique<S3Client>(std::move(client), log_);
+}
+
+S3Destination::~S3Destination() = default;
+
+Result<std::unique_ptr<S3Destination>> S3Destination::Make(S3Options options, Logger* log) {
+  SINKD_RETURN_IF_ERROR(options.Validate());
+  return std::unique_ptr<S3Destination>(new S3Destination(std::move(options), log));
+}
+
+std::string S3Destination::Describe() const {
+  std::string who;
+  if (options_.credentials.anonymous()) {
+    who = "anonymous, unsigned (--s3-anonymous)";
+  } else if (!options_.credentials.session_token.empty()) {
+    who = "signed with AWS_ACCESS_KEY_ID and AWS_SESSION_TOKEN";
+  } else {
+    who = "signed with AWS_ACCESS_KEY_ID";
+  }
+  return "s3://" + options_.bucket + " at " + options_.endpoint.host + " (region " +
+         options_.region + ", " + who + ")";
+}
+
+Status S3Destination::Ensure() {
+  const std::string where = "bucket check on " + Describe();
+  Result<HttpResponse> head = client_->Send(S3Call{"HEAD", "", {}, {}, {}});
+  if (!head.ok()) return Status::Refuse(where + ": " + head.status().message());
+  if (head->status / 100 == 2) return Status::OK();
+  if (head->status != 404) {
+    // A HEAD answer has no body, so "403" alone would not say whether the key, the secret or a
+    // policy is wrong; the same question as a GET brings the store's Code and Message.
+    S3Answer answer = AnswerOf(*head);
+    Result<HttpResponse> probe =
+        client_->Send(S3Call{"GET", "", {{"list-type", "2"}, {"max-keys", "0"}}, {}, {}});
+    if (probe.ok() && probe->status / 100 != 2 && !AnswerOf(*probe).code.empty()) {
+      answer = AnswerOf(*probe);
+    }
+    return Status::Refuse(where + ": " + answer.ToString());
+  }
+  if (!options_.create_bucket) {
+    return Status::Refuse(where + ": the bucket does not exist, and --s3-no-create-bucket says "
+                                  "not to create it: create it, or drop the flag");
+  }
+  std::string body;
+  if (options_.region != "us-east-1") {
+    body = "<CreateBucketConfiguration xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+           "<LocationConstraint>" + options_.region + "</LocationConstraint>"
+           "</CreateBucketConfiguration>";
+  }
+  Result<HttpResponse> made = client_->Send(S3Call{"PUT", "", {}, {}, body});
+  if (!made.ok()) return Status::Refuse("bucket create on " + Describe() + ": " +
+                                        made.status().message());
+  const S3Answer answer = AnswerOf(*made);
+  // Another instance starting at the same moment may have made it first.
+  if (made->status / 100 != 2 && answer.code != "BucketAlreadyOwnedByYou") {
+    return Status::Refuse("bucket create on " + Describe() + ": " + answer.ToString());
+  }
+  log_.Info("created bucket", {{"destination", Describe()}});
+  return Status::OK();
+}
+
+Result<std::unique_ptr<lake::PartUpload>> S3Destination::Begin(const std::string& key) {
+  if (key.empty() || key.front() == '/') {
+    return Status::Internal("s3: a Part key must be relative and non-empty: \"" + key + "\"");
+  }
+  return std::unique_ptr<lake::PartUpload>(new S3Upload(*this, key));
+}
+
+void S3Destination::StopConditionalCreates(const std::string& answer) {
+  if (!conditional_creates_) return;
+  conditional_creates_ = false;
+  log_.Warn("the store does not implement If-None-Match; objects are created without it, so "
+            "nothing stops two writers of one key from overwriting each other",
+            {{"destination", Describe()}, {"answer", answer}});
+}
+
+}  // namespace sinkd::s3

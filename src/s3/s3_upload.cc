@@ -1,0 +1,192 @@
+#include "s3/s3_upload.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "s3/s3_client.h"
+#include "s3/s3_destination.h"
+
+namespace sinkd::s3 {
+
+namespace {
+
+bool EndsWith(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+// "\"0cc1…\"" → "0cc1…": ETags arrive quoted, in whatever case the store likes.
+std::string BareEtag(std::string_view etag) {
+  std::string out;
+  for (char c : etag) {
+    if (c != '"') out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  }
+  return out;
+}
+
+bool Success(const HttpResponse& r) { return r.status / 100 == 2; }
+
+// A store without conditional writes says so with 501, or with a NotImplemented code.
+bool RefusesConditional(const HttpResponse& r) {
+  if (r.status == 501) return true;
+  return r.status / 100 == 4 && r.status != 412 && AnswerOf(r).code == "NotImplemented";
+}
+
+}  // namespace
+
+std::string ContentTypeFor(std::string_view key) {
+  if (EndsWith(key, ".parquet")) return "application/vnd.apache.parquet";
+  if (EndsWith(key, ".jsonl")) return "application/x-ndjson";
+  return "application/octet-stream";
+}
+
+S3Upload::S3Upload(S3Destination& owner, std::string key)
+    : owner_(owner), key_(std::move(key)) {}
+
+S3Upload::~S3Upload() {
+  if (!committed_) Abort();
+}
+
+Status S3Upload::Fail(const std::string& what) {
+  status_ = Status::Redeliver("place " + key_ + ": " + what);
+  return status_;
+}
+
+Status S3Upload::Append(std::span<const uint8_t> bytes) {
+  if (!status_.ok()) return status_;
+  if (committed_ || aborted_) return Fail("Append after Commit or Abort");
+  const uint64_t threshold = owner_.options_.multipart_threshold;
+  while (!bytes.empty()) {
+    // A full buffer with more bytes coming means the Part is over the threshold: it goes
+    // multipart, and the buffer is its next piece.
+    if (buffer_.size() >= threshold) {
+      SINKD_RETURN_IF_ERROR(SendPiece());
+    }
+    const size_t take = std::min<uint64_t>(bytes.size(), threshold - buffer_.size());
+    buffer_.append(reinterpret_cast<const char*>(bytes.data()), take);
+    bytes = bytes.subspan(take);
+  }
+  return Status::OK();
+}
+
+Status S3Upload::Commit() {
+  if (status_.ok() && (committed_ || aborted_)) status_ = Fail("Commit after Commit or Abort");
+  if (status_.ok()) status_ = upload_id_.empty() ? PutWhole() : SendPiece();
+  if (status_.ok() && !upload_id_.empty()) status_ = Complete();
+  if (!status_.ok()) {
+    Abort();
+    return status_;
+  }
+  committed_ = true;
+  std::string().swap(buffer_);
+  return Status::OK();
+}
+
+Result<HttpResponse> S3Upload::SendCreate(S3Call call) {
+  const bool conditional = owner_.conditional_creates_;
+  if (conditional) call.headers.emplace_back("if-none-match", "*");
+  Result<HttpResponse> sent = owner_.client_->Send(call);
+  if (!conditional || !sent.ok() || !RefusesConditional(*sent)) return sent;
+  owner_.StopConditionalCreates(AnswerOf(*sent).ToString());
+  call.headers.pop_back();
+  return owner_.client_->Send(call);
+}
+
+Status S3Upload::PutWhole() {
+  S3Call call{"PUT", key_, {}, {{"content-type", ContentTypeFor(key_)}}, buffer_};
+  Result<HttpResponse> sent = SendCreate(std::move(call));
+  if (!sent.ok()) return Fail(sent.status().message());
+  if (sent->status == 412) return ConfirmLanded({HexEncode(Md5(buffer_))});
+  if (!Success(*sent)) return Fail("PUT: " + AnswerOf(*sent).ToString());
+  return Status::OK();
+}
+
+Status S3Upload::SendPiece() {
+  if (upload_id_.empty()) {
+    S3Call create{"POST", key_, {{"uploads", ""}}, {{"content-type", ContentTypeFor(key_)}}, {}};
+    Result<HttpResponse> made = owner_.client_->Send(create);
+    if (!made.ok()) return Fail(made.status().message());
+    if (!Success(*made)) return Fail("CreateMultipartUpload: " + AnswerOf(*made).ToString());
+    upload_id_ = XmlValue(made->body, "UploadId");
+    if (upload_id_.empty()) return Fail("CreateMultipartUpload answered without an UploadId");
+  }
+  const uint64_t number = etags_.size() + 1;
+  if (number > kMaxPieces) {
+    return Fail("more than 10,000 multipart pieces: raise --s3-multipart-threshold");
+  }
+  S3Call piece{"PUT", key_, {{"partNumber", std::to_string(number)}, {"uploadId", upload_id_}},
+               {}, buffer_};
+  Result<HttpResponse> sent = owner_.client_->Send(piece);
+  if (!sent.ok()) return Fail(sent.status().message());
+  if (!Success(*sent)) return Fail("UploadPart " + std::to_string(number) + ": " +
+                                   AnswerOf(*sent).ToString());
+  std::string etag = sent->Header("etag");
+  if (etag.empty()) return Fail("UploadPart " + std::to_string(number) + " answered no ETag");
+  etags_.push_back(std::move(etag));
+  piece_md5s_ += Md5(buffer_);
+  whole_md5_.Update(buffer_);
+  buffer_.clear();  // keeps its capacity: the next piece reuses the memory
+  return Status::OK();
+}
+
+Status S3Upload::Complete() {
+  std::string xml = "<CompleteMultipartUpload>";
+  for (size_t i = 0; i < etags_.size(); ++i) {
+    xml += "<Part><PartNumber>" + std::to_string(i + 1) + "</PartNumber><ETag>" + etags_[i] +
+           "</ETag></Part>";
+  }
+  xml += "</CompleteMultipartUpload>";
+  S3Call call{"POST", key_, {{"uploadId", upload_id_}}, {{"content-type", "application/xml"}},
+              xml};
+  Result<HttpResponse> sent = SendCreate(std::move(call));
+  if (!sent.ok()) return Fail(sent.status().message());
+  const S3Answer answer = AnswerOf(*sent);
+  // A completion whose answer was lost is retried; the store then says the object exists (412)
+  // or the upload is gone (404 NoSuchUpload). Either way the object may be ours.
+  if (sent->status == 412 || answer.code == "NoSuchUpload") {
+    // AWS's ETag for a multipart object is MD5(piece MD5s)-N; some stores use the plain MD5.
+    const std::vector<std::string> etags = {
+        HexEncode(Md5(piece_md5s_)) + "-" + std::to_string(etags_.size()),
+        HexEncode(whole_md5_.Finish())};
+    Status landed = ConfirmLanded(etags);
+    if (landed.ok()) upload_id_.clear();
+    return landed;
+  }
+  if (!Success(*sent)) return Fail("CompleteMultipartUpload: " + answer.ToString());
+  upload_id_.clear();  // complete: nothing left to abort
+  return Status::OK();
+}
+
+Status S3Upload::ConfirmLanded(const std::vector<std::string>& etags) {
+  Result<HttpResponse> head = owner_.client_->Send(S3Call{"HEAD", key_, {}, {}, {}});
+  if (!head.ok()) return Fail("checking an existing object: " + head.status().message());
+  if (!Success(*head)) {
+    return Fail("the store said the object exists, then HEAD said " + AnswerOf(*head).ToString());
+  }
+  const std::string found = BareEtag(head->Header("etag"));
+  if (std::find(etags.begin(), etags.end(), found) != etags.end()) {
+    owner_.log_.Info("object already in place with our bytes (an earlier attempt landed)",
+                     {{"object", owner_.client_->Name(key_)}});
+    return Status::OK();
+  }
+  return Fail("another object already exists at this key; If-None-Match kept it from being "
+              "overwritten (ETag " + found + ")");
+}
+
+void S3Upload::Abort() {
+  if (committed_ || aborted_) return;
+  aborted_ = true;
+  std::string().swap(buffer_);
+  if (upload_id_.empty()) return;
+  const std::string upload_id = std::exchange(upload_id_, "");
+  Result<HttpResponse> sent =
+      owner_.client_->Send(S3Call{"DELETE", key_, {{"uploadId", upload_id}}, {}, {}});
+  if (sent.ok() && (Success(*sent) || sent->status == 404)) return;
+  // The pieces stay billed until a lifecycle rule (AbortIncompleteMultipartUpload) removes them;
+  // the Part itself never becomes visible, so nothing is lost or doubled.
+  owner_.log_.Warn("multipart abort failed; the store keeps the uploaded pieces until a lifecycle "
+                   "rule removes them",
+                   {{"object", owner_.client_->Name(key_)}, {"upload_id", upload_id},
+                    {"err", sent.ok() ? AnswerOf(*sent).ToString() : sent.status().message()}});
+}
+
+}  // namespace sinkd::s3

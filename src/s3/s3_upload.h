@@ -1,0 +1,60 @@
+// S3Upload is one Part on its way into a bucket (internal to s3/; reached through
+// S3Destination::Begin). It buffers up to the multipart threshold; a Part that stays under it is
+// one PUT at Commit, a larger one becomes a multipart upload whose pieces go up as the buffer
+// fills, completed at Commit and aborted on any failure.
+// Ownership: borrows its S3Destination (must outlive it); owns the buffer.
+// Threads: one thread at a time.
+// Errors: sticky: the first failure is kept, later Appends return it at once, Commit returns it
+// (as Redeliver naming the key). Abort is safe at any time and after a failed Commit.
+// REQUIRES: Commit or Abort before destruction (the destructor aborts otherwise).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "lake/destination.h"
+#include "s3/crypto.h"
+
+namespace sinkd::s3 {
+
+class S3Destination;
+struct S3Call;
+struct HttpResponse;
+
+// The Content-Type an object gets from its key: Parquet, JSON lines (dead letters), or bytes.
+std::string ContentTypeFor(std::string_view key);
+
+class S3Upload final : public lake::PartUpload {
+ public:
+  S3Upload(S3Destination& owner, std::string key);
+  ~S3Upload() override;
+
+  Status Append(std::span<const uint8_t> bytes) override;
+  Status Commit() override;
+  void Abort() override;
+
+ private:
+  Status PutWhole();
+  Status SendPiece();
+  Status Complete();
+  // Sends a create (PUT or completion) with If-None-Match while the store takes it; a store that
+  // refuses the header is told to the destination and the call is sent again without it.
+  Result<HttpResponse> SendCreate(S3Call call);
+  // After a 412 (or a completion whose upload is gone): OK when the object at the key has one of
+  // `etags` — an earlier attempt of ours landed and its answer was lost — Redeliver otherwise.
+  Status ConfirmLanded(const std::vector<std::string>& etags);
+  Status Fail(const std::string& what);
+
+  S3Destination& owner_;
+  std::string key_;
+  std::string buffer_;
+  Status status_;
+  std::string upload_id_;           // "" until the Part goes multipart
+  std::vector<std::string> etags_;  // per piece, as the store answered
+  std::string piece_md5s_;          // raw MD5 of each piece, for the multipart ETag
+  Md5Stream whole_md5_;             // MD5 of the whole object, for stores that use it as ETag
+  bool committed_ = false;
+  bool aborted_ = false;
+};
+
+}  // namespace sinkd::s3

@@ -1,0 +1,111 @@
+// Retries through a proxy that injects 500s, 503 SlowDowns, connection resets (before and after
+// the store did the work) and latency: every Commit that returns OK has its object in the store
+// with exactly its bytes, and one that runs out of attempts leaves nothing.
+#include <gtest/gtest.h>
+
+#include "s3/s3_destination.h"
+#include "s3_server.h"
+#include "s3_test_util.h"
+
+namespace sinkd::s3 {
+namespace {
+
+using sinkd::testing::CapturedLog;
+using sinkd::testing::FaultProxy;
+using sinkd::testing::FaultRates;
+using sinkd::testing::PutPart;
+using sinkd::testing::RandomBytes;
+using sinkd::testing::ReadFile;
+using sinkd::testing::S3Server;
+using sinkd::testing::TestOptions;
+
+// The failure this prevents: an ack for rows whose object never landed, or a flush that gives up
+// on a store that only hiccupped. 30% of requests fail; each Part must still land, and no Commit
+// may return before its object exists.
+TEST(S3Faults, RetriesSurviveThirtyPercentFaultsAndNothingCommitsBeforeItsObjectExists) {
+  S3Server server;
+  ASSERT_TRUE(server.ok()) << server.error();
+  FaultRates rates;
+  rates.internal_error = 0.08;
+  rates.slow_down = 0.08;
+  rates.reset = 0.06;
+  rates.reset_after = 0.04;
+  rates.error_after = 0.04;
+  rates.latency = 0.1;
+  rates.latency_ms = 5;
+  rates.seed = 7;
+  FaultProxy proxy(server.port(), rates);
+  ASSERT_TRUE(proxy.ok()) << proxy.error();
+  CapturedLog log;
+  S3Options options = TestOptions(proxy.endpoint());
+  options.retry.attempts = 12;  // 0.3^12: a request failing every time would be a real bug
+  options.multipart_threshold = 32 * 1024;
+  auto made = S3Destination::Make(options, &log.log());
+  ASSERT_TRUE(made.ok());
+  S3Destination& destination = **made;
+  ASSERT_TRUE(destination.Ensure().ok());
+  for (int i = 0; i < 40; ++i) {
+    // Sizes from 1 KiB to ~100 KiB: single PUTs and multipart uploads of up to 4 pieces.
+    const std::string bytes = RandomBytes(1024 + (i * 2473) % (100 * 1024), 100 + i);
+    const std::string key = "ledger/date=2026-09-29/app=a/part-box-" + std::to_string(i) + ".parquet";
+    Status s = PutPart(destination, key, bytes, 7000);
+    ASSERT_TRUE(s.ok()) << "part " << i << ": " << s.ToString();
+    // Commit returned: the object must be there, whole, before anything could be acked.
+    ASSERT_EQ(ReadFile(server.ObjectPath(key)), bytes) << "part " << i;
+  }
+  EXPECT_EQ(server.Keys().size(), 40u);
+
+  // The premise: faults of every kind really happened, at about the rate asked for.
+  std::map<std::string, int> faults;
+  auto entries = proxy.Log();
+  for (const auto& e : entries) faults[e["fault"].get<std::string>()]++;
+  const double share = 1.0 - static_cast<double>(faults["none"]) / entries.size();
+  EXPECT_GT(share, 0.2) << "fault share " << share << " of " << entries.size() << " requests";
+  for (const char* kind : {"500", "503", "reset", "reset-after", "500-after"}) {
+    EXPECT_GT(faults[kind], 0) << kind << " never injected";
+  }
+  EXPECT_NE(log.Text().find("s3 request failed; retrying"), std::string::npos);
+}
+
+// A store that keeps failing makes the Part fail (its batch is redelivered) after exactly the
+// configured attempts, and leaves no object behind.
+TEST(S3Faults, ExhaustedRetriesFailThePartAfterTheConfiguredAttempts) {
+  S3Server server;
+  ASSERT_TRUE(server.ok()) << server.error();
+  FaultRates rates;
+  rates.slow_down = 1.0;
+  FaultProxy proxy(server.port(), rates);
+  ASSERT_TRUE(proxy.ok()) << proxy.error();
+  CapturedLog log;
+  S3Options options = TestOptions(proxy.endpoint());
+  options.retry.attempts = 4;
+  auto destination = S3Destination::Make(options, &log.log());
+  ASSERT_TRUE(destination.ok());
+  Status s = PutPart(**destination, "k.parquet", "bytes");
+  ASSERT_TRUE(s.IsRedeliver()) << s.ToString();
+  EXPECT_EQ(s.message(),
+            "place k.parquet: PUT s3://garm-lake/k.parquet: gave up after 4 attempts; the last "
+            "said 503 SlowDown: Please reduce your request rate.");
+  EXPECT_EQ(proxy.Log().size(), 4u) << "attempts are bounded by the option";
+  EXPECT_TRUE(server.Keys().empty());
+}
+
+// Startup against a store that is down fails with a refusal naming it, after bounded retries.
+TEST(S3Faults, AStoreThatIsDownRefusesStartupNamingIt) {
+  CapturedLog log;
+  S3Options options = TestOptions("127.0.0.1:1");
+  options.retry.attempts = 2;
+  auto destination = S3Destination::Make(options, &log.log());
+  ASSERT_TRUE(destination.ok());
+  Status s = (*destination)->Ensure();
+  ASSERT_TRUE(s.IsRefuse());
+  EXPECT_EQ(s.message().rfind("bucket check on s3://garm-lake at 127.0.0.1:1 (region us-east-1, "
+                              "signed with AWS_ACCESS_KEY_ID): HEAD s3://garm-lake: gave up after "
+                              "2 attempts; the last said Couldn't connect to server",
+                              0),
+            0u)
+      << s.message();
+}
+
+}  // namespace
+}  // namespace sinkd::s3

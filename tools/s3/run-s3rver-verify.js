@@ -1,0 +1,334 @@
+// s3rver behind a SigV4-verifying layer: the S3-compatible server sinkd's tests and benchmark talk
+// to. s3rver stores objects but checks no signature (a wrong secret, a garbage signature and an
+// unsigned request all get 200), so every request passes through this layer first, which rebuilds
+// the canonical request independently of sinkd and refuses a mismatch with 403, as S3 does.
+// It also does what s3rver skips and sinkd relies on:
+//   - x-amz-content-sha256 and Content-MD5 are checked against the body (400 on a mismatch);
+//   - If-None-Match: * on a PUT or a multipart completion is honoured (412 when the key exists),
+//     or, with --if-none-match=reject, refused with 501 NotImplemented like a store without it;
+//   - a multipart abort (DELETE ?uploadId) removes the upload (s3rver answers 405), unless
+//     --s3rver-abort leaves s3rver's own answer;
+//   - x-amz-security-token must be signed and, with --session-token, equal to it (403 otherwise).
+//
+//   node run-s3rver-verify.js DIR PORT AK SK [BUCKET] [options]
+//     PORT 0 lets the OS choose; the chosen one is in the first line printed:
+//       s3rver+sigv4 listening on 127.0.0.1:<port>
+//     --log FILE            one JSON line per request: method, url, headers, status
+//     --allow-anonymous     pass requests without Authorization through (logged), not 403
+//     --session-token T     require this x-amz-security-token on signed requests
+//     --if-none-match MODE  enforce (default) | reject | ignore
+//     --s3rver-abort        leave multipart abort to s3rver (405 MethodNotAllowed)
+//     --key AK2:SK2         another key pair (repeatable)
+//     --tls-cert F --tls-key F   serve https
+//     --vhost-domain D      virtual-hosted buckets as <bucket>.s3.D (default localhost)
+// SIGTERM or SIGINT closes the server and exits 0. SIGV4_DEBUG=1 prints canonical requests.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const S3rver = require('s3rver');
+const { DUMMY_ACCOUNT } = require('s3rver/lib/models/account');
+
+function parseArgs(argv) {
+  const positional = [];
+  const opts = { ifNoneMatch: 'enforce', keys: [], vhostDomain: 'localhost' };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const value = () => {
+      if (i + 1 >= argv.length) throw new Error(`${a} needs a value`);
+      return argv[++i];
+    };
+    if (a === '--log') opts.log = value();
+    else if (a === '--allow-anonymous') opts.allowAnonymous = true;
+    else if (a === '--session-token') opts.sessionToken = value();
+    else if (a === '--if-none-match') opts.ifNoneMatch = value();
+    else if (a.startsWith('--if-none-match=')) opts.ifNoneMatch = a.slice(16);
+    else if (a === '--s3rver-abort') opts.s3rverAbort = true;
+    else if (a === '--key') opts.keys.push(value());
+    else if (a === '--tls-cert') opts.tlsCert = value();
+    else if (a === '--tls-key') opts.tlsKey = value();
+    else if (a === '--vhost-domain') opts.vhostDomain = value();
+    else if (a.startsWith('--')) throw new Error(`unknown option ${a}`);
+    else positional.push(a);
+  }
+  if (positional.length < 4) {
+    throw new Error('usage: run-s3rver-verify.js DIR PORT AK SK [BUCKET] [options]');
+  }
+  if (!['enforce', 'reject', 'ignore'].includes(opts.ifNoneMatch)) {
+    throw new Error(`--if-none-match must be enforce, reject or ignore`);
+  }
+  const [dir, port, ak, sk, bucket] = positional;
+  return { dir, port: Number(port), ak, sk, bucket, ...opts };
+}
+
+// RFC 3986: encodeURIComponent leaves !'()* alone; SigV4 wants them encoded too.
+function rfc3986(text) {
+  return encodeURIComponent(text).replace(
+    /[!'()*]/g,
+    c => '%' + c.charCodeAt(0).toString(16).toUpperCase(),
+  );
+}
+
+function safeDecode(text) {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+function canonicalUri(rawPath) {
+  return rawPath
+    .split('/')
+    .map(segment => rfc3986(safeDecode(segment)))
+    .join('/');
+}
+
+function canonicalQuery(rawQuery) {
+  if (!rawQuery) return '';
+  const pairs = rawQuery
+    .split('&')
+    .filter(p => p.length > 0)
+    .map(p => {
+      const eq = p.indexOf('=');
+      const k = eq < 0 ? p : p.slice(0, eq);
+      const v = eq < 0 ? '' : p.slice(eq + 1);
+      const dec = s => safeDecode(s.replace(/\+/g, ' '));
+      return [rfc3986(dec(k)), rfc3986(dec(v))];
+    });
+  pairs.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+  return pairs.map(([k, v]) => `${k}=${v}`).join('&');
+}
+
+function hmac(key, data) {
+  return crypto.createHmac('sha256', key).update(data, 'utf8').digest();
+}
+
+function s3Error(ctx, status, code, message) {
+  ctx.status = status;
+  ctx.type = 'application/xml';
+  ctx.set('x-amz-error-code', code);
+  ctx.body =
+    '<?xml version="1.0" encoding="UTF-8"?>' +
+    `<Error><Code>${code}</Code><Message>${message}</Message></Error>`;
+}
+
+const AUTH_RE =
+  /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([a-z0-9;-]+), ?Signature=([0-9a-f]{64})$/;
+
+// Checks a request's SigV4 header auth; returns null when it is right, else [status, code, msg].
+function verifySignature(req, accounts) {
+  const auth = req.headers['authorization'] || '';
+  if (!auth.startsWith('AWS4-HMAC-SHA256 ')) {
+    return [403, 'AccessDenied', 'SigV4 header auth required'];
+  }
+  const m = AUTH_RE.exec(auth);
+  if (!m) return [403, 'AuthorizationHeaderMalformed', 'bad Authorization'];
+  const [, keyId, day, region, service, signedHeaders, signature] = m;
+  const secret = accounts.get(keyId);
+  if (secret === undefined) return [403, 'InvalidAccessKeyId', keyId];
+  const amzDate = req.headers['x-amz-date'] || '';
+  if (!amzDate.startsWith(day)) return [403, 'SignatureDoesNotMatch', 'date/scope mismatch'];
+  const url = req.url;
+  const q = url.indexOf('?');
+  const rawPath = q < 0 ? url : url.slice(0, q);
+  const rawQuery = q < 0 ? '' : url.slice(q + 1);
+  const names = signedHeaders.split(';');
+  const headerLines = names
+    .map(n => {
+      const v = req.headers[n];
+      const value = Array.isArray(v) ? v.join(',') : v === undefined ? '' : String(v);
+      return `${n}:${value.trim().replace(/\s+/g, ' ')}\n`;
+    })
+    .join('');
+  const payload = req.headers['x-amz-content-sha256'] || 'UNSIGNED-PAYLOAD';
+  const canonical = [
+    req.method,
+    canonicalUri(rawPath),
+    canonicalQuery(rawQuery),
+    headerLines,
+    signedHeaders,
+    payload,
+  ].join('\n');
+  const scope = `${day}/${region}/${service}/aws4_request`;
+  const stringToSign = [
+    'AWS4-HMAC-SHA256',
+    amzDate,
+    scope,
+    crypto.createHash('sha256').update(canonical, 'utf8').digest('hex'),
+  ].join('\n');
+  let key = hmac('AWS4' + secret, day);
+  key = hmac(key, region);
+  key = hmac(key, service);
+  key = hmac(key, 'aws4_request');
+  const expected = crypto.createHmac('sha256', key).update(stringToSign, 'utf8').digest();
+  const given = Buffer.from(signature, 'hex');
+  if (process.env.SIGV4_DEBUG) process.stderr.write(`canonical request:\n${canonical}\n---\n`);
+  if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) {
+    return [
+      403,
+      'SignatureDoesNotMatch',
+      'The request signature we calculated does not match the signature you provided.',
+    ];
+  }
+  if ('x-amz-security-token' in req.headers && !names.includes('x-amz-security-token')) {
+    return [403, 'AccessDenied', 'x-amz-security-token must be signed'];
+  }
+  return null;
+}
+
+function readBody(req) {
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    req.on('data', c => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+// Bucket and key of a request, path-style or <bucket>.s3.<domain>.
+function target(ctx, vhostDomain) {
+  const host = (ctx.headers.host || '').replace(/:\d+$/, '');
+  const suffix = `.s3.${vhostDomain}`;
+  const rawPath = ctx.req.url.split('?')[0];
+  const segments = rawPath.split('/').slice(1).map(safeDecode);
+  if (host.endsWith(suffix)) {
+    return { bucket: host.slice(0, -suffix.length), key: segments.join('/') };
+  }
+  return { bucket: segments[0] || '', key: segments.slice(1).join('/') };
+}
+
+function makeLayer(opts, accounts, store) {
+  const log = opts.log ? fs.openSync(opts.log, 'a') : null;
+  const record = (ctx, note, status) => {
+    if (log === null) return;
+    const entry = {
+      method: ctx.method,
+      url: ctx.state.rawUrl ?? ctx.req.url,
+      headers: ctx.headers,
+      status: status ?? ctx.status,
+      ...(note ? { note } : {}),
+    };
+    fs.writeSync(log, JSON.stringify(entry) + '\n');
+  };
+
+  return async function verify(ctx, next) {
+    try {
+      await check(ctx, next);
+    } catch (err) {
+      if (process.env.SIGV4_DEBUG) process.stderr.write(`${err.stack}\n`);
+      record(ctx, err.code, err.status ?? 500);
+      throw err;
+    }
+  };
+
+  async function check(ctx, next) {
+    ctx.state.rawUrl = ctx.req.url;  // as sent: s3rver rewrites virtual-hosted paths
+    const refuse = (status, code, message) => {
+      s3Error(ctx, status, code, message);
+      record(ctx, code);
+    };
+    const req = ctx.req;
+    const signed = 'authorization' in req.headers;
+    if (signed || !opts.allowAnonymous) {
+      const problem = verifySignature(req, accounts);
+      if (problem) return refuse(...problem);
+      if (opts.sessionToken !== undefined &&
+          req.headers['x-amz-security-token'] !== opts.sessionToken) {
+        return refuse(403, 'InvalidToken', 'The provided token is malformed or otherwise invalid.');
+      }
+    }
+
+    if (req.method === 'PUT' || req.method === 'POST') {
+      const body = await readBody(req);
+      const claimed = req.headers['x-amz-content-sha256'];
+      if (claimed && !claimed.startsWith('UNSIGNED-PAYLOAD') && !claimed.startsWith('STREAMING-')) {
+        const actual = crypto.createHash('sha256').update(body).digest('hex');
+        if (actual !== claimed) {
+          return refuse(400, 'XAmzContentSHA256Mismatch',
+                        "The provided 'x-amz-content-sha256' header does not match what was computed.");
+        }
+      }
+      const md5 = req.headers['content-md5'];
+      if (md5 !== undefined && crypto.createHash('md5').update(body).digest('base64') !== md5) {
+        return refuse(400, 'BadDigest', 'The Content-MD5 you specified did not match what we received.');
+      }
+      // s3rver reads the body from ctx.req: hand it the bytes already read.
+      const replay = new PassThrough();
+      replay.headers = req.headers;
+      replay.url = req.url;
+      replay.method = req.method;
+      replay.end(body);
+      ctx.req = replay;
+    }
+
+    const { bucket, key } = target(ctx, opts.vhostDomain);
+    const query = new URLSearchParams(ctx.req.url.split('?')[1] || '');
+    const creates =
+      key && ((req.method === 'PUT' && !query.has('partNumber')) ||
+              (req.method === 'POST' && query.has('uploadId')));
+    if (creates && req.headers['if-none-match'] !== undefined) {
+      if (opts.ifNoneMatch === 'reject') {
+        return refuse(501, 'NotImplemented',
+                      'A header you provided implies functionality that is not implemented');
+      }
+      if (opts.ifNoneMatch === 'enforce' && req.headers['if-none-match'] === '*' &&
+          (await store.existsObject(bucket, key))) {
+        return refuse(412, 'PreconditionFailed',
+                      'At least one of the pre-conditions you specified did not hold');
+      }
+    }
+    if (req.method === 'DELETE' && query.has('uploadId') && key && !opts.s3rverAbort) {
+      const dir = path.join(store.getResourcePath(bucket, undefined, 'uploads'),
+                            path.basename(query.get('uploadId')));
+      if (!fs.existsSync(dir)) {
+        return refuse(404, 'NoSuchUpload', 'The specified upload does not exist.');
+      }
+      fs.rmSync(dir, { recursive: true, force: true });
+      ctx.status = 204;
+      ctx.body = null;
+      record(ctx, 'aborted');
+      return;
+    }
+    await next();
+    record(ctx);
+  }
+}
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  const accounts = new Map([[opts.ak, opts.sk]]);
+  DUMMY_ACCOUNT.createKeyPair(opts.ak, opts.sk);
+  for (const pair of opts.keys) {
+    const colon = pair.indexOf(':');
+    accounts.set(pair.slice(0, colon), pair.slice(colon + 1));
+    DUMMY_ACCOUNT.createKeyPair(pair.slice(0, colon), pair.slice(colon + 1));
+  }
+  const serverOptions = {
+    address: '127.0.0.1',
+    port: opts.port,
+    directory: opts.dir,
+    silent: true,
+    serviceEndpoint: opts.vhostDomain,
+    configureBuckets: opts.bucket ? [{ name: opts.bucket, configs: [] }] : [],
+  };
+  if (opts.tlsCert) {
+    serverOptions.cert = fs.readFileSync(opts.tlsCert);
+    serverOptions.key = fs.readFileSync(opts.tlsKey);
+  }
+  const server = new S3rver(serverOptions);
+  server.middleware.unshift(makeLayer(opts, accounts, server.store));
+  const address = await server.run();
+  process.stdout.write(`s3rver+sigv4 listening on ${address.address}:${address.port}\n`);
+  const stop = () => server.close().then(() => process.exit(0), () => process.exit(0));
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+main().catch(err => {
+  process.stderr.write(`run-s3rver-verify: ${err.message}\n`);
+  process.exit(2);
+});
