@@ -26,15 +26,12 @@ Result<std::unique_ptr<Connection>> Connection::Connect(const ConnectOptions& op
   // A broker restarted on the same port is the common case; another URL it gossips may not be
   // reachable from here.
   if (s == NATS_OK) s = natsOptions_SetIgnoreDiscoveredServers(raw, true);
-  if (s == NATS_OK) s = natsOptions_SetDisconnectedCB(raw, &Connection::OnDisconnected, c.get());
-  if (s == NATS_OK) s = natsOptions_SetReconnectedCB(raw, &Connection::OnReconnected, c.get());
   if (s != NATS_OK) return FromNats(s, where);
 
   natsConnection* nc = nullptr;
   s = natsConnection_Connect(&nc, raw);
   if (s != NATS_OK) return FromNats(s, where).As(Status::Retry);
   c->nc_.reset(nc);
-  c->up_ = true;
   jsOptions jo;
   jsOptions_Init(&jo);
   jo.Wait = options.timeout.count();
@@ -51,20 +48,14 @@ Connection::~Connection() {
   nc_.reset();
 }
 
+// Asked of the connection rather than tracked through disconnected/reconnected callbacks: libnats
+// runs those on its own thread, possibly after this object is gone.
 bool Connection::connected() const {
-  return up_.load() && natsConnection_Status(nc_.get()) == NATS_CONN_STATUS_CONNECTED;
+  return natsConnection_Status(nc_.get()) == NATS_CONN_STATUS_CONNECTED;
 }
 
 Status Connection::FlushPending(std::chrono::milliseconds timeout) {
   return FromNats(natsConnection_FlushTimeout(nc_.get(), timeout.count()), "flush to NATS");
-}
-
-void Connection::OnDisconnected(natsConnection*, void* self) {
-  static_cast<Connection*>(self)->up_ = false;
-}
-
-void Connection::OnReconnected(natsConnection*, void* self) {
-  static_cast<Connection*>(self)->up_ = true;
 }
 
 }  // namespace sinkd::jetstream

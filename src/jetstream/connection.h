@@ -3,7 +3,7 @@
 // few failed fetches and nothing else; connected() says whether it is up right now.
 // Ownership: owns the connection and the context; everything built from it (subscriptions,
 // messages) must be destroyed before it. Threads: safe for concurrent use because libnats
-// connections are; connected() is an atomic read.
+// connections are.
 // Errors: Connect returns Retry naming the URL when the server cannot be reached.
 #pragma once
 
@@ -48,15 +48,12 @@ class Connection {
 
  private:
   Connection() = default;
-  static void OnDisconnected(natsConnection*, void* self);
-  static void OnReconnected(natsConnection*, void* self);
 
   OptionsPtr opts_;
   ConnectionPtr nc_;
   JsPtr js_;
   std::string url_;
   int64_t api_wait_ms_ = 5000;
-  std::atomic<bool> up_{false};
 };
 
 }  // namespace sinkd::jetstream

@@ -1,0 +1,147 @@
+// A drain running in this process against a real nats-server: the fixture, provisioned streams, a
+// lake in a temporary directory, and the drain on its own thread until Stop(). Sinks can be wrapped
+// to fail on demand; that is the only fake, and it fakes sinkd's own interface.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <thread>
+
+#include "base/log.h"
+#include "drain/drain.h"
+#include "drain/sink.h"
+#include "jetstream/dead_letter_publisher.h"
+#include "jetstream/jetstream_test_support.h"
+#include "lake/dir_destination.h"
+#include "row/ledger_columns.h"
+
+namespace sinkd::testing {
+
+// Fails the first `failures` flushes (Redeliver), then writes through; counts rows per flush.
+class ScriptedSink : public drain::Sink {
+ public:
+  explicit ScriptedSink(drain::Sink& real) : real_(real) {}
+  Result<lake::FlushReport> Flush(const row::RowBatch& rows,
+                                  const lake::Provenance& provenance) override {
+    ++attempts;
+    if (failures.load() > 0) {
+      --failures;
+      return Status::Redeliver("scripted failure");
+    }
+    auto r = real_.Flush(rows, provenance);
+    if (r.ok()) {
+      std::lock_guard<std::mutex> lock(mu);
+      flushed_rows.push_back(rows.rows());
+      ranges.push_back({provenance.first_sequence, provenance.last_sequence});
+    }
+    return r;
+  }
+  std::atomic<int> failures{0};
+  std::atomic<int> attempts{0};
+  std::mutex mu;
+  std::vector<size_t> flushed_rows;
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
+
+ private:
+  drain::Sink& real_;
+};
+
+class ScriptedDeadLetters : public drain::DeadLetters {
+ public:
+  explicit ScriptedDeadLetters(drain::DeadLetters& real) : real_(real) {}
+  Status Publish(const jetstream::DeadLetterRecord& record) override {
+    ++attempts;
+    if (fail.load()) return Status::Retry("scripted dead-letter failure");
+    return real_.Publish(record);
+  }
+  std::atomic<bool> fail{false};
+  std::atomic<int> attempts{0};
+
+ private:
+  drain::DeadLetters& real_;
+};
+
+class DrainRig {
+ public:
+  explicit DrainRig(bool audit = false) : audit_(audit) {
+    if (!server.ok()) return;
+    connection = Connect(server);
+    if (connection) ProvisionAll(*connection);
+    auto d = lake::DirDestination::Make((dir / "lake").string());
+    destination = std::move(d).value();
+    (void)destination->Ensure();
+    options.origin = audit ? "audit" : "ledger";
+    options.stream = audit ? jetstream::kAuditStream : jetstream::kLedgerStream;
+    options.envelope = audit ? contract::Envelope::kEvent : contract::Envelope::kBatch;
+    options.batch_interval = std::chrono::milliseconds(300);
+    options.ack_wait = std::chrono::seconds(3);
+    options.nak_backoff = {std::chrono::milliseconds(100), std::chrono::milliseconds(400), 2};
+    lake.key_prefix = audit ? "audit" : "ledger";
+    lake.instance = "box-77";
+    if (!connection) return;
+    publisher = std::make_unique<jetstream::DeadLetterPublisher>(*connection, options.origin);
+    real_dead = std::make_unique<drain::StreamDeadLetters>(*publisher);
+    dead = std::make_unique<ScriptedDeadLetters>(*real_dead);
+    real_sink = std::make_unique<drain::LakeSink>(*destination, lake);
+    sink = std::make_unique<ScriptedSink>(*real_sink);
+  }
+  ~DrainRig() { Stop(); }
+
+  // Binds the durable and runs the drain on a thread.
+  ::testing::AssertionResult Start() {
+    jetstream::ConsumerConfig cc;
+    cc.stream = options.stream;
+    cc.durable = durable;
+    cc.filter = audit_ ? jetstream::kAuditFilter : jetstream::kLedgerFilter;
+    cc.ack_wait = options.EffectiveAckWait();
+    cc.max_ack_pending = options.EffectiveMaxAckPending();
+    auto consumer_or = jetstream::PullConsumer::Bind(*connection, cc);
+    if (!consumer_or.ok()) return ::testing::AssertionFailure() << consumer_or.status().ToString();
+    consumer = std::move(consumer_or).value();
+    Status reachable = publisher->CheckReachable();
+    if (!reachable.ok()) return ::testing::AssertionFailure() << reachable.ToString();
+    drain = std::make_unique<drain::Drain>(options, *consumer, *dead, *sink, log, &metrics);
+    thread = std::thread([this] { run_status = drain->Run(stop); });
+    return ::testing::AssertionSuccess();
+  }
+  void Stop() {
+    stop = true;
+    if (thread.joinable()) thread.join();
+    if (connection) (void)connection->FlushPending(std::chrono::seconds(2));
+  }
+  jetstream::ConsumerState State() {
+    return ConsumerStateOf(*connection, options.stream, durable);
+  }
+  // True once every published message is acked or terminated.
+  bool Drained() {
+    auto s = jetstream::GetConsumerState(*connection, options.stream, durable);
+    return s.ok() && s->pending == 0 && s->ack_pending == 0;
+  }
+  std::filesystem::path lake_dir() const { return dir / "lake"; }
+
+  NatsServer server;
+  TempDir dir;
+  std::unique_ptr<jetstream::Connection> connection;
+  std::unique_ptr<lake::DirDestination> destination;
+  drain::DrainOptions options;
+  lake::LakeWriterOptions lake;
+  std::string durable = "sink-test";
+  Logger log{stderr, LogLevel::kWarn};
+  metrics::DrainMetrics metrics;
+  std::unique_ptr<jetstream::PullConsumer> consumer;
+  std::unique_ptr<jetstream::DeadLetterPublisher> publisher;
+  std::unique_ptr<drain::StreamDeadLetters> real_dead;
+  std::unique_ptr<ScriptedDeadLetters> dead;
+  std::unique_ptr<drain::LakeSink> real_sink;
+  std::unique_ptr<ScriptedSink> sink;
+  std::unique_ptr<drain::Drain> drain;
+  std::atomic<bool> stop{false};
+  std::thread thread;
+  Status run_status;
+
+ private:
+  bool audit_;
+};
+
+}  // namespace sinkd::testing

@@ -1,0 +1,255 @@
+// The drain against a real nats-server: what is acked, terminated, nak'd and dead-lettered, and when.
+#include <gtest/gtest.h>
+
+#include "drain/backoff.h"
+#include "drain/drain_rig.h"
+
+namespace sinkd {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::DrainRig;
+using testing::MakeEvent;
+using testing::ReadStream;
+using testing::WaitUntil;
+
+std::vector<garm::ledger::v1::Event> Events(const std::string& prefix, int n) {
+  std::vector<garm::ledger::v1::Event> out;
+  for (int i = 0; i < n; ++i) out.push_back(MakeEvent(prefix + std::to_string(i)));
+  return out;
+}
+
+size_t RowsInLake(const std::filesystem::path& lake) {
+  auto q = testing::DuckDb("SELECT count(*) FROM read_parquet(" +
+                           testing::SqlQuote((lake / "**/*.parquet").string()) +
+                           ", hive_partitioning=true)");
+  EXPECT_TRUE(q.ok) << q.error;
+  return q.ok ? std::stoul(q.rows[0][0]) : 0;
+}
+
+// The limit once counted messages, so 1,000 batched messages meant million-row files. With a limit
+// of 5 rows, one message per fetch and 4 events per message, the first flush holds 8 rows: it
+// closed on rows (after the second message), not on messages and not on the interval.
+TEST(Drain, TheBatchLimitCountsRowsAndNotMessages) {
+  DrainRig rig;
+  ASSERT_TRUE(rig.server.ok()) << rig.server.error();
+  rig.options.batch_max_rows = 5;
+  rig.options.fetch_max = 1;
+  rig.options.batch_interval = 1h;
+  for (int m = 0; m < 3; ++m) testing::PublishLedger(*rig.connection, Events("m" + std::to_string(m) + "-", 4));
+  ASSERT_TRUE(rig.Start());
+  ASSERT_TRUE(WaitUntil([&] { return !rig.sink->flushed_rows.empty(); }, 10s))
+      << "no flush: the row limit never closed the batch";
+  rig.Stop();
+  std::lock_guard<std::mutex> lock(rig.sink->mu);
+  EXPECT_EQ(rig.sink->flushed_rows[0], 8u) << "4 would mean rows per message; 12 all messages";
+  EXPECT_EQ(rig.sink->ranges[0], std::make_pair(uint64_t{1}, uint64_t{2}));
+}
+
+// A quiet stream must not hold records forever: a partial batch flushes when the interval since
+// its first message has passed, and only then is it acked.
+TEST(Drain, APartialBatchIsFlushedWhenTheIntervalExpires) {
+  DrainRig rig;
+  ASSERT_TRUE(rig.server.ok()) << rig.server.error();
+  testing::PublishLedger(*rig.connection, Events("a", 2));
+  ASSERT_TRUE(rig.Start());
+  ASSERT_TRUE(WaitUntil([&] { return rig.Drained(); }, 10s)) << "never acked after the interval";
+  EXPECT_EQ(rig.sink->flushed_rows.size(), 1u);
+  EXPECT_EQ(RowsInLake(rig.lake_dir()), 2u);
+}
+
+// A flush that fails must leave its messages on the stream: nak'd, redelivered, written later.
+TEST(Drain, AFailedFlushIsRedeliveredRatherThanAcked) {
+  DrainRig rig;
+  ASSERT_TRUE(rig.server.ok()) << rig.server.error();
+  rig.sink->failures = 1;
+  testing::PublishLedger(*rig.connection, Events("f", 3));
+  ASSERT_TRUE(rig.Start());
+  ASSERT_TRUE(WaitUntil([&] { return rig.Drained(); }, 15s)) << "the batch never landed";
+  EXPECT_GE(rig.sink->attempts.load(), 2) << "premise: the first flush must have failed";
+  EXPECT_GE(rig.metrics.naks.load(), 1u) << "a failed flush is nak'd";
+  EXPECT_GE(rig.metrics.retries.load(), 1u) << "the nak'd message came back";
+  EXPECT_EQ(RowsInLake(rig.lake_dir()), 3u) << "every id lands, once, after the retry";
+}
+
+// Garbage goes to GARM_SINK_DEAD with its original bytes and the headers naming where it came
+// from, and only then is it terminated (the consumer ends with nothing pending).
+TEST(Drain, AnUnreadableMessageIsDeadLetteredBeforeItIsTerminated) {
+  DrainRig rig;
+  ASSERT_TRUE(rig.server.ok()) << rig.server.error();
+  const std::string garbage = "\x0f\xff not protobuf";
+  const uint64_t seq = testing::Publish(*rig.connection, "garm.v1.ledger.acme.svc", garbage);
+  ASSERT_TRUE(rig.Start());
+  ASSERT_TRUE(WaitUntil([&] { return rig.Drained(); }, 10s));
+  rig.Stop();
+  auto dead = ReadStream(*rig.connection, jetstream::kDeadStream);
+  ASSERT_EQ(dead.size(), 1u);
+  EXPECT_EQ(dead[0].subject, "garm.v1.sink.dead.ledger");
+  EXPECT_EQ(dead[0].data, garbage) << "the dead letter must carry the original bytes";
+  EXPECT_EQ(dead[0].headers["Garm-Dead-Reason"], "unmarshal");
+  EXPECT_FALSE(dead[0].headers["Garm-Dead-Error"].empty());
+  EXPECT_EQ(dead[0].headers["Garm-Dead-Stream"], "GARM_LEDGER");
+  EXPECT_EQ(dead[0].headers["Garm-Dead-Subject"], "garm.v1.ledger.acme.svc");
+  EXPECT_EQ(dead[0].headers["Garm-Dead-Sequence"], std::to_string(seq));
+  EXPECT_EQ(dead[0].headers["Garm-Dead-Event-Index"], "-1");
+  EXPECT_EQ(dead[0].headers["Nats-Msg-Id"], "GARM_LEDGER-" + std::to_string(seq) + "--1");
+  EXPECT_EQ(rig.metrics.dead_unmarshal.load(), 1u);
+  EXPECT_TRUE(rig.sink->flushed_rows.empty()) << "no rows, so no Part";
+}
+
+// The blast radius is one event: 2 rows, one dead letter holding the bad event's own bytes (a
+// readable Event) at index 1, and the message is acked.
+TEST(Drain, OneBadEventDoesNotDiscardTheGoodOnesBesideIt) {
+  DrainRig rig;
+  ASSERT_TRUE(rig.server.ok()) << rig.server.error();
+  auto events = Events("g", 3);
+  events[1].clear_event_id();
+  testing::PublishLedger(*rig.connection, events);
+  ASSERT_TRUE(rig.Start());
+  ASSERT_TRUE(WaitUntil([&] { return rig.Drained(); }, 10s));
+  rig.Stop();
+  EXPECT_EQ(RowsInLake(rig.lake_dir()), 2u);
+  auto dead = ReadStream(*rig.connection, jetstream::kDeadStream);
+  ASSERT_EQ(dead.size(), 1u);
+  EXPECT_EQ(dead[0].headers["Garm-Dead-Event-Index"], "1");
+  EXPECT_EQ(dead[0].headers["Garm-Dead-Reason"], "missing_event_id");
+  garm::ledger::v1::Event back;
+  ASSERT_TRUE(back.ParseFromString(dead[0].data)) << "the payload is the bad event itself";
+  EXPECT_EQ(back.app(), "svc");
+  EXPECT_EQ(rig.State().ack_floor_stream, 1u) << "acked, not terminated or left pending";
+}
+
+// An unreadable record may be terminated only once it is stored: with the dead-letter stream
+// failing, the message is never consumed and nothing is written anywhere.
+TEST(Drain, NothingIsTerminatedWhenTheDeadLetterWriteFails) {
+  DrainRig rig;
+  ASSERT_TRUE(rig.server.ok()) << rig.server.error();
+  testing::Publish(*rig.connection, "garm.v1.ledger.acme.svc", std::string("\x0f\xfe", 2));
+  testing::PublishLedger(*rig.connection, Events("h", 2));
+  rig.dead->fail = true;
+  ASSERT_TRUE(rig.Start());
+  ASSERT_TRUE(WaitUntil([&] { return rig.dead->attempts.load() >= 2; }, 10s))
+      << "premise: the dead-letter write must have been tried, and retried";
+  auto state = rig.State();
+  EXPECT_EQ(state.ack_floor_stream, 0u) << "nothing may be acked or terminated";
+  EXPECT_TRUE(ReadStream(*rig.connection, jetstream::kDeadStream).empty());
+  EXPECT_TRUE(rig.sink->flushed_rows.empty()) << "the good rows of that batch wait too";
+  rig.dead->fail = false;
+  ASSERT_TRUE(WaitUntil([&] { return rig.Drained(); }, 15s)) << "it lands once the DLQ is back";
+  EXPECT_EQ(ReadStream(*rig.connection, jetstream::kDeadStream).size(), 1u);
+}
+
+// Retried batches must not multiply dead letters: the Nats-Msg-Id de-duplicates them.
+TEST(Drain, ADeadLetterIsWrittenOnceHoweverOftenItIsRetried) {
+  DrainRig rig;
+  ASSERT_TRUE(rig.server.ok()) << rig.server.error();
+  auto events = Events("r", 2);
+  events[0].clear_time();
+  testing::PublishLedger(*rig.connection, events);
+  rig.sink->failures = 3;
+  ASSERT_TRUE(rig.Start());
+  ASSERT_TRUE(WaitUntil([&] { return rig.Drained(); }, 20s));
+  EXPECT_GE(rig.sink->attempts.load(), 4) << "premise: the batch was retried three times";
+  auto dead = ReadStream(*rig.connection, jetstream::kDeadStream);
+  EXPECT_EQ(dead.size(), 1u) << "one record, one dead letter, however many attempts";
+}
+
+// SIGTERM must not lose the batch in memory: with an hour's interval nothing flushes before the
+// stop, and everything is flushed and acked by it.
+TEST(Drain, ShutdownFlushesWhatIsBuffered) {
+  DrainRig rig;
+  ASSERT_TRUE(rig.server.ok()) << rig.server.error();
+  rig.options.batch_interval = 1h;
+  testing::PublishLedger(*rig.connection, Events("s", 3));
+  ASSERT_TRUE(rig.Start());
+  ASSERT_TRUE(WaitUntil([&] { return rig.metrics.buffered_rows.load() == 3; }, 10s));
+  EXPECT_TRUE(rig.sink->flushed_rows.empty()) << "premise: nothing flushed before the stop";
+  rig.Stop();
+  EXPECT_TRUE(rig.run_status.ok()) << rig.run_status.ToString();
+  EXPECT_EQ(RowsInLake(rig.lake_dir()), 3u);
+  EXPECT_TRUE(rig.Drained()) << "the shutdown flush acks what it wrote";
+}
+
+// An empty Batch holds nothing: it is acked, not redelivered forever and not dead-lettered.
+TEST(Drain, AnEmptyBatchIsAckedRatherThanRedeliveredForever) {
+  DrainRig rig;
+  ASSERT_TRUE(rig.server.ok()) << rig.server.error();
+  testing::PublishLedger(*rig.connection, {});
+  ASSERT_TRUE(rig.Start());
+  ASSERT_TRUE(WaitUntil([&] { return rig.Drained(); }, 10s));
+  EXPECT_EQ(rig.State().ack_floor_stream, 1u);
+  EXPECT_TRUE(ReadStream(*rig.connection, jetstream::kDeadStream).empty());
+  EXPECT_TRUE(rig.sink->flushed_rows.empty());
+}
+
+// GARM_AUDIT carries one Event per message, and a bad audit Event is one whole-message reject.
+TEST(Drain, TheAuditStreamDrainsSingleEvents) {
+  DrainRig rig(/*audit=*/true);
+  ASSERT_TRUE(rig.server.ok()) << rig.server.error();
+  testing::PublishAudit(*rig.connection, MakeEvent("a1"));
+  testing::PublishAudit(*rig.connection, MakeEvent("a2"));
+  auto bad = MakeEvent("a3");
+  bad.clear_time();
+  testing::PublishAudit(*rig.connection, bad);
+  ASSERT_TRUE(rig.Start());
+  ASSERT_TRUE(WaitUntil([&] { return rig.Drained(); }, 10s));
+  rig.Stop();
+  EXPECT_EQ(RowsInLake(rig.lake_dir()), 2u);
+  auto dead = ReadStream(*rig.connection, jetstream::kDeadStream);
+  ASSERT_EQ(dead.size(), 1u);
+  EXPECT_EQ(dead[0].subject, "garm.v1.sink.dead.audit");
+  EXPECT_EQ(dead[0].headers["Garm-Dead-Event-Index"], "-1");
+  EXPECT_EQ(dead[0].data, bad.SerializeAsString()) << "the whole original message";
+  EXPECT_FALSE(std::filesystem::exists(rig.lake_dir() / "ledger"));
+  EXPECT_TRUE(std::filesystem::exists(rig.lake_dir() / "audit"));
+}
+
+// A drain must refuse to start when it could not store a dead letter.
+TEST(Drain, ADrainWithNoDeadLetterStreamRefusesToStart) {
+  testing::NatsServer server;
+  ASSERT_TRUE(server.ok()) << server.error();
+  auto c = testing::Connect(server);
+  auto specs = jetstream::StreamSpecs({});
+  ASSERT_TRUE(jetstream::CreateStream(*c, specs[0]).ok());  // ledger only
+  jetstream::DeadLetterPublisher publisher(*c, "ledger");
+  Status s = publisher.CheckReachable();
+  EXPECT_TRUE(s.IsRefuse()) << s.ToString();
+  EXPECT_NE(s.message().find("GARM_SINK_DEAD"), std::string::npos) << s.message();
+}
+
+// A drain never creates streams: a missing one is a refusal that says what to run.
+TEST(Drain, AMissingStreamIsARefusalThatSaysToProvision) {
+  testing::NatsServer server;
+  ASSERT_TRUE(server.ok()) << server.error();
+  auto c = testing::Connect(server);
+  jetstream::ConsumerConfig cc{"GARM_LEDGER", "sink-ledger", "garm.v1.ledger.>"};
+  auto bound = jetstream::PullConsumer::Bind(*c, cc);
+  ASSERT_FALSE(bound.ok());
+  EXPECT_TRUE(bound.status().IsRefuse());
+  EXPECT_NE(bound.status().message().find("sinkd provision"), std::string::npos);
+  EXPECT_FALSE(jetstream::GetStreamState(*c, "GARM_LEDGER").ok()) << "and it created nothing";
+}
+
+// The durable is sized so a whole batch fits in flight: the reference's 4 × fetch = 2048 messages
+// capped an audit batch at 2048 rows.
+TEST(Drain, MaxAckPendingFitsAFullBatchOfSingleEventMessages) {
+  drain::DrainOptions o;
+  EXPECT_GE(o.EffectiveMaxAckPending(), static_cast<int64_t>(o.batch_max_rows + o.fetch_max));
+  EXPECT_GT(o.EffectiveAckWait(), o.batch_interval + o.flush_timeout);
+  EXPECT_EQ(o.EffectiveAckWait(), std::chrono::minutes(11));
+}
+
+TEST(Backoff, DelaysGrowToTheCapAndResetAfterASuccess) {
+  drain::Backoff b({1000ms, 5000ms, 2});
+  EXPECT_EQ(b.Next(), 1000ms);
+  EXPECT_EQ(b.Next(), 2000ms);
+  EXPECT_EQ(b.Next(), 4000ms);
+  EXPECT_EQ(b.Next(), 5000ms);
+  EXPECT_EQ(b.Next(), 5000ms) << "capped";
+  EXPECT_EQ(b.failures(), 5);
+  b.Reset();
+  EXPECT_EQ(b.Next(), 1000ms);
+}
+
+}  // namespace
+}  // namespace sinkd

@@ -1,0 +1,136 @@
+#include "support/nats_server.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <regex>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace sinkd::testing {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool CanConnect(int port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  ::close(fd);
+  return ok;
+}
+
+bool Exited(pid_t pid) {
+  int status = 0;
+  return ::waitpid(pid, &status, WNOHANG) == pid;
+}
+
+}  // namespace
+
+NatsServer::NatsServer() : store_(dir_.path() / "store") {
+  if (!Launch(-1)) ADD_FAILURE() << "nats-server did not start: " << error_;
+}
+
+NatsServer::~NatsServer() { Kill(); }
+
+std::string NatsServer::log() const { return ReadFile(dir_.path() / "nats.log"); }
+
+bool NatsServer::Launch(int port) {
+  error_.clear();
+  const fs::path ports_dir = dir_.path() / "ports";
+  std::error_code ec;
+  fs::remove_all(ports_dir, ec);
+  fs::create_directories(ports_dir);
+  fs::create_directories(store_);
+  const std::vector<std::string> args = {
+      "nats-server", "-js", "-a", "127.0.0.1", "-p", std::to_string(port), "-sd", store_.string(),
+      "--ports_file_dir", ports_dir.string(), "-l", (dir_.path() / "nats.log").string()};
+  const pid_t parent = ::getpid();
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
+    int null = ::open("/dev/null", O_RDWR);
+    ::dup2(null, 0);
+    ::dup2(null, 1);
+    std::vector<char*> argv;
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execvp(argv[0], argv.data());
+    ::dprintf(2, "exec nats-server: %s\n", ::strerror(errno));
+    ::_exit(127);
+  }
+  if (pid < 0) {
+    error_ = "fork failed";
+    return false;
+  }
+  pid_ = pid;
+  // The ports file appears once the listeners are up; it names the port -p -1 chose.
+  const std::regex nats_url(R"(nats://[^:"]+:(\d+))");
+  const bool found = WaitUntil(
+      [&] {
+        if (Exited(pid_)) {
+          pid_ = -1;
+          return true;
+        }
+        for (const auto& e : fs::directory_iterator(ports_dir, ec)) {
+          std::smatch m;
+          const std::string text = ReadFile(e.path());
+          if (std::regex_search(text, m, nats_url)) {
+            port_ = std::stoi(m[1]);
+            return true;
+          }
+        }
+        return false;
+      },
+      std::chrono::seconds(20), std::chrono::milliseconds(10));
+  if (!found || port_ == 0) {
+    error_ = "no ports file within 20s (is nats-server installed?); log:\n" + log();
+    Kill();
+    return false;
+  }
+  if (!WaitUntil([&] { return CanConnect(port_); }, std::chrono::seconds(10))) {
+    error_ = "port " + std::to_string(port_) + " never accepted a connection; log:\n" + log();
+    Kill();
+    return false;
+  }
+  return true;
+}
+
+void NatsServer::Stop() {
+  if (pid_ <= 0) return;
+  ::kill(pid_, SIGTERM);
+  if (!WaitUntil([&] { return Exited(pid_); }, std::chrono::seconds(10))) {
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+  }
+  pid_ = -1;
+}
+
+void NatsServer::Kill() {
+  if (pid_ <= 0) return;
+  ::kill(pid_, SIGKILL);
+  ::waitpid(pid_, nullptr, 0);
+  pid_ = -1;
+}
+
+bool NatsServer::Restart() {
+  Stop();
+  return Launch(port_);
+}
+
+}  // namespace sinkd::testing
