@@ -1,0 +1,66 @@
+// The outbox lakes' columns: ONE ordered list per lake, as for the ledger, read by the Parquet
+// schema, the README and DuckDB alike. `type` (events) is a partition column and `date` (the UTC
+// calendar date of `time`) is derived: both live in the object key, not inside the files.
+// Append new columns at the end, never reorder, and bump the schema version.
+// Threads: constexpr data, immutable.
+#pragma once
+
+#include <array>
+
+#include "row/column_table.h"
+
+namespace sinkd::sinks {
+
+using row::ColumnSpec;
+using row::ColumnType;
+using row::WireShape;
+
+inline constexpr std::array<ColumnSpec, 9> kOutboxEventColumnList = {{
+    {"event_id", ColumnType::kString, false, WireShape::kNone, 0, 0,
+     "ComputeEvent.id (evt_…), stable across redeliveries: the deduplication key"},
+    {"type", ColumnType::kString, true, WireShape::kNone, 0, 0,
+     "event type (reservation.placed, …); a partition column (in the key, not in the file)"},
+    {"tenant", ColumnType::kString, false, WireShape::kNone, 0, 0, "ComputeEvent.tenantId"},
+    {"subject", ColumnType::kString, false, WireShape::kNone, 0, 0,
+     "ComputeEvent.subject, e.g. reservation/rsv_…"},
+    {"time", ColumnType::kTimestamp, false, WireShape::kNone, 0, 0,
+     "ComputeEvent.time, UTC, microseconds"},
+    {"sequence", ColumnType::kString, false, WireShape::kNone, 0, 0,
+     "<txid>:<seq>, the outbox position"},
+    {"txid", ColumnType::kInt64, false, WireShape::kNone, 0, 0,
+     "outbox.txid (xid8; below 2^63 in any real cluster)"},
+    {"seq", ColumnType::kInt64, false, WireShape::kNone, 0, 0, "outbox.seq"},
+    {"data_json", ColumnType::kString, false, WireShape::kNone, 0, 0,
+     "ComputeEvent.data as JSON text, null when absent"},
+}};
+
+inline constexpr int kOutboxEventSchemaVersion = 1;
+inline constexpr row::ColumnTable kOutboxEventColumns{
+    "outbox_events", kOutboxEventColumnList, /*time_column=*/4, /*id_column=*/0,
+    kOutboxEventSchemaVersion};
+
+inline constexpr std::array<ColumnSpec, 9> kOutboxAuditColumnList = {{
+    {"event_id", ColumnType::kString, false, WireShape::kNone, 0, 0,
+     "audit_events.id: the deduplication key"},
+    {"tenant", ColumnType::kString, false, WireShape::kNone, 0, 0, "audit_events.tenant_id"},
+    {"time", ColumnType::kTimestamp, false, WireShape::kNone, 0, 0,
+     "audit_events.time, UTC, microseconds"},
+    {"action", ColumnType::kString, false, WireShape::kNone, 0, 0, "audit_events.action"},
+    {"resource_type", ColumnType::kString, false, WireShape::kNone, 0, 0,
+     "audit_events.resource_type"},
+    {"resource_id", ColumnType::kString, false, WireShape::kNone, 0, 0,
+     "audit_events.resource_id"},
+    {"admission_json", ColumnType::kString, false, WireShape::kNone, 0, 0,
+     "audit_events.admission as JSON text, null when NULL"},
+    {"details_json", ColumnType::kString, false, WireShape::kNone, 0, 0,
+     "audit_events.details as JSON text, null when NULL"},
+    {"sequence", ColumnType::kString, false, WireShape::kNone, 0, 0,
+     "<txid>:<seq>, the audit_events position"},
+}};
+
+inline constexpr int kOutboxAuditSchemaVersion = 1;
+inline constexpr row::ColumnTable kOutboxAuditColumns{
+    "outbox_audit", kOutboxAuditColumnList, /*time_column=*/2, /*id_column=*/0,
+    kOutboxAuditSchemaVersion};
+
+}  // namespace sinkd::sinks

@@ -1,0 +1,58 @@
+// The `lake` sinks: a delivered batch of outbox events (or audit records) becomes Parquet Parts in
+// the lake through the same LakeWriter and Destination as the JetStream drain, and Deliver/Write
+// returns only once those Parts are durable (Flush committed and synced them). One ColumnTable per
+// lake (lake_columns.h): events partitioned by date and type, audit records by date.
+// Keys: <prefix>/date=…/[type=…/]part-<instance>-<first seq>-<last seq>-<n>.parquet. A batch is a
+// contiguous range of positions, stable once read (nothing commits behind the fence), so a
+// redelivered batch writes the same rows under the same keys: an overwrite, not a duplicate; a
+// bisected batch writes a sub-range under other keys, and readers deduplicate on event_id.
+// An event the lake cannot take — no id, or a time that is not RFC 3339 — makes the call fail
+// with Reject (permanent: the dispatcher isolates and dead-letters it); a failed flush is Retry.
+// Ownership: owns its Destination. Threads: one thread at a time (the sink's loop).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "lake/destination.h"
+#include "lake/lake_writer.h"
+#include "row/row_batch.h"
+#include "sinks/event_sink.h"
+
+namespace sinkd::sinks {
+
+class LakeEventSink final : public EventSink {
+ public:
+  // REQUIRES: options.key_prefix and options.instance are safe key tokens (checked by the registry).
+  LakeEventSink(std::string id, std::unique_ptr<lake::Destination> destination,
+                lake::LakeWriterOptions options);
+
+  const std::string& id() const override { return id_; }
+  // Ensures the destination (creates the lake root, checks the bucket).
+  Status Open() override;
+  Status Deliver(std::span<const Event> events) override;
+
+ private:
+  std::string id_;
+  std::unique_ptr<lake::Destination> destination_;
+  lake::LakeWriter writer_;
+  row::RowBatch batch_;  // reused between calls
+};
+
+class LakeAuditSink final : public AuditSink {
+ public:
+  LakeAuditSink(std::string id, std::unique_ptr<lake::Destination> destination,
+                lake::LakeWriterOptions options);
+
+  const std::string& id() const override { return id_; }
+  Status Open() override;
+  Status Write(std::span<const AuditRecord> records) override;
+
+ private:
+  std::string id_;
+  std::unique_ptr<lake::Destination> destination_;
+  lake::LakeWriter writer_;
+  row::RowBatch batch_;
+};
+
+}  // namespace sinkd::sinks

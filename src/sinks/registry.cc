@@ -1,0 +1,156 @@
+#include "sinks/registry.h"
+
+#include <cstdlib>
+
+#include "lake/lake_writer.h"
+#include "sinks/jetstream_sink.h"
+#include "sinks/lake_sink.h"
+
+namespace sinkd::sinks {
+
+namespace {
+
+Status Invalid(const std::string& message) { return Status::Refuse("INVALID_CONFIG: " + message); }
+
+// A key token must not be able to climb out of the lake or split into two segments.
+bool SafeToken(const std::string& s) {
+  if (s.empty() || s == "." || s == "..") return false;
+  for (unsigned char c : s) {
+    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                    c == '-' || c == '_' || c == '.';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+Result<lake::LakeWriterOptions> LakeOptions(const config::SinkConfig& entry,
+                                            config::OptionReader& o, const SinkEnvironment& env,
+                                            const char* default_prefix) {
+  lake::LakeWriterOptions options;
+  SINKD_ASSIGN_OR_RETURN(options.key_prefix, o.String("key_prefix", default_prefix));
+  size_t start = 0;
+  while (true) {
+    const size_t slash = options.key_prefix.find('/', start);
+    if (!SafeToken(options.key_prefix.substr(start, slash - start))) {
+      return Invalid(entry.Where() + ": key_prefix \"" + options.key_prefix +
+                     "\" must be '/'-separated segments of letters, digits, '-', '_' and '.'");
+    }
+    if (slash == std::string::npos) break;
+    start = slash + 1;
+  }
+  options.instance = env.instance;
+  if (!SafeToken(options.instance)) {
+    return Invalid("instance \"" + options.instance + "\": use letters, digits, '-', '_', '.'");
+  }
+  SINKD_ASSIGN_OR_RETURN(int64_t level, o.Int("zstd_level", 3, 1, 19));
+  SINKD_ASSIGN_OR_RETURN(int64_t rows, o.Int("row_group_rows", 122'880, 1, 10'000'000));
+  options.parquet.zstd_level = static_cast<int>(level);
+  options.parquet.row_group_rows = static_cast<size_t>(rows);
+  options.parquet.created_by = env.created_by;
+  return options;
+}
+
+Result<std::unique_ptr<lake::Destination>> Destination(const config::SinkConfig& entry,
+                                                       config::OptionReader& o,
+                                                       const SinkEnvironment& env) {
+  if (!env.make_destination) return Status::Internal("no destination factory");
+  auto destination = env.make_destination(o);
+  if (!destination.ok()) return destination.status().WithContext(entry.Where());
+  return destination;
+}
+
+Result<std::unique_ptr<EventSink>> MakeLakeEvents(const config::SinkConfig& entry,
+                                                  config::OptionReader& o,
+                                                  const SinkEnvironment& env) {
+  SINKD_ASSIGN_OR_RETURN(lake::LakeWriterOptions options,
+                         LakeOptions(entry, o, env, "outbox_events"));
+  SINKD_ASSIGN_OR_RETURN(std::unique_ptr<lake::Destination> dest, Destination(entry, o, env));
+  return std::unique_ptr<EventSink>(
+      std::make_unique<LakeEventSink>(entry.id, std::move(dest), std::move(options)));
+}
+
+Result<std::unique_ptr<AuditSink>> MakeLakeAudit(const config::SinkConfig& entry,
+                                                 config::OptionReader& o,
+                                                 const SinkEnvironment& env) {
+  SINKD_ASSIGN_OR_RETURN(lake::LakeWriterOptions options,
+                         LakeOptions(entry, o, env, "outbox_audit"));
+  SINKD_ASSIGN_OR_RETURN(std::unique_ptr<lake::Destination> dest, Destination(entry, o, env));
+  return std::unique_ptr<AuditSink>(
+      std::make_unique<LakeAuditSink>(entry.id, std::move(dest), std::move(options)));
+}
+
+Result<std::unique_ptr<EventSink>> MakeJetStream(const config::SinkConfig& entry,
+                                                 config::OptionReader& o,
+                                                 const SinkEnvironment&) {
+  JetStreamSinkOptions options;
+  const char* env_url = std::getenv("NATS_URL");
+  SINKD_ASSIGN_OR_RETURN(options.url, o.String("url", env_url && *env_url
+                                                          ? env_url
+                                                          : "nats://127.0.0.1:4222"));
+  SINKD_ASSIGN_OR_RETURN(options.subject_prefix, o.RequiredString("subject_prefix"));
+  if (!IsSubjectSafe(options.subject_prefix)) {
+    return Invalid(entry.Where() + ": subject_prefix \"" + options.subject_prefix +
+                   "\" is not a subject (no blanks, wildcards or empty tokens)");
+  }
+  SINKD_ASSIGN_OR_RETURN(int64_t timeout, o.Int("timeout_ms", 5000, 100, 600'000));
+  options.timeout = std::chrono::milliseconds(timeout);
+  return std::unique_ptr<EventSink>(
+      std::make_unique<JetStreamEventSink>(entry.id, std::move(options)));
+}
+
+}  // namespace
+
+SinkRegistry SinkRegistry::Builtin() {
+  SinkRegistry r;
+  r.AddEventType("lake", MakeLakeEvents);
+  r.AddEventType("jetstream", MakeJetStream);
+  r.AddAuditType("lake", MakeLakeAudit);
+  return r;
+}
+
+void SinkRegistry::AddEventType(const std::string& type, EventFactory factory) {
+  event_types_[type] = std::move(factory);
+}
+
+void SinkRegistry::AddAuditType(const std::string& type, AuditFactory factory) {
+  audit_types_[type] = std::move(factory);
+}
+
+template <typename Map>
+std::string Known(const Map& m) {
+  std::string out;
+  for (const auto& [name, f] : m) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+Result<BuiltEventSink> SinkRegistry::MakeEventSink(const config::SinkConfig& entry,
+                                                   const SinkEnvironment& env) const {
+  auto it = event_types_.find(entry.type);
+  if (it == event_types_.end()) {
+    return Invalid(entry.Where() + ": unknown event sink type \"" + entry.type +
+                   "\" (known: " + Known(event_types_) + ")");
+  }
+  config::OptionReader options(entry);
+  BuiltEventSink built;
+  SINKD_ASSIGN_OR_RETURN(int64_t batch,
+                         options.Int("batch_size", env.default_batch_size, 1, 100'000));
+  built.batch_size = static_cast<int>(batch);
+  SINKD_ASSIGN_OR_RETURN(built.sink, it->second(entry, options, env));
+  SINKD_RETURN_IF_ERROR(options.Done());
+  return built;
+}
+
+Result<std::unique_ptr<AuditSink>> SinkRegistry::MakeAuditSink(const config::SinkConfig& entry,
+                                                               const SinkEnvironment& env) const {
+  auto it = audit_types_.find(entry.type);
+  if (it == audit_types_.end()) {
+    return Invalid(entry.Where() + ": unknown audit sink type \"" + entry.type +
+                   "\" (known: " + Known(audit_types_) + ")");
+  }
+  config::OptionReader options(entry);
+  SINKD_ASSIGN_OR_RETURN(std::unique_ptr<AuditSink> sink, it->second(entry, options, env));
+  SINKD_RETURN_IF_ERROR(options.Done());
+  return sink;
+}
+
+}  // namespace sinkd::sinks

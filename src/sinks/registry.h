@@ -1,0 +1,68 @@
+// SinkRegistry turns the configuration's [[sinks.events]] / [[sinks.audit]] entries into sink
+// objects, by type. The built-in types are `lake` (events and audit) and `jetstream` (events); a
+// program that links sinkd's libraries can add its own C++ sink types with AddEventType /
+// AddAuditType before building, and list them in the same configuration file.
+// Every entry's options are read by name and type; an unknown type or option, or a value of the
+// wrong type, is INVALID_CONFIG naming the entry, before any sink opens.
+// Options common to every event sink: batch_size (a pass reads 4 × batch_size events; default
+// the [dispatch] value). `lake`: lake_dir (or what the destination factory accepts), key_prefix
+// (default outbox_events / outbox_audit), zstd_level (3), row_group_rows (122880).
+// `jetstream`: url (default $NATS_URL or nats://127.0.0.1:4222), subject_prefix (required),
+// timeout_ms (5000).
+// Threads: one thread at a time; built sinks are independent objects.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "base/result.h"
+#include "config/config.h"
+#include "lake/destination.h"
+#include "sinks/event_sink.h"
+
+namespace sinkd::sinks {
+
+// Builds a lake's destination from a sink entry's options (lake_dir, or an object store's
+// options). Supplied by the program, which knows every destination kind.
+using DestinationFactory =
+    std::function<Result<std::unique_ptr<lake::Destination>>(config::OptionReader&)>;
+
+// What a sink factory may use besides its own options.
+struct SinkEnvironment {
+  DestinationFactory make_destination;
+  std::string instance;     // unique per process; names lake Parts
+  std::string created_by;   // every Part's created_by
+  int default_batch_size = 32;
+};
+
+struct BuiltEventSink {
+  std::unique_ptr<EventSink> sink;
+  int batch_size = 0;
+};
+
+class SinkRegistry {
+ public:
+  using EventFactory = std::function<Result<std::unique_ptr<EventSink>>(
+      const config::SinkConfig&, config::OptionReader&, const SinkEnvironment&)>;
+  using AuditFactory = std::function<Result<std::unique_ptr<AuditSink>>(
+      const config::SinkConfig&, config::OptionReader&, const SinkEnvironment&)>;
+
+  // The built-in lake and jetstream types.
+  static SinkRegistry Builtin();
+
+  void AddEventType(const std::string& type, EventFactory factory);
+  void AddAuditType(const std::string& type, AuditFactory factory);
+
+  Result<BuiltEventSink> MakeEventSink(const config::SinkConfig& entry,
+                                       const SinkEnvironment& env) const;
+  Result<std::unique_ptr<AuditSink>> MakeAuditSink(const config::SinkConfig& entry,
+                                                   const SinkEnvironment& env) const;
+
+ private:
+  std::map<std::string, EventFactory> event_types_;
+  std::map<std::string, AuditFactory> audit_types_;
+};
+
+}  // namespace sinkd::sinks
