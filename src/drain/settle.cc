@@ -87,12 +87,14 @@ SettleReport Settle(Batch& batch, SettleContext& c) {
     KeepAlive keepalive(batch.held, c.keepalive_every);
     for (const HeldReject& r : batch.rejects) {
       const jetstream::Message& m = batch.held[r.message].message;
-      Status s = c.dead_letters.Publish({&r.reject, m.stream(), m.subject(), m.stream_sequence()});
-      if (!s.ok()) {
-        report.status = s;
+      auto stored =
+          c.dead_letters.Publish({&r.reject, m.stream(), m.subject(), m.stream_sequence()});
+      if (!stored.ok()) {
+        report.status = stored.status();
         break;
       }
       ++report.dead_letters;
+      if (*stored) CountDeadLetter(c.metrics, r.reject.reason);
     }
   }
   if (!report.status.ok()) {
@@ -100,7 +102,6 @@ SettleReport Settle(Batch& batch, SettleContext& c) {
     batch.Clear();
     return report;
   }
-  for (const HeldReject& r : batch.rejects) CountDeadLetter(c.metrics, r.reject.reason);
 
   // 2. Term what produced only rejects: everything it held is on the dead-letter stream now. A
   // Term lost on the way costs one more delivery and a dead letter the Msg-Id de-duplicates.

@@ -27,11 +27,12 @@ class Sink {
                                           const lake::Provenance& provenance) = 0;
 };
 
-// Stores one unreadable record durably, or fails.
+// Stores one unreadable record durably, or fails. True when stored now, false when it was
+// already stored (a retried batch).
 class DeadLetters {
  public:
   virtual ~DeadLetters() = default;
-  virtual Status Publish(const jetstream::DeadLetterRecord& record) = 0;
+  virtual Result<bool> Publish(const jetstream::DeadLetterRecord& record) = 0;
 };
 
 // Sink over a lake Destination. Part keys carry the instance and the batch's sequence range; when
@@ -54,7 +55,7 @@ class LakeSink final : public Sink {
 class StreamDeadLetters final : public DeadLetters {
  public:
   explicit StreamDeadLetters(jetstream::DeadLetterPublisher& publisher) : publisher_(publisher) {}
-  Status Publish(const jetstream::DeadLetterRecord& record) override {
+  Result<bool> Publish(const jetstream::DeadLetterRecord& record) override {
     return publisher_.Publish(record);
   }
 

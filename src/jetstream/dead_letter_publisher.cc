@@ -26,7 +26,7 @@ Status DeadLetterPublisher::CheckReachable() {
                         subject_ + "; run `sinkd provision` to see how it differs");
 }
 
-Status DeadLetterPublisher::Publish(const DeadLetterRecord& record) {
+Result<bool> DeadLetterPublisher::Publish(const DeadLetterRecord& record) {
   const contract::Reject& reject = *record.reject;
   const std::string where =
       "dead-letter " + std::string(record.subject) + " seq " + std::to_string(record.sequence);
@@ -62,7 +62,8 @@ Status DeadLetterPublisher::Publish(const DeadLetterRecord& record) {
   jsErrCode jerr = static_cast<jsErrCode>(0);
   s = js_PublishMsg(&ack, connection_.js(), raw, &po, &jerr);
   PubAckPtr owned(ack);
-  return FromNats(s, where, jerr).As(Status::Retry);
+  if (s != NATS_OK) return FromNats(s, where, jerr).As(Status::Retry);
+  return !ack->Duplicate;
 }
 
 }  // namespace sinkd::jetstream

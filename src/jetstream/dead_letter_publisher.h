@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <string>
 
-#include "base/status.h"
+#include "base/result.h"
 #include "contract/reject.h"
 #include "jetstream/connection.h"
 
@@ -40,8 +40,10 @@ class DeadLetterPublisher {
   // Refuse unless GARM_SINK_DEAD exists and takes garm.v1.sink.dead.<origin>: a drain that could
   // not store a dead letter would have to either drop the record or stall on it.
   Status CheckReachable();
-  // Stores one dead letter; Retry (naming the subject and sequence) when it was not stored.
-  Status Publish(const DeadLetterRecord& record);
+  // Stores one dead letter: true when stored now, false when the stream already held it (the
+  // same Msg-Id within the duplicate window); Retry (naming the subject and sequence) when it was
+  // not stored.
+  Result<bool> Publish(const DeadLetterRecord& record);
 
   const std::string& subject() const { return subject_; }
 

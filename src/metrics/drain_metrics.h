@@ -42,7 +42,7 @@ struct DrainMetrics {
   std::atomic<uint64_t> bytes_flushed{0};    // Parquet bytes made durable
   std::atomic<uint64_t> flushes{0};          // successful flushes
   std::atomic<uint64_t> flush_failures{0};   // flushes that ended in a nak
-  std::atomic<uint64_t> dead_unmarshal{0};   // dead letters stored, by reason
+  std::atomic<uint64_t> dead_unmarshal{0};   // dead letters newly stored, by reason
   std::atomic<uint64_t> dead_missing_event_id{0};
   std::atomic<uint64_t> dead_missing_time{0};
   std::atomic<uint64_t> naks{0};             // messages nak'd

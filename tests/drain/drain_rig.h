@@ -50,7 +50,7 @@ class ScriptedSink : public drain::Sink {
 class ScriptedDeadLetters : public drain::DeadLetters {
  public:
   explicit ScriptedDeadLetters(drain::DeadLetters& real) : real_(real) {}
-  Status Publish(const jetstream::DeadLetterRecord& record) override {
+  Result<bool> Publish(const jetstream::DeadLetterRecord& record) override {
     ++attempts;
     if (fail.load()) return Status::Retry("scripted dead-letter failure");
     return real_.Publish(record);
@@ -101,6 +101,8 @@ class DrainRig {
     consumer = std::move(consumer_or).value();
     Status reachable = publisher->CheckReachable();
     if (!reachable.ok()) return ::testing::AssertionFailure() << reachable.ToString();
+    metrics.consumer_bound = true;
+    metrics.destination_reachable = true;
     drain = std::make_unique<drain::Drain>(options, *consumer, *dead, *sink, log, &metrics);
     thread = std::thread([this] { run_status = drain->Run(stop); });
     return ::testing::AssertionSuccess();

@@ -169,7 +169,9 @@ TEST(DeadLetters, ARecordPublishedThreeTimesIsStoredOnce) {
   contract::Reject reject = contract::MakeReject(contract::RejectReason::kMissingTime,
                                                  "time is unset\nsecond line", 4, "bytes");
   for (int i = 0; i < 3; ++i) {
-    ASSERT_TRUE(publisher.Publish({&reject, "GARM_LEDGER", "garm.v1.ledger.a.b", 9}).ok());
+    auto stored = publisher.Publish({&reject, "GARM_LEDGER", "garm.v1.ledger.a.b", 9});
+    ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+    EXPECT_EQ(*stored, i == 0) << "only the first publish stores it; the others are duplicates";
   }
   auto dead = testing::ReadStream(*c, "GARM_SINK_DEAD");
   ASSERT_EQ(dead.size(), 1u);
