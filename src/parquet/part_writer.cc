@@ -97,8 +97,8 @@ struct PartWriter::Rep {
   };
 
   // Constant after construction.
-  const Schema& schema;
-  const WriterOptions& options;
+  const Schema schema;
+  const WriterOptions options;
   OutputStream& out;
   // Reused for every chunk of the Part.
   std::vector<std::unique_ptr<ColumnWriter>> writers;
@@ -198,7 +198,10 @@ PartWriter::PartWriter(const Schema& schema, const WriterOptions& options, Outpu
     rep_->status = Status::Refuse("parquet: row_group_rows, page_rows and page_bytes must be > 0");
   }
   if (!rep_->status.ok()) return;
-  for (const Field& field : schema) rep_->writers.push_back(MakeColumnWriter(field, options));
+  // The writers borrow the Rep's copy of the options, which lives as long as they do.
+  for (const Field& field : rep_->schema) {
+    rep_->writers.push_back(MakeColumnWriter(field, rep_->options));
+  }
 }
 
 PartWriter::~PartWriter() {

@@ -6,8 +6,8 @@
 // (no definition levels), ZSTD on every page, exact min/max/null_count statistics, column_orders,
 // encoding_stats, field ids, created_by, key/value metadata.
 //
-// Ownership: borrows the Schema, the options and the OutputStream (all must outlive the writer);
-// owns its scratch buffers and its ZSTD context, reused across row groups.
+// Ownership: copies the Schema and the options; borrows the OutputStream (must outlive the
+// writer); owns its scratch buffers and its ZSTD context, reused across row groups.
 // Threads: one thread at a time; separate PartWriters are independent.
 // Errors: the first failure is kept; later calls do nothing and return it.
 // Determinism: the same schema, options, rows and metadata give byte-identical output.
@@ -33,7 +33,10 @@ using KeyValue = std::pair<std::string, std::string>;
 
 class PartWriter {
  public:
-  // REQUIRES: schema is non-empty; field names are unique.
+  // A schema the writer cannot encode (empty, duplicate or empty names, an annotation on the
+  // wrong physical type, a Bloom filter on BOOLEAN) or zero sizes in the options leave the writer
+  // failed with Refuse: every later call returns it and nothing is written.
+  // REQUIRES: Finish() or Abandon() before destruction, unless a call has already failed.
   PartWriter(const Schema& schema, const WriterOptions& options, OutputStream& out);
   ~PartWriter();
   PartWriter(const PartWriter&) = delete;
@@ -42,8 +45,12 @@ class PartWriter {
   // Encodes table rows `rows[0]`, `rows[1]`, … (in that order) as row groups of at most
   // options.row_group_rows rows each and appends them to the stream. Each call starts a new row
   // group; call once per file for full row groups.
-  // REQUIRES: table.columns matches the schema (types and count); every index < table.rows;
-  //           Finish/Abandon not yet called.
+  // Returns Reject for input no reader could take (invalid UTF-8 in a STRING column, naming the
+  // column and row; a value past Parquet's 2 GiB page size), the stream's own error if an Append
+  // fails, and Internal when the REQUIRES below are broken (checked, not trusted).
+  // The table is only read during the call: nothing of it is kept afterwards.
+  // REQUIRES: table.columns matches the schema (types and count) and each array holds
+  //           table.rows values; every index < table.rows; Finish/Abandon not yet called.
   Status WriteRows(const TableView& table, std::span<const uint32_t> rows);
 
   // Writes Bloom filters and the footer (with `metadata` as key/value pairs, in order).
@@ -54,8 +61,11 @@ class PartWriter {
   // Gives up on the Part; nothing more is written. The caller discards what the stream holds.
   void Abandon();
 
+  // Bytes appended to the stream so far (the file size once Finish returned OK).
   uint64_t bytes_written() const;
+  // Rows in the row groups written so far.
   uint64_t rows_written() const;
+  // The sticky status: OK, or the first failure.
   const Status& status() const;
 
  private:
