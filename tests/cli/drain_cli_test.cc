@@ -1,0 +1,139 @@
+// `sinkd drain` and `sinkd tail` through the binary: flag and destination refusals, the first log
+// line, and the whole path JetStream → drain → lake → DuckDB.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "jetstream/jetstream_test_support.h"
+
+namespace sinkd {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::RunCommand;
+using testing::SinkdBinary;
+
+testing::CommandResult Sinkd(std::vector<std::string> args, std::chrono::milliseconds timeout = 30s) {
+  args.insert(args.begin(), SinkdBinary().string());
+  return RunCommand(args, "", timeout, {"LAKE_DIR=", "AWS_ENDPOINT_URL=", "S3_BUCKET="});
+}
+
+TEST(DrainCli, ADrainNeedsOneDestinationAndRefusesBothOrNeither) {
+  auto neither = Sinkd({"drain", "ledger", "--nats-url", "nats://127.0.0.1:1"});
+  EXPECT_EQ(neither.exit_code, 1);
+  EXPECT_NE(neither.err.find("no destination"), std::string::npos) << neither.err;
+  EXPECT_NE(neither.err.find("--lake-dir"), std::string::npos);
+  EXPECT_NE(neither.err.find("--s3-endpoint"), std::string::npos);
+  auto both = Sinkd({"drain", "ledger", "--lake-dir", "/tmp/x", "--s3-endpoint", "127.0.0.1:9",
+                     "--s3-bucket", "b", "--nats-url", "nats://127.0.0.1:1"});
+  EXPECT_EQ(both.exit_code, 1);
+  EXPECT_NE(both.err.find("two different destinations"), std::string::npos) << both.err;
+}
+
+TEST(DrainCli, BadBatchFlagsAreRefusedBeforeAnythingConnects) {
+  auto r = Sinkd({"drain", "audit", "--lake-dir", "/tmp/x", "--batch-max-rows", "0"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("--batch-max-rows"), std::string::npos) << r.err;
+  r = Sinkd({"drain", "audit", "--lake-dir", "/tmp/x", "--ack-wait", "1s"});
+  EXPECT_NE(r.err.find("--ack-wait"), std::string::npos) << r.err;
+  r = Sinkd({"drain"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("sinkd drain needs a subcommand: audit, ledger"), std::string::npos) << r.err;
+  r = Sinkd({"tail"});
+  EXPECT_NE(r.err.find("sinkd tail needs a subcommand: audit, ledger"), std::string::npos) << r.err;
+}
+
+TEST(DrainCli, AMissingStreamTellsTheOperatorToProvision) {
+  testing::NatsServer server;
+  ASSERT_TRUE(server.ok()) << server.error();
+  testing::TempDir dir;
+  auto c = testing::Connect(server);
+  ASSERT_TRUE(jetstream::CreateStream(*c, jetstream::StreamSpecs({})[2]).ok());  // dead only
+  auto r = Sinkd({"drain", "ledger", "--nats-url", server.url(), "--lake-dir", (dir / "l").string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("run `sinkd provision`"), std::string::npos) << r.err;
+  EXPECT_FALSE(jetstream::GetStreamState(*c, "GARM_LEDGER").ok()) << "a drain never creates streams";
+}
+
+TEST(TailCli, FlagErrorsAreTheReferenceTexts) {
+  auto r = Sinkd({"tail", "ledger", "--since", "0"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "sinkd: --since 0: a message count must be positive\n");
+  r = Sinkd({"tail", "ledger", "--since", "twenty", "--from-start"});
+  EXPECT_EQ(r.err, "sinkd: --since \"twenty\": neither a message count nor a duration\n");
+  r = Sinkd({"tail", "audit", "--filter", "colour=red"});
+  EXPECT_NE(r.err.find("no column \"colour\"; columns are event_id, time, tenant"), std::string::npos)
+      << r.err;
+  r = Sinkd({"tail", "ledger", "--durable", "x"});
+  EXPECT_EQ(r.exit_code, 1) << "a tail has no drain flags";
+}
+
+// The main job end to end through the binaries: provision, publish realistic traffic with bad
+// records, drain until caught up, SIGTERM (exit 0), and DuckDB reads every good event from the
+// hive lake; the first log line names the destination; tail prints the same rows.
+TEST(DrainCli, JetStreamToLakeToDuckDbEndToEnd) {
+  testing::NatsServer server;
+  ASSERT_TRUE(server.ok()) << server.error();
+  testing::TempDir dir;
+  const std::string url = server.url();
+  ASSERT_EQ(Sinkd({"provision", "--nats-url", url}).exit_code, 0);
+  auto gen = Sinkd({"generate", "ledger", "--messages", "40", "--events-per-batch", "100",
+                    "--seed", "5", "--bad-share", "0.01", "-o", (dir / "l.bin").string()});
+  ASSERT_EQ(gen.exit_code, 0) << gen.err;
+  long good = 0, bad = 0;
+  ASSERT_EQ(std::sscanf(gen.out.c_str(), "generated 40 messages: %ld good events, %ld bad", &good, &bad), 2)
+      << gen.out;
+  auto pub = Sinkd({"publish", "ledger", "--nats-url", url, (dir / "l.bin").string()});
+  ASSERT_EQ(pub.exit_code, 0) << pub.err;
+
+  const std::string log = (dir / "drain.log").string();
+  pid_t pid = fork();
+  if (pid == 0) {
+    freopen(log.c_str(), "w", stderr);
+    execl(SinkdBinary().c_str(), "sinkd", "drain", "ledger", "--nats-url", url.c_str(), "--lake-dir",
+          (dir / "lake").c_str(), "--batch-interval", "300ms", "--instance-id", "e2e", nullptr);
+    _exit(127);
+  }
+  auto c = testing::Connect(server);
+  const bool drained = testing::WaitUntil(
+      [&] {
+        auto s = jetstream::GetConsumerState(*c, "GARM_LEDGER", "sink-ledger");
+        return s.ok() && s->pending == 0 && s->ack_pending == 0;
+      },
+      60s);
+  kill(pid, SIGTERM);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(drained) << testing::ReadFile(log);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "SIGTERM is a clean exit";
+  const std::string first_line = testing::ReadFile(log).substr(0, testing::ReadFile(log).find('\n'));
+  EXPECT_NE(first_line.find("\"msg\":\"sinkd drain started\""), std::string::npos) << first_line;
+  EXPECT_NE(first_line.find("\"destination\":\"dir " + (dir / "lake").string() + "\""),
+            std::string::npos)
+      << first_line;
+
+  auto q = testing::DuckDb("SELECT count(DISTINCT event_id), count(DISTINCT app) > 3, "
+                           "bool_and(filename LIKE '%/ledger/date=%/app=%/part-e2e-%') FROM "
+                           "read_parquet(" +
+                           testing::SqlQuote((dir / "lake/ledger/**/*.parquet").string()) +
+                           ", hive_partitioning=true, filename=true)");
+  ASSERT_TRUE(q.ok) << q.error;
+  EXPECT_EQ(q.rows[0][0], std::to_string(good)) << "every good event is a row";
+  EXPECT_EQ(q.rows[0][1], "true");
+  EXPECT_EQ(q.rows[0][2], "true") << "keys: ledger/date=…/app=…/part-<instance>-…";
+  EXPECT_EQ(testing::ReadStream(*c, "GARM_SINK_DEAD").size(), static_cast<size_t>(bad))
+      << "every bad record is one dead letter";
+
+  auto tail = Sinkd({"tail", "ledger", "--nats-url", url, "--since", "1", "--no-detail"});
+  ASSERT_EQ(tail.exit_code, 0) << tail.err;
+  EXPECT_NE(tail.err.find("durable=false ack=none"), std::string::npos) << tail.err;
+  EXPECT_EQ(tail.out.find("error_detail"), std::string::npos);
+  EXPECT_GT(std::count(tail.out.begin(), tail.out.end(), '\n'), 90) << "one line per event";
+}
+
+}  // namespace
+}  // namespace sinkd
