@@ -27,18 +27,18 @@ using wire::Fault;
 EventReader::EventReader(const row::ColumnTable& table)
     : table_(&table), plan_(MakeFieldPlan(table)) {
   slots_.resize(table.columns.size());
-  seen_.resize((table.columns.size() + 63) / 64);
   maps_.resize(plan_.maps);
   lists_.resize(plan_.lists);
+  map_memos_.resize(plan_.maps);
+  list_memos_.resize(plan_.lists);
 }
 
-inline bool EventReader::Seen(size_t column) const {
-  return (seen_[column >> 6] >> (column & 63)) & 1;
-}
+inline bool EventReader::Seen(size_t column) const { return slots_[column].event == event_; }
 
 inline EventReader::Slot& EventReader::Write(size_t column) {
-  seen_[column >> 6] |= uint64_t{1} << (column & 63);
-  return slots_[column];
+  Slot& slot = slots_[column];
+  slot.event = event_;
+  return slot;
 }
 
 void EventReader::Start(std::string_view payload) {
@@ -89,9 +89,17 @@ bool EventReader::ReadMessage(const MessagePlan& message, const uint8_t* p, cons
       // A known number with another wire type is an unknown field, as in generated code.
       const FieldRule& rule = message.Rule(tag >> 3);
       if ((tag & 7) == rule.wire_type) {
-        // Most fields of an event are strings: keep them out of ReadKnown's switch.
-        p = rule.kind == FieldKind::kString ? ReadString(p, end, &Write(rule.column).text)
-                                            : ReadKnown(rule, p, end, depth);
+        // The kinds an event carries most of are read here, out of ReadKnown's switch: strings,
+        // list items and tag entries (a few of each per event).
+        if (rule.kind == FieldKind::kString) {
+          p = ReadString(p, end, &Write(rule.column).text);
+        } else if (rule.kind == FieldKind::kList) {
+          std::string_view item;
+          p = ReadString(p, end, &item);
+          if (p != nullptr) lists_[rule.aux].push_back(item);
+        } else {
+          p = ReadKnown(rule, p, end, depth);
+        }
       } else {
         p = SkipUnknown(tag, p, end, depth);
       }
@@ -106,12 +114,8 @@ const uint8_t* EventReader::ReadKnown(const FieldRule& rule, const uint8_t* p, c
   switch (rule.kind) {
     case FieldKind::kString:
       return ReadString(p, end, &Write(rule.column).text);
-    case FieldKind::kList: {
-      std::string_view item;
-      p = ReadString(p, end, &item);
-      if (p != nullptr) lists_[rule.aux].push_back(item);
-      return p;
-    }
+    case FieldKind::kList:
+      break;  // read by ReadMessage
     case FieldKind::kBool:
     case FieldKind::kInt32:
     case FieldKind::kInt64:
@@ -136,7 +140,11 @@ const uint8_t* EventReader::ReadKnown(const FieldRule& rule, const uint8_t* p, c
       const uint8_t* sub_end = p + length;
       bool ok;
       if (rule.kind == FieldKind::kTimestamp) {
-        if (!Seen(rule.column)) Write(rule.column) = Slot{};  // present from here on, merged
+        if (!Seen(rule.column)) {  // present from here on; a second occurrence merges
+          Slot& time = Write(rule.column);
+          time.bits = 0;
+          time.nanos = 0;
+        }
         ok = ReadTimestamp(slots_[rule.column], p, sub_end, depth - 1);
       } else if (rule.kind == FieldKind::kMessage) {
         ok = ReadMessage(plan_.messages[rule.aux], p, sub_end, depth - 1);
@@ -180,6 +188,20 @@ bool EventReader::ReadTimestamp(Slot& slot, const uint8_t* p, const uint8_t* end
 bool EventReader::ReadMapEntry(std::vector<row::JsonMember>& entries, const uint8_t* p,
                                const uint8_t* end, int depth) {
   row::JsonMember entry;
+  // The entry as every encoder writes it, key then value, read without the general loop.
+  const auto available = static_cast<size_t>(end - p);
+  if (available >= 4 && p[0] == kMapKeyTag && p[1] < 0x80 && size_t{p[1]} + 4 <= available) {
+    const uint8_t* value = p + 2 + p[1];  // value + 2 <= end
+    if (value[0] == kMapValueTag && value[1] < 0x80 && value + 2 + value[1] == end) {
+      entry.key = std::string_view(reinterpret_cast<const char*>(p + 2), p[1]);
+      entry.value = std::string_view(reinterpret_cast<const char*>(value + 2), value[1]);
+      if (IsValidUtf8(entry.key) && IsValidUtf8(entry.value)) {
+        entries.push_back(entry);
+        return true;
+      }
+      entry = row::JsonMember();  // let the general loop find and report the bad string
+    }
+  }
   while (p < end) {
     const uint8_t* at = p;
     uint32_t tag = 0;
@@ -200,7 +222,10 @@ bool EventReader::ReadMapEntry(std::vector<row::JsonMember>& entries, const uint
 }
 
 EventReader::Verdict EventReader::ReadEvent(std::string_view payload) {
-  std::fill(seen_.begin(), seen_.end(), 0);
+  if (++event_ == 0) {  // wrapped after 2^32 events: forget every old number
+    for (Slot& slot : slots_) slot.event = 0;
+    event_ = 1;
+  }
   for (auto& entries : maps_) entries.clear();
   for (auto& items : lists_) items.clear();
   Start(payload);
@@ -252,8 +277,8 @@ bool EventReader::SplitBatch(std::string_view message, std::vector<std::string_v
 // without them the compiler reloads every vector's bounds after each append.
 void EventReader::AppendRow(row::RowBatch& batch) {
   const Slot* const slot = slots_.data();
-  const uint64_t* const seen_words = seen_.data();
-  const auto is_seen = [seen_words](uint16_t c) { return (seen_words[c >> 6] >> (c & 63)) & 1; };
+  const uint32_t event = event_;
+  const auto is_seen = [slot, event](uint16_t c) { return slot[c].event == event; };
   const auto bits = [&](uint16_t c) -> uint64_t { return is_seen(c) ? slot[c].bits : 0; };
   const auto columns = [&](FieldKind kind) {
     const std::vector<uint16_t>& list = plan_.columns_of_kind[static_cast<int>(kind)];
@@ -285,12 +310,14 @@ void EventReader::AppendRow(row::RowBatch& batch) {
   }
   for (uint16_t c : columns(FieldKind::kMap)) {
     row::StringBuffer& out = batch.column(c).strings;
-    row::AppendJsonObject(out.bytes, maps_[plan_.column_aux[c]]);
+    const uint16_t map = plan_.column_aux[c];
+    map_memos_[map].AppendObject(out.bytes, maps_[map]);
     out.offsets.push_back(static_cast<uint32_t>(out.bytes.size()));
   }
   for (uint16_t c : columns(FieldKind::kList)) {
     row::StringBuffer& out = batch.column(c).strings;
-    row::AppendJsonArray(out.bytes, lists_[plan_.column_aux[c]]);
+    const uint16_t list = plan_.column_aux[c];
+    list_memos_[list].AppendArray(out.bytes, lists_[list]);
     out.offsets.push_back(static_cast<uint32_t>(out.bytes.size()));
   }
   batch.CommitRow();

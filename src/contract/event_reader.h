@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "contract/field_plan.h"
+#include "contract/json_memo.h"
 #include "contract/reject.h"
 #include "contract/wire_format.h"
 #include "row/column_table.h"
@@ -50,13 +51,14 @@ class EventReader {
   std::string BatchError() const { return FaultError("garm.ledger.v1.Batch"); }
 
  private:
-  // One column's value for the event being read, valid only when the column's `seen_` bit is
-  // set: slots are not cleared between events, the bits are (a word per 64 columns instead of
-  // every slot keeps the reset off the profile).
+  // One column's value for the event being read, valid only when `event` is the current event's
+  // number: starting an event is one increment, not a pass over every slot, and marking a slot
+  // is a plain store (a shared bitmask made every field wait on the previous field's update).
   struct Slot {
     std::string_view text;  // kString
     uint64_t bits = 0;      // bool/int32/int64 varint, double bit pattern, Timestamp seconds
     int32_t nanos = 0;      // Timestamp nanos
+    uint32_t event = 0;     // the event_ this value belongs to
   };
 
   bool Seen(size_t column) const;
@@ -75,9 +77,11 @@ class EventReader {
   const row::ColumnTable* table_;
   FieldPlan plan_;
   std::vector<Slot> slots_;
-  std::vector<uint64_t> seen_;  // one bit per column: its slot was written by this event
+  uint32_t event_ = 0;  // number of the event being read; never 0 (no slot is valid for 0)
   std::vector<std::vector<row::JsonMember>> maps_;    // per kMap column: this event's entries
   std::vector<std::vector<std::string_view>> lists_;  // per kList column: this event's items
+  std::vector<JsonMemo> map_memos_;                   // per kMap column: the last row's JSON
+  std::vector<JsonMemo> list_memos_;                  // per kList column: the last row's JSON
 
   // The first fault of the payload being read: where (innermost) and in which top-level field.
   const uint8_t* base_ = nullptr;

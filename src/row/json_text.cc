@@ -131,7 +131,17 @@ void AppendWritten(std::string& out, size_t room, Write write) {
   out.resize(old + static_cast<size_t>(end - begin));
 }
 
-bool KeyLess(const JsonMember& a, const JsonMember& b) { return a.key < b.key; }
+// Byte-wise (unsigned) order, as std::string_view's operator< and Go's strings.Compare; compared
+// here rather than through memcmp because keys are short and usually differ early.
+bool KeyLess(const JsonMember& a, const JsonMember& b) {
+  const size_t n = std::min(a.key.size(), b.key.size());
+  for (size_t i = 0; i < n; ++i) {
+    const auto x = static_cast<uint8_t>(a.key[i]);
+    const auto y = static_cast<uint8_t>(b.key[i]);
+    if (x != y) return x < y;
+  }
+  return a.key.size() < b.key.size();
+}
 
 // Stable, and in place for the handful of tags an event carries: std::stable_sort would take a
 // temporary buffer from the heap on every row. Large inputs fall back to it (insertion sort is
@@ -156,6 +166,8 @@ void AppendJsonString(std::string& out, std::string_view text) {
   AppendWritten(out, kMaxExpansion * text.size() + 2,
                 [&](char* w) { return WriteJsonString(w, text); });
 }
+
+void SortJsonMembers(std::span<JsonMember> members) { StableSortByKey(members); }
 
 void AppendJsonObject(std::string& out, std::span<JsonMember> members) {
   StableSortByKey(members);

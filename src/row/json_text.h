@@ -30,6 +30,10 @@ void AppendJsonString(std::string& out, std::string_view text);
 // Sorts `members` in place (stably); the views must stay valid for the call only.
 void AppendJsonObject(std::string& out, std::span<JsonMember> members);
 
+// Sorts `members` stably by key, byte-wise: the order AppendJsonObject writes them in (it sorts
+// them itself; this is for callers that compare members before writing).
+void SortJsonMembers(std::span<JsonMember> members);
+
 // Appends ["a","b",...] in the given order; `[]` when empty (never `null`).
 void AppendJsonArray(std::string& out, std::span<const std::string_view> items);
 

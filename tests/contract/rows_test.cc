@@ -104,6 +104,43 @@ TEST(Rows, TagsJsonSortsKeysByteWiseAndEscapesAsGoDoes) {
   EXPECT_EQ(d.Str("tags_json"), R"({"B":"\u2028","a":"1\u00262","b":"\u003cx\u003e","é":"\"q\""})");
 }
 
+// The decoder reuses the previous row's JSON when the strings are the same; publishers shuffle map
+// entries (Go randomises map order), so the reuse must hold across orders and must not outlive a
+// change of any key or value, a repeated key, or a list that grows, shrinks or reorders.
+TEST(Rows, RepeatedTagsAndListsAcrossEventsKeepTheirOwnText) {
+  const std::vector<std::string> tags = {
+      TagEntry("env", "prod") + TagEntry("team", "search"),
+      TagEntry("team", "search") + TagEntry("env", "prod"),
+      TagEntry("team", "search") + TagEntry("env", "dev"),
+      TagEntry("team", "search") + TagEntry("env", "dev") + TagEntry("env", "prod"),
+      "",
+      TagEntry("", ""),
+      TagEntry("", "") + TagEntry("", ""),
+  };
+  const std::vector<std::string> lists = {Len(51, "a") + Len(51, "b"),
+                                          Len(51, "a") + Len(51, "b"),
+                                          Len(51, "b") + Len(51, "a"),
+                                          Len(51, "a"),
+                                          "",
+                                          Len(51, ""),
+                                          Len(51, "") + Len(51, "")};
+  std::string message;
+  for (size_t i = 0; i < tags.size(); ++i) {
+    const std::string id = std::to_string(i);
+    message += Len(1, MinimalEvent(id) + tags[i] + lists[i]);
+  }
+  Decoded d = DecodeBoth(Envelope::kBatch, message);
+  ASSERT_EQ(d.rows.rows(), tags.size());
+  EXPECT_EQ(d.Str("tags_json", 1), R"({"env":"prod","team":"search"})");
+  EXPECT_EQ(d.Str("tags_json", 2), R"({"env":"dev","team":"search"})");
+  EXPECT_EQ(d.Str("tags_json", 3), R"({"env":"prod","team":"search"})");
+  EXPECT_EQ(d.Str("tags_json", 4), "{}");
+  EXPECT_EQ(d.Str("tags_json", 6), R"({"":""})");
+  EXPECT_EQ(d.Str("policy_violations", 2), R"(["b","a"])");
+  EXPECT_EQ(d.Str("policy_violations", 4), "[]");
+  EXPECT_EQ(d.Str("policy_violations", 6), R"(["",""])");
+}
+
 // Lists keep wire order and duplicates: they are sequences, not sets.
 TEST(Rows, ListsKeepWireOrderAndDuplicates) {
   const std::string bytes =
