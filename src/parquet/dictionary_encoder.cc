@@ -24,7 +24,8 @@ StringDictionary::StringDictionary() { slots_.resize(kInitialSlots); }
 
 void StringDictionary::Reset(size_t max_entries, size_t max_bytes) {
   max_entries_ = max_entries;
-  max_bytes_ = max_bytes;
+  // Entry offsets are 32-bit; a dictionary page past 4 GiB could not be written anyway.
+  max_bytes_ = std::min<size_t>(max_bytes, UINT32_MAX);
   hashes_.clear();
   starts_.clear();
   arena_.Clear();

@@ -1,10 +1,12 @@
 // PartWriter encodes rows into one ZSTD Parquet file (a Part), streaming each row group to an
-// OutputStream as soon as it is encoded, so memory is bounded by one row group, not by the file.
+// OutputStream as soon as it is encoded, so memory is bounded by one row group (plus the footer
+// and the Bloom filters, which wait for Finish), not by the file.
 //
 // Layout: PAR1, row groups (column chunks in schema order: [dictionary page] data pages…),
 // Bloom filters, FileMetaData (Thrift compact), footer length, PAR1. V1 data pages, REQUIRED columns
-// (no definition levels), ZSTD on every page, exact min/max/null_count statistics, column_orders,
-// encoding_stats, field ids, created_by, key/value metadata.
+// (no definition levels), ZSTD on every page, RLE_DICTIONARY or PLAIN per chunk, per-chunk
+// statistics (null_count; min/max exact, or truncated and marked inexact for long strings),
+// column_orders, encoding_stats, field ids, created_by, key/value metadata.
 //
 // Ownership: copies the Schema and the options; borrows the OutputStream (must outlive the
 // writer); owns its scratch buffers and its ZSTD context, reused across row groups.

@@ -17,8 +17,9 @@ struct WriterOptions {
   // Target uncompressed bytes per data page; pages close at this size or page_rows, whichever first.
   size_t page_bytes = 1 << 20;
   size_t page_rows = 20'000;
-  // A string chunk is dictionary-encoded only while its distinct values' PLAIN bytes stay at or
-  // under this limit; past it, the chunk falls back to PLAIN.
+  // A chunk is dictionary-encoded only while its distinct values' PLAIN bytes (4-byte length +
+  // bytes for strings, the value's width for numbers) stay at or under this limit; past it, the
+  // whole chunk is PLAIN. 1 MiB is Arrow's, arrow-rs's and parquet-java's dictionary page limit.
   size_t dictionary_bytes_limit = 1 << 20;
   // Target false-positive rate of Bloom filters.
   double bloom_fpp = 0.01;

@@ -42,6 +42,7 @@ TEST(ColumnStatistics, NegativeTimestampsUseSignedOrder) {
   EXPECT_EQ(As<int64_t>(s.max_value), 1'700'000'000'000'000LL);
 }
 
+// An INT32 bound written as 8 bytes would be misread (DuckDB checks the size).
 TEST(ColumnStatistics, Int32BoundsAreFourBytes) {
   IntegerRange<int32_t> range;
   range.Update(std::span<const int32_t>(std::vector<int32_t>{7, -3}));
@@ -82,6 +83,7 @@ TEST(ColumnStatistics, AZeroMinIsNegativeZeroAndAZeroMaxIsPositiveZero) {
   EXPECT_EQ(As<double>(s.max_value), 3.5);
 }
 
+// ±inf are ordered values, not NaN-like: dropping them would lose pruning for no reason.
 TEST(ColumnStatistics, InfinitiesAreOrdinaryDoubleBounds) {
   DoubleRange range;
   range.Update(-std::numeric_limits<double>::infinity());
@@ -92,6 +94,7 @@ TEST(ColumnStatistics, InfinitiesAreOrdinaryDoubleBounds) {
   EXPECT_EQ(As<double>(s.max_value), std::numeric_limits<double>::infinity());
 }
 
+// Boolean bounds are one byte, false < true; an all-true chunk must not claim a false min.
 TEST(ColumnStatistics, BooleansOrderFalseBeforeTrue) {
   BooleanRange only_true;
   only_true.Update(true);

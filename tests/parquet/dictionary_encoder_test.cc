@@ -71,6 +71,7 @@ TEST(FixedDictionary, NegativeZeroAndZeroAreDistinctEntries) {
   EXPECT_TRUE(std::signbit(d.entries()[1]));
 }
 
+// Sequential keys (ids, timestamps) are where a weak hash clusters; growth must keep them all.
 TEST(FixedDictionary, SequentialKeysSurviveGrowthAndTheLimitIsEnforced) {
   FixedDictionary<int64_t> d;
   d.Reset(100000);

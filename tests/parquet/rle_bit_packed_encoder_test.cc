@@ -92,6 +92,7 @@ TEST(RleBitPacked, LiteralsBorrowFromARepeatToCompleteTheirGroup) {
   EXPECT_EQ(Decode(bytes, 3, values.size()), values);
 }
 
+// A width one too small drops the top index; width 0 for one entry is legal but less tested.
 TEST(RleBitPacked, BitWidthIsTheCeilingOfLog2WithAMinimumOfOne) {
   EXPECT_EQ(BitWidthFor(1), 1);
   EXPECT_EQ(BitWidthFor(2), 1);

@@ -86,6 +86,7 @@ TEST(MetadataSerializer, ATimestampLeafMatchesTheGoldenBytes) {
       << "the timestamp leaf's bytes are not in the serialised footer";
 }
 
+// Without the STRING logical type and UTF8 converted type, readers see BLOB, not VARCHAR.
 TEST(MetadataSerializer, AStringLeafMatchesTheGoldenBytes) {
   FileMetaData m;
   m.schema.push_back(SchemaElement{.name = "s"});

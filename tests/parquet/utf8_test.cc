@@ -20,6 +20,7 @@ TEST(Utf8, ValidityFollowsTheUnicodeDefinition) {
   EXPECT_FALSE(IsValidUtf8("\xFF"));
 }
 
+// A truncated string bound cut inside a character would be invalid UTF-8 in the footer.
 TEST(Utf8, APrefixNeverSplitsACodePoint) {
   const std::string text = "a\xC3\xA9z";  // a é z
   EXPECT_EQ(Utf8PrefixLength(text, 2), 1u) << "cutting inside é backs off to before it";
