@@ -31,5 +31,7 @@ void AddProvisionCommand(CLI::App& root, Invocation& invocation);
 void AddDrainCommand(CLI::App& root, Invocation& invocation);
 void AddTailCommand(CLI::App& root, Invocation& invocation);
 void AddPublishCommand(CLI::App& root, Invocation& invocation);
+void AddOutboxCommand(CLI::App& root, Invocation& invocation);
+void AddDispatchCommand(CLI::App& root, Invocation& invocation);
 
 }  // namespace sinkd::cli

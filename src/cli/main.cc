@@ -21,6 +21,8 @@ int main(int argc, char** argv) {
   sinkd::cli::AddDrainCommand(root, invocation);
   sinkd::cli::AddTailCommand(root, invocation);
   sinkd::cli::AddPublishCommand(root, invocation);
+  sinkd::cli::AddOutboxCommand(root, invocation);
+  sinkd::cli::AddDispatchCommand(root, invocation);
   try {
     root.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

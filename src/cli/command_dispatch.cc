@@ -1,0 +1,190 @@
+// `sinkd dispatch --config sinkd.toml`: the outbox's `sinks` worker. Builds every configured
+// sink, refuses before reading anything if the configuration or the database is wrong, then
+// runs one loop per sink until SIGINT/SIGTERM (a second signal exits at once), with the figures
+// on --metrics-listen.
+#include <unistd.h>
+
+#include <cstdio>
+#include <mutex>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "base/duration.h"
+#include "base/log.h"
+#include "cli/command.h"
+#include "cli/destination_flags.h"
+#include "cli/lake_flags.h"
+#include "config/config.h"
+#include "drain/shutdown_signals.h"
+#include "lake/key.h"
+#include "outbox/dispatcher.h"
+#include "outbox/status.h"
+#include "outbox/status_endpoint.h"
+#include "sinks/registry.h"
+
+namespace sinkd::cli {
+
+namespace {
+
+struct DispatchFlags {
+  std::string config;
+  std::string metrics_listen;
+};
+
+// A lake sink entry names its destination with the same words as the command-line flags:
+// lake_dir, or s3_endpoint + s3_bucket (+ s3_ssl, s3_anonymous, …). The file decides: the
+// LAKE_DIR / AWS_ENDPOINT_URL / S3_BUCKET defaults of the flags are not consulted, while the AWS
+// credential variables still are (secrets stay out of the file).
+Result<std::unique_ptr<lake::Destination>> DestinationFromOptions(config::OptionReader& o,
+                                                                  Logger* log) {
+  DestinationFlags f;
+  SINKD_ASSIGN_OR_RETURN(f.lake_dir, o.String("lake_dir", ""));
+  SINKD_ASSIGN_OR_RETURN(f.s3_endpoint, o.String("s3_endpoint", ""));
+  SINKD_ASSIGN_OR_RETURN(f.s3_bucket, o.String("s3_bucket", ""));
+  SINKD_ASSIGN_OR_RETURN(f.s3_ssl, o.Bool("s3_ssl", false));
+  SINKD_ASSIGN_OR_RETURN(f.s3_anonymous, o.Bool("s3_anonymous", false));
+  SINKD_ASSIGN_OR_RETURN(f.s3_virtual_hosted, o.Bool("s3_virtual_hosted", false));
+  SINKD_ASSIGN_OR_RETURN(f.s3_no_create_bucket, o.Bool("s3_no_create_bucket", false));
+  SINKD_ASSIGN_OR_RETURN(f.s3_ca_bundle, o.String("s3_ca_bundle", ""));
+  SINKD_ASSIGN_OR_RETURN(int64_t threshold,
+                         o.Int("s3_multipart_threshold", static_cast<int64_t>(f.s3_multipart_threshold),
+                               0, int64_t{1} << 40));
+  f.s3_multipart_threshold = static_cast<uint64_t>(threshold);
+  SINKD_ASSIGN_OR_RETURN(int64_t attempts, o.Int("s3_retry_attempts", f.s3_retry_attempts, 1, 100));
+  f.s3_retry_attempts = static_cast<int>(attempts);
+  SINKD_ASSIGN_OR_RETURN(f.s3_retry_max_backoff, o.String("s3_retry_max_backoff", f.s3_retry_max_backoff));
+  SINKD_ASSIGN_OR_RETURN(f.s3_request_timeout, o.String("s3_request_timeout", f.s3_request_timeout));
+  if (f.lake_dir.empty() && f.s3_endpoint.empty() && f.s3_bucket.empty()) {
+    return Status::Refuse("INVALID_CONFIG: a lake sink needs lake_dir, or s3_endpoint and s3_bucket");
+  }
+  const s3::Environment process = s3::ProcessEnvironment();
+  const s3::Environment env = [process](std::string_view name) -> std::string {
+    if (name == "LAKE_DIR" || name == "AWS_ENDPOINT_URL" || name == "S3_BUCKET") return "";
+    return process(name);
+  };
+  return MakeDestination(f, env, log);
+}
+
+std::string HolderName(const std::string& instance) {
+  std::random_device rd;
+  return fmt::format("{}-{:08x}", instance, rd());
+}
+
+outbox::DispatcherOptions OptionsFrom(const config::Config& c, const std::string& holder,
+                                      const outbox::Clock& clock, Logger& log) {
+  outbox::DispatcherOptions o;
+  o.conninfo = c.postgres_url;
+  o.holder = holder;
+  o.batch_size = c.dispatch.batch_size;
+  o.poll_interval = std::chrono::duration_cast<outbox::Duration>(c.dispatch.poll_interval);
+  o.audit_interval = std::chrono::duration_cast<outbox::Duration>(c.dispatch.audit_interval);
+  o.audit_batch = c.dispatch.audit_batch;
+  o.lease.ttl = std::chrono::duration_cast<outbox::Duration>(c.dispatch.lease_ttl);
+  o.lease.renew_every = o.lease.ttl / 5;
+  o.lease.acquire_every = std::min<outbox::Duration>(std::chrono::seconds(1), o.lease.ttl / 10);
+  o.clock = &clock;
+  o.logger = &log;
+  return o;
+}
+
+Status RunDispatch(const DispatchFlags& flags) {
+  SINKD_ASSIGN_OR_RETURN(config::Config c, config::LoadConfig(flags.config));
+  Logger log(stderr);
+  const std::string instance =
+      c.dispatch.instance.empty() ? lake::DefaultInstanceId() : c.dispatch.instance;
+  sinks::SinkEnvironment env;
+  env.instance = instance;
+  env.created_by = CreatedBy();
+  env.default_batch_size = c.dispatch.batch_size;
+  env.make_destination = [&log](config::OptionReader& o) { return DestinationFromOptions(o, &log); };
+  const sinks::SinkRegistry registry = sinks::SinkRegistry::Builtin();
+  std::vector<outbox::EventSinkEntry> event_sinks;
+  std::vector<std::unique_ptr<sinks::AuditSink>> audit_sinks;
+  std::vector<std::string> event_ids, audit_ids;
+  for (const config::SinkConfig& entry : c.event_sinks) {
+    SINKD_ASSIGN_OR_RETURN(sinks::BuiltEventSink built, registry.MakeEventSink(entry, env));
+    event_sinks.push_back({std::move(built.sink), built.batch_size});
+    event_ids.push_back(entry.id);
+  }
+  for (const config::SinkConfig& entry : c.audit_sinks) {
+    SINKD_ASSIGN_OR_RETURN(auto sink, registry.MakeAuditSink(entry, env));
+    audit_sinks.push_back(std::move(sink));
+    audit_ids.push_back(entry.id);
+  }
+  if (event_sinks.empty() && audit_sinks.empty()) {
+    return Status::Refuse("INVALID_CONFIG: no [[sinks.events]] or [[sinks.audit]] entry: nothing "
+                          "to dispatch to");
+  }
+  outbox::SteadyClock clock;
+  const std::string holder = HolderName(instance);
+  log.AddContext("holder", holder);
+  SINKD_ASSIGN_OR_RETURN(auto dispatcher,
+                         outbox::Dispatcher::Make(OptionsFrom(c, holder, clock, log),
+                                                  std::move(event_sinks), std::move(audit_sinks)));
+  // The endpoint reads the database at scrape time on a connection of its own.
+  std::mutex status_mu;
+  std::optional<outbox::PgConn> status_conn;
+  const auto status_connection = [&]() -> outbox::PgConn* {
+    if (!status_conn || !status_conn->healthy()) {
+      status_conn.reset();
+      auto conn = outbox::PgConn::Connect(c.postgres_url, "sinkd-dispatch-status");
+      if (conn.ok()) status_conn.emplace(std::move(conn).value());
+    }
+    return status_conn ? &*status_conn : nullptr;
+  };
+  outbox::StatusEndpoint endpoint(
+      [&]() -> std::string {
+        std::lock_guard<std::mutex> lock(status_mu);
+        outbox::PgConn* conn = status_connection();
+        std::vector<outbox::SinkStatus> status;
+        if (conn) {
+          auto read = outbox::ReadStatus(*conn, event_ids, audit_ids);
+          if (read.ok()) status = std::move(read).value();
+        }
+        return outbox::RenderPrometheus(status, dispatcher->Figures()) +
+               fmt::format("# HELP sinkd_outbox_database_up whether the last scrape reached the "
+                           "database\n# TYPE sinkd_outbox_database_up gauge\n"
+                           "sinkd_outbox_database_up {}\n", status.empty() && conn == nullptr ? 0 : 1);
+      },
+      [&](std::string* why) {
+        std::lock_guard<std::mutex> lock(status_mu);
+        outbox::PgConn* conn = status_connection();
+        if (conn == nullptr || !conn->Exec("SELECT 1").ok()) {
+          *why = "database unreachable";
+          return false;
+        }
+        return true;
+      });
+  const std::string listen =
+      flags.metrics_listen.empty() ? c.dispatch.metrics_listen : flags.metrics_listen;
+  if (!listen.empty()) SINKD_RETURN_IF_ERROR(endpoint.Start(listen));
+  log.Info("sinkd dispatch started",
+           {{"event_sinks", static_cast<int64_t>(event_ids.size())},
+            {"audit_sinks", static_cast<int64_t>(audit_ids.size())},
+            {"batch_size", c.dispatch.batch_size},
+            {"lease_ttl", FormatDuration(c.dispatch.lease_ttl)},
+            {"metrics_listen", listen},
+            {"metrics_port", endpoint.port()}});
+  drain::ShutdownSignals::Install();
+  Status status = dispatcher->Run(drain::ShutdownSignals::stop());
+  endpoint.Stop();
+  return status;
+}
+
+}  // namespace
+
+void AddDispatchCommand(CLI::App& root, Invocation& invocation) {
+  auto flags = std::make_shared<DispatchFlags>();
+  CLI::App* cmd = root.add_subcommand(
+      "dispatch",
+      "deliver every committed outbox event and audit_events row to the configured sinks");
+  cmd->add_option("--config", flags->config, "the TOML configuration ([postgres], [[sinks.*]])")
+      ->required();
+  cmd->add_option("--metrics-listen", flags->metrics_listen,
+                  "serve /metrics, /healthz and /readyz on host:port (overrides "
+                  "dispatch.metrics_listen)");
+  cmd->callback([flags, &invocation] { invocation.run = [flags] { return RunDispatch(*flags); }; });
+}
+
+}  // namespace sinkd::cli

@@ -1,0 +1,127 @@
+#include "outbox/status_endpoint.h"
+
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace sinkd::outbox {
+
+namespace {
+
+void WriteAll(int fd, const std::string& data) {
+  size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t n = ::send(fd, data.data() + done, data.size() - done, MSG_NOSIGNAL);
+    if (n <= 0) return;
+    done += static_cast<size_t>(n);
+  }
+}
+
+std::string Response(int code, const char* reason, const char* type, const std::string& body) {
+  return "HTTP/1.1 " + std::to_string(code) + " " + reason + "\r\nContent-Type: " + type +
+         "\r\nContent-Length: " + std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" +
+         body;
+}
+
+}  // namespace
+
+Status StatusEndpoint::Start(const std::string& address) {
+  const size_t colon = address.rfind(':');
+  if (colon == std::string::npos) {
+    return Status::Refuse("--metrics-listen \"" + address + "\": want host:port or :port");
+  }
+  std::string host = address.substr(0, colon);
+  const std::string port = address.substr(colon + 1);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  addrinfo* found = nullptr;
+  const int rc = ::getaddrinfo(host.empty() ? nullptr : host.c_str(), port.c_str(), &hints, &found);
+  if (rc != 0) return Status::Refuse("--metrics-listen \"" + address + "\": " + gai_strerror(rc));
+  std::string last_error = "no address";
+  for (addrinfo* a = found; a != nullptr && fd_ < 0; a = a->ai_next) {
+    const int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) continue;
+    int one = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (::bind(fd, a->ai_addr, a->ai_addrlen) == 0 && ::listen(fd, 16) == 0) {
+      sockaddr_storage bound{};
+      socklen_t len = sizeof bound;
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &len);
+      port_ = ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
+                                                : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+      fd_ = fd;
+    } else {
+      last_error = std::strerror(errno);
+      ::close(fd);
+    }
+  }
+  ::freeaddrinfo(found);
+  if (fd_ < 0) return Status::Refuse("--metrics-listen \"" + address + "\": " + last_error);
+  stop_ = false;
+  thread_ = std::thread([this] { Serve(); });
+  return Status::OK();
+}
+
+void StatusEndpoint::Stop() {
+  stop_ = true;
+  if (thread_.joinable()) thread_.join();
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+void StatusEndpoint::Serve() {
+  while (!stop_.load()) {
+    pollfd p{fd_, POLLIN, 0};
+    if (::poll(&p, 1, 100) <= 0) continue;
+    const int client = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
+    if (client < 0) continue;
+    Answer(client);
+    ::close(client);
+  }
+}
+
+void StatusEndpoint::Answer(int fd) {
+  // One request line is all this needs; a slow client gets two seconds.
+  std::string request;
+  char buf[1024];
+  while (request.find("\r\n") == std::string::npos && request.size() < 8192) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 2000) <= 0) return;
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) return;
+    request.append(buf, static_cast<size_t>(n));
+  }
+  const size_t sp1 = request.find(' ');
+  const size_t sp2 = request.find(' ', sp1 + 1);
+  const std::string method = request.substr(0, sp1);
+  std::string path = sp1 == std::string::npos ? "" : request.substr(sp1 + 1, sp2 - sp1 - 1);
+  path = path.substr(0, path.find('?'));
+  if (method != "GET" && method != "HEAD") {
+    WriteAll(fd, Response(405, "Method Not Allowed", "text/plain", "GET only\n"));
+  } else if (path == "/metrics") {
+    WriteAll(fd, Response(200, "OK", "text/plain; version=0.0.4", render_()));
+  } else if (path == "/healthz") {
+    WriteAll(fd, Response(200, "OK", "text/plain", "ok\n"));
+  } else if (path == "/readyz") {
+    std::string why;
+    if (ready_(&why)) {
+      WriteAll(fd, Response(200, "OK", "text/plain", "ready\n"));
+    } else {
+      WriteAll(fd, Response(503, "Service Unavailable", "text/plain", "not ready: " + why + "\n"));
+    }
+  } else {
+    WriteAll(fd, Response(404, "Not Found", "text/plain", "try /metrics, /healthz or /readyz\n"));
+  }
+}
+
+}  // namespace sinkd::outbox
