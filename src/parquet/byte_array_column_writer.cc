@@ -83,6 +83,8 @@ class ByteArrayColumnWriter final : public ColumnWriter {
     }
     chunk.statistics = range.ToStatistics(options_.statistics_truncate_bytes, utf8_);
     chunk.statistics.distinct_count = entries;
+    // Sized for the distinct values, which the dictionary counts exactly; a PLAIN chunk sizes for
+    // its row count, their upper bound. Hashed once per entry, not per row.
     if (bloom_) {
       chunk.bloom.emplace(SplitBlockBloomFilter::OptimalBytes(entries, options_.bloom_fpp));
       for (uint32_t e = 0; e < entries; ++e) chunk.bloom->Insert(BloomHash(dictionary_.entry(e)));

@@ -81,6 +81,8 @@ class FixedWidthColumnWriter final : public ColumnWriter {
     range.Update(entries);
     chunk.statistics = range.ToStatistics();
     chunk.statistics.distinct_count = dictionary_.size();
+    // Sized for the distinct values, which the dictionary counts exactly; a PLAIN chunk sizes for
+    // its row count, their upper bound. Hashed once per entry, not per row.
     if (bloom_) {
       chunk.bloom.emplace(SplitBlockBloomFilter::OptimalBytes(entries.size(), options_.bloom_fpp));
       for (T v : entries) chunk.bloom->Insert(BloomHashOf(v));
