@@ -26,7 +26,6 @@ class ByteArrayColumnWriter final : public ColumnWriter {
  public:
   ByteArrayColumnWriter(const Field& field, const WriterOptions& options)
       : options_(options),
-        name_(field.name),
         utf8_(field.annotation == Annotation::kString),
         bloom_(field.bloom_filter) {}
 
@@ -118,19 +117,19 @@ class ByteArrayColumnWriter final : public ColumnWriter {
     return Status::OK();
   }
 
-  // The error path: find the first offending row so the message can name it.
+  // The error path: find the first offending row so the message can name it (PartWriter adds
+  // the column).
   Status InvalidUtf8(const StringArray& values, const RowSelection& selection) const {
     for (uint32_t row : selection.rows) {
       if (!IsValidUtf8(values.at(row))) {
-        return Status::Reject("column " + name_ + ": row " + std::to_string(row) +
+        return Status::Reject("row " + std::to_string(row) +
                               " is not valid UTF-8, which a STRING column must be");
       }
     }
-    return Status::Internal("column " + name_ + ": invalid UTF-8 vanished on a second look");
+    return Status::Internal("invalid UTF-8 vanished on a second look");
   }
 
   const WriterOptions& options_;
-  const std::string name_;
   const bool utf8_;
   const bool bloom_;
   StringDictionary dictionary_;

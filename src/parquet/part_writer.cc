@@ -10,6 +10,9 @@
 #include <algorithm>
 #include <cassert>
 #include <limits>
+#include <string>
+#include <type_traits>
+#include <variant>
 
 #include "parquet/column_writer.h"
 #include "parquet/file_schema.h"
@@ -38,6 +41,16 @@ Status CheckRows(std::span<const uint32_t> rows, size_t table_rows, bool& contig
   contiguous = run;
   return Status::OK();
 }
+
+// The check below compares the variant's index with the PhysicalType: their orders must agree.
+template <PhysicalType P, typename Array>
+constexpr bool kArrayFor =
+    std::is_same_v<std::variant_alternative_t<static_cast<size_t>(P), ColumnArray>, Array>;
+static_assert(kArrayFor<PhysicalType::kBoolean, std::span<const uint8_t>> &&
+              kArrayFor<PhysicalType::kInt32, std::span<const int32_t>> &&
+              kArrayFor<PhysicalType::kInt64, std::span<const int64_t>> &&
+              kArrayFor<PhysicalType::kDouble, std::span<const double>> &&
+              kArrayFor<PhysicalType::kByteArray, StringArray>);
 
 // Each field's array must have the field's physical type and hold every row of the table.
 Status CheckTable(const Schema& schema, const TableView& table) {
@@ -126,8 +139,8 @@ Status PartWriter::Rep::WriteRowGroup(const TableView& table, std::span<const ui
   group.ordinal = static_cast<int16_t>(footer.row_groups.size());
   group.columns.reserve(schema.size());
   for (size_t c = 0; c < schema.size(); ++c) {
-    SINKD_RETURN_IF_ERROR(WriteChunk(table.columns[c], c, selection, group)
-                              .WithContext("column " + schema[c].name));
+    const Status s = WriteChunk(table.columns[c], c, selection, group);
+    if (!s.ok()) return s.WithContext("parquet: column " + schema[c].name);
   }
   footer.num_rows += group.num_rows;
   footer.row_groups.push_back(std::move(group));
