@@ -286,7 +286,10 @@ void EventReader::AppendRow(row::RowBatch& batch) {
   };
   // An unseen column holds a stale slot: its value is the field's default (zero, "").
   for (uint16_t c : columns(FieldKind::kString)) {
-    batch.column(c).strings.push_back(is_seen(c) ? slot[c].text : std::string_view());
+    row::StringBuffer& out = batch.column(c).strings;
+    // Many columns of an event are empty (error_detail, execution_subject, …): skip the call.
+    if (is_seen(c) && !slot[c].text.empty()) out.bytes.append(slot[c].text);
+    out.offsets.push_back(static_cast<uint32_t>(out.bytes.size()));
   }
   for (uint16_t c : columns(FieldKind::kInt64)) {
     batch.column(c).int64s.push_back(static_cast<int64_t>(bits(c)));

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <time.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "contract/reference_decoder.h"
@@ -20,15 +21,19 @@
 namespace sinkd::contract::testing {
 namespace {
 
-std::string RealisticBatch(int events) {
+// `shared_tags`: every event carries the same tags and lists (in shuffled order, as Go writes
+// maps), the common case the decoder's JSON reuse is for; otherwise each event's are its own.
+std::string RealisticBatch(int events, bool shared_tags) {
   garm::ledger::v1::Batch batch;
   for (int i = 0; i < events; ++i) {
-    garm::ledger::v1::Event e = FullEvent("01J9Z3K8Q7M2" + std::to_string(100000 + i));
+    garm::ledger::v1::Event e = FullEvent(std::string("01J9Z3K8Q7M2").append(std::to_string(i)));
     e.mutable_time()->set_seconds(1790000000 + i);
-    (*e.mutable_tags())["team"] = "search";
-    (*e.mutable_tags())["env"] = "prod";
-    (*e.mutable_tags())["region"] = "eu-west-1";
-    e.set_run_id("run-" + std::to_string(i % 97));
+    const std::string n = shared_tags ? "" : std::to_string(i);
+    e.mutable_tags()->insert({"team", "search" + n});
+    e.mutable_tags()->insert({"env", "prod"});
+    e.mutable_tags()->insert({"region", "eu-west-1"});
+    e.set_run_id(std::string("run-").append(std::to_string(i % 97)));
+    e.add_compartments_effective("hr" + n);
     *batch.add_events() = e;
   }
   return batch.SerializeAsString();
@@ -42,44 +47,48 @@ double ThreadSeconds() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
 }
 
+// The best of five timed runs of `rounds` decodes each: contention only ever slows a run down.
 template <typename Decode>
 double RowsPerSecond(const std::string& message, size_t events, int rounds, Decode decode) {
   row::RowBatch rows(row::kLedgerColumns);
   std::vector<Reject> rejects;
   decode(message, rows, rejects);  // warm up: grow the buffers once
-  const double start = ThreadSeconds();
-  for (int r = 0; r < rounds; ++r) {
-    rows.Clear();
-    decode(message, rows, rejects);
+  double best = 1e300;
+  for (int run = 0; run < 5; ++run) {
+    const double start = ThreadSeconds();
+    for (int r = 0; r < rounds; ++r) {
+      rows.Clear();
+      decode(message, rows, rejects);
+    }
+    best = std::min(best, ThreadSeconds() - start);
   }
-  const double seconds = ThreadSeconds() - start;
   EXPECT_EQ(rows.rows(), events);
   EXPECT_TRUE(rejects.empty());
-  return static_cast<double>(events) * rounds / seconds;
+  return static_cast<double>(events) * rounds / best;
 }
 
 TEST(Throughput, TheHotPathDecodesRealisticBatchesFarFasterThanTheTarget) {
   constexpr int kEvents = 500;
-  const std::string message = RealisticBatch(kEvents);
+  const int rounds = SINKD_TIMING_IS_MEANINGFUL ? 400 : 4;
   WireDecoder decoder;
-  const double hand =
-      RowsPerSecond(message, kEvents, SINKD_TIMING_IS_MEANINGFUL ? 2000 : 20,
-                    [&](std::string_view m, row::RowBatch& b, std::vector<Reject>& r) {
-                      decoder.Decode(Envelope::kBatch, m, b, r);
-                    });
-  const double reference =
-      RowsPerSecond(message, kEvents, SINKD_TIMING_IS_MEANINGFUL ? 100 : 5,
-                    [](std::string_view m, row::RowBatch& b, std::vector<Reject>& r) {
-                      DecodeWithLibprotobuf(Envelope::kBatch, m, b, r);
-                    });
+  const auto hand = [&](std::string_view m, row::RowBatch& b, std::vector<Reject>& r) {
+    decoder.Decode(Envelope::kBatch, m, b, r);
+  };
+  const auto reference = [](std::string_view m, row::RowBatch& b, std::vector<Reject>& r) {
+    DecodeWithLibprotobuf(Envelope::kBatch, m, b, r);
+  };
+  const std::string shared = RealisticBatch(kEvents, true);
+  const std::string distinct = RealisticBatch(kEvents, false);
+  const double hand_shared = RowsPerSecond(shared, kEvents, rounds, hand);
+  const double hand_distinct = RowsPerSecond(distinct, kEvents, rounds, hand);
+  const double ref_shared = RowsPerSecond(shared, kEvents, std::max(1, rounds / 20), reference);
   std::printf(
-      "decode throughput (thread CPU time): %.2fM rows/s hand-written, %.2fM rows/s "
-      "libprotobuf reference "
-      "(%zu-byte Batch of %d events, %.0f bytes/event)\n",
-      hand / 1e6, reference / 1e6, message.size(), kEvents,
-      static_cast<double>(message.size()) / kEvents);
+      "decode throughput (best of 5, thread CPU time), Batch of %d events of %zu bytes: "
+      "%.2fM rows/s hand-written (tags shared across events), %.2fM rows/s (tags distinct per "
+      "event), %.2fM rows/s libprotobuf reference\n",
+      kEvents, shared.size() / kEvents, hand_shared / 1e6, hand_distinct / 1e6, ref_shared / 1e6);
   if (SINKD_TIMING_IS_MEANINGFUL) {
-    EXPECT_GT(hand, 1e6) << "the decoder alone is slower than the whole pipeline's target";
+    EXPECT_GT(hand_distinct, 1e6) << "the decoder alone is slower than the whole pipeline's target";
   }
 }
 
