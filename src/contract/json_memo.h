@@ -28,9 +28,14 @@ class JsonMemo {
 
  private:
   bool Same(std::string_view text, size_t index, size_t* offset) const;
+  void Hit(std::string& out);
+  bool ShouldRemember();
   void Keep(std::string_view text);
+  void Remember(const std::string& out, size_t start);
 
   bool valid_ = false;
+  bool remembering_ = false;     // this miss's input was kept, so its text must be too
+  uint32_t misses_ = 0;          // misses since the last hit
   std::string inputs_;           // the remembered strings, back to back
   std::vector<uint32_t> sizes_;  // their sizes, in order (key, value, key, value, … for objects)
   std::string json_;             // the text they made

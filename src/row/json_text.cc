@@ -171,6 +171,10 @@ void SortJsonMembers(std::span<JsonMember> members) { StableSortByKey(members); 
 
 void AppendJsonObject(std::string& out, std::span<JsonMember> members) {
   StableSortByKey(members);
+  AppendSortedJsonObject(out, members);
+}
+
+void AppendSortedJsonObject(std::string& out, std::span<const JsonMember> members) {
   size_t room = 2;
   for (const JsonMember& m : members) room += kMaxExpansion * (m.key.size() + m.value.size()) + 6;
   AppendWritten(out, room, [&](char* w) {

@@ -33,6 +33,8 @@ void AppendJsonObject(std::string& out, std::span<JsonMember> members);
 // Sorts `members` stably by key, byte-wise: the order AppendJsonObject writes them in (it sorts
 // them itself; this is for callers that compare members before writing).
 void SortJsonMembers(std::span<JsonMember> members);
+// AppendJsonObject for members already sorted. REQUIRES: SortJsonMembers left them in this order.
+void AppendSortedJsonObject(std::string& out, std::span<const JsonMember> members);
 
 // Appends ["a","b",...] in the given order; `[]` when empty (never `null`).
 void AppendJsonArray(std::string& out, std::span<const std::string_view> items);

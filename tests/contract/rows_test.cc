@@ -141,6 +141,32 @@ TEST(Rows, RepeatedTagsAndListsAcrossEventsKeepTheirOwnText) {
   EXPECT_EQ(d.Str("policy_violations", 6), R"(["",""])");
 }
 
+// Long runs exercise the reuse's back-off (after a few misses it stops remembering every row):
+// distinct tags, then a repeated set, then two sets alternating, then distinct again.
+TEST(Rows, TagTextStaysRightThroughRunsOfDistinctAndRepeatedTags) {
+  std::string message;
+  for (int i = 0; i < 120; ++i) {
+    const std::string n = std::to_string(i);
+    std::string tags;
+    if (i < 30 || i >= 90) {
+      tags = TagEntry("run", n) + TagEntry("env", "prod");
+    } else if (i < 60) {
+      tags = TagEntry("env", "prod") + TagEntry("run", "same");
+    } else {
+      tags = TagEntry("run", i % 2 ? "odd" : "even");
+    }
+    const std::string list = i % 7 == 0 ? Len(66, n) : Len(66, "x");
+    message += Len(1, MinimalEvent(n) + tags + list);
+  }
+  Decoded d = DecodeBoth(Envelope::kBatch, message);
+  ASSERT_EQ(d.rows.rows(), 120u);
+  EXPECT_EQ(d.Str("tags_json", 45), R"({"env":"prod","run":"same"})");
+  EXPECT_EQ(d.Str("tags_json", 61), R"({"run":"odd"})");
+  EXPECT_EQ(d.Str("tags_json", 100), R"({"env":"prod","run":"100"})");
+  EXPECT_EQ(d.Str("compartments_effective", 98), R"(["98"])");
+  EXPECT_EQ(d.Str("compartments_effective", 99), R"(["x"])");
+}
+
 // Lists keep wire order and duplicates: they are sequences, not sets.
 TEST(Rows, ListsKeepWireOrderAndDuplicates) {
   const std::string bytes =
