@@ -114,8 +114,12 @@ const uint8_t* EventReader::ReadKnown(const FieldRule& rule, const uint8_t* p, c
   switch (rule.kind) {
     case FieldKind::kString:
       return ReadString(p, end, &Write(rule.column).text);
-    case FieldKind::kList:
-      break;  // read by ReadMessage
+    case FieldKind::kList: {  // ReadMessage reads these itself; kept whole for other callers
+      std::string_view item;
+      p = ReadString(p, end, &item);
+      if (p != nullptr) lists_[rule.aux].push_back(item);
+      return p;
+    }
     case FieldKind::kBool:
     case FieldKind::kInt32:
     case FieldKind::kInt64:
@@ -156,7 +160,7 @@ const uint8_t* EventReader::ReadKnown(const FieldRule& rule, const uint8_t* p, c
     case FieldKind::kUnknown:
       break;
   }
-  assert(false && "a field rule of kind kUnknown is never returned by MessagePlan::Find");
+  assert(false && "ReadKnown is only called for a rule whose wire type matched");
   return nullptr;
 }
 
