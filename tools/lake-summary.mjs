@@ -29,7 +29,7 @@ for (const prefix of ['ledger', 'audit']) {
   const glob = lit(path.join(dir, '**', '*.parquet'));
   const src = `read_parquet(${glob}, hive_partitioning=true, union_by_name=true)`;
   console.log(`\n== ${prefix}: ${path.join(dir, '**/*.parquet')}`);
-  const [files] = await q(`SELECT count(*) AS parts, sum(size) AS bytes FROM (SELECT file, max(total_compressed_size) AS size FROM parquet_metadata(${glob}) GROUP BY file)`);
+  const [files] = await q(`SELECT count(*) AS parts, sum(size) AS bytes FROM (SELECT file_name, sum(total_compressed_size) AS size FROM parquet_metadata(${glob}) GROUP BY file_name)`);
   const [totals] = await q(`SELECT count(*) AS rows, count(DISTINCT event_id) AS distinct_event_ids FROM ${src}`);
   console.log(`parts: ${files.parts}   rows: ${totals.rows}   distinct event_id: ${totals.distinct_event_ids}`);
   console.log('\nrows per date and app (top 12):');

@@ -108,7 +108,10 @@ Status RunDrain(const DrainFlags& flags, const Origin& origin) {
             {"fetch_max", options.fetch_max},
             {"metrics_listen", flags.metrics_listen}});
   metrics::HttpListener listener(metrics);
-  if (!flags.metrics_listen.empty()) SINKD_RETURN_IF_ERROR(listener.Start(flags.metrics_listen));
+  if (!flags.metrics_listen.empty()) {
+    SINKD_RETURN_IF_ERROR(listener.Start(flags.metrics_listen));
+    log.Info("metrics listening", {{"address", flags.metrics_listen}, {"port", listener.port()}});
+  }
 
   drain::LakeSink sink(*destination, lake_options);
   drain::StreamDeadLetters dead_letters(publisher);
