@@ -3,6 +3,9 @@
 // Realistic events and batches (built with libprotobuf, so they are what a publisher sends) plus
 // hand-made bytes for the corners the rules name: invalid UTF-8 in each kind of string, unknown
 // fields of every wire type, merged messages, Timestamps at and past their range, JSON payloads.
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
@@ -62,6 +65,18 @@ Event FullEvent(int n) {
   return e;
 }
 
+// Map entries in key order, so the committed corpus is what the generator writes, byte for byte.
+std::string Deterministic(const google::protobuf::Message& message) {
+  std::string out;
+  {
+    google::protobuf::io::StringOutputStream stream(&out);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    message.SerializeToCodedStream(&coded);
+  }
+  return out;
+}
+
 std::string Field(int number, int wire_type, const std::string& body) {
   std::string out;
   unsigned tag = static_cast<unsigned>(number) << 3 | static_cast<unsigned>(wire_type);
@@ -110,14 +125,14 @@ int main(int argc, char** argv) {
   auto write = [&](const std::string& name, const std::string& bytes) {
     std::ofstream(dir + "/" + name, std::ios::binary) << bytes;
   };
-  const std::string full = FullEvent(1).SerializeAsString();
+  const std::string full = Deterministic(FullEvent(1));
   const std::string minimal = Field(1, 2, "evt-min") + Field(2, 2, Field(1, 0, "\x01"));
   write("event_full", full);
   write("event_minimal", minimal);
   Batch batch;
   for (int i = 0; i < 3; ++i) *batch.add_events() = FullEvent(i);
   batch.mutable_events(1)->clear_event_id();
-  write("batch_three_one_missing_id", batch.SerializeAsString());
+  write("batch_three_one_missing_id", Deterministic(batch));
   write("batch_empty_event", InBatch(""));
   write("batch_bad_utf8_tag_value",
         InBatch(full) +
