@@ -96,10 +96,11 @@ int main(int argc, char** argv) {
   for (int i = 0; i < 200 && url.empty(); ++i) {
     std::this_thread::sleep_for(50ms);
     for (const auto& e : fs::directory_iterator(work / "nats")) {
+      if (e.path().extension() != ".ports") continue;
       std::smatch m;
       const std::string text = ReadAll(e.path());
       static const std::regex re(R"((nats://[^"]+))");
-      if (e.path().extension() == ".ports" && std::regex_search(text, m, re)) url = m[1];
+      if (std::regex_search(text, m, re)) url = m[1];
     }
   }
   if (url.empty()) return Fail("nats-server did not start"), 1;
@@ -151,7 +152,8 @@ int main(int argc, char** argv) {
   t = Clock::now();
   while (seen < messages) {
     got.clear();
-    if (!(*consumer)->Fetch(512, 2000ms, got).ok()) return Fail("no-op fetch"), 1;
+    sinkd::Status fetched = (*consumer)->Fetch(512, 2000ms, got);
+    if (!fetched.ok()) return Fail("no-op fetch: " + fetched.ToString()), 1;
     for (auto& m : got) (void)m.Ack();
     seen += static_cast<int64_t>(got.size());
   }

@@ -1,5 +1,7 @@
 #include "jetstream/ephemeral_reader.h"
 
+#include "jetstream/pull_consumer.h"
+
 namespace sinkd::jetstream {
 
 namespace {
@@ -68,6 +70,8 @@ Result<std::unique_ptr<EphemeralReader>> EphemeralReader::Open(Connection& conne
   natsStatus s = js_PullSubscribe(&sub, connection.js(), filter.c_str(), nullptr, nullptr, &so, &jerr);
   if (s != NATS_OK) return FromNats(s, "consumer on " + stream, jerr);
   r->sub_.reset(sub);
+  s = natsSubscription_SetPendingLimits(sub, -1, -1);  // as PullConsumer: the fetch bounds it
+  if (s != NATS_OK) return FromNats(s, "consumer on " + stream);
   jsConsumerInfo* ci = nullptr;
   s = natsSubscription_GetConsumerInfo(&ci, sub, nullptr, &jerr);
   ConsumerInfoPtr owned(ci);
@@ -90,17 +94,7 @@ EphemeralReader::~EphemeralReader() {
 
 Status EphemeralReader::Fetch(int max, std::chrono::milliseconds timeout,
                               std::vector<Message>& out) {
-  natsMsgList list{nullptr, 0};
-  jsErrCode jerr = static_cast<jsErrCode>(0);
-  const natsStatus s =
-      natsSubscription_Fetch(&list, sub_.get(), max, std::max<int64_t>(timeout.count(), 1), &jerr);
-  for (int i = 0; i < list.Count; ++i) {
-    out.emplace_back(list.Msgs[i]);
-    list.Msgs[i] = nullptr;
-  }
-  natsMsgList_Destroy(&list);
-  if (s == NATS_OK || s == NATS_TIMEOUT) return Status::OK();
-  return FromNats(s, "reading " + name_, jerr);
+  return FetchBounded(sub_.get(), max, timeout, out, name_);
 }
 
 }  // namespace sinkd::jetstream

@@ -84,21 +84,55 @@ Result<std::unique_ptr<PullConsumer>> PullConsumer::Bind(Connection& connection,
     return FromNats(s, "bind to consumer " + config.durable + " on " + config.stream, jerr);
   }
   consumer->sub_.reset(sub);
+  // One fetch of 512 ledger Batches is ~150 MB, over libnats' 64 MB per-subscription default,
+  // which would drop the rest as a slow consumer; the fetch size is what bounds it here.
+  s = natsSubscription_SetPendingLimits(sub, -1, -1);
+  if (s != NATS_OK) return FromNats(s, "pending limits of " + config.durable);
   return consumer;
 }
 
-Status PullConsumer::Fetch(int max, std::chrono::milliseconds timeout, std::vector<Message>& out) {
-  natsMsgList list{nullptr, 0};
-  jsErrCode jerr = static_cast<jsErrCode>(0);
-  const natsStatus s =
-      natsSubscription_Fetch(&list, sub_.get(), max, std::max<int64_t>(timeout.count(), 1), &jerr);
+namespace {
+
+size_t Take(natsMsgList& list, std::vector<Message>& out) {
+  const size_t n = static_cast<size_t>(list.Count);
   for (int i = 0; i < list.Count; ++i) {
     out.emplace_back(list.Msgs[i]);
     list.Msgs[i] = nullptr;  // now owned by the Message
   }
   natsMsgList_Destroy(&list);
-  if (s == NATS_OK || s == NATS_TIMEOUT) return Status::OK();
-  return FromNats(s, "fetch from " + config_.durable + " on " + config_.stream, jerr);
+  return n;
+}
+
+bool Nothing(natsStatus s) { return s == NATS_OK || s == NATS_TIMEOUT || s == NATS_NOT_FOUND; }
+
+}  // namespace
+
+// Two requests, because libnats offers no single one that is both bounded in bytes and returns
+// as soon as something arrives: a byte-bounded request that does not wait (ledger Batches are
+// ~300 KB; 512 of them would overrun the server's 64 MB per-client buffer and it would close the
+// connection as a slow consumer), and, only when nothing was there, a wait for one message.
+Status FetchBounded(natsSubscription* sub, int max, std::chrono::milliseconds timeout,
+                    std::vector<Message>& out, const std::string& what) {
+  const int64_t wait_ms = std::max<int64_t>(timeout.count(), 1);
+  jsFetchRequest req;
+  jsFetchRequest_Init(&req);
+  req.Batch = max;
+  req.MaxBytes = kFetchMaxBytes;
+  req.NoWait = true;
+  req.Expires = std::chrono::nanoseconds(std::chrono::milliseconds(wait_ms)).count();
+  natsMsgList list{nullptr, 0};
+  natsStatus s = natsSubscription_FetchRequest(&list, sub, &req);
+  if (Take(list, out) > 0) return Status::OK();
+  if (!Nothing(s)) return FromNats(s, "fetch from " + what);
+  jsErrCode jerr = static_cast<jsErrCode>(0);
+  s = natsSubscription_Fetch(&list, sub, 1, wait_ms, &jerr);
+  Take(list, out);
+  if (Nothing(s)) return Status::OK();
+  return FromNats(s, "fetch from " + what, jerr);
+}
+
+Status PullConsumer::Fetch(int max, std::chrono::milliseconds timeout, std::vector<Message>& out) {
+  return FetchBounded(sub_.get(), max, timeout, out, config_.durable + " on " + config_.stream);
 }
 
 Result<ConsumerState> PullConsumer::State() {

@@ -40,6 +40,15 @@ struct ConsumerState {
   int64_t ack_policy = 0;     // js_AckExplicit = 0, js_AckNone = 1
 };
 
+// Bytes asked for per fetch: far below the server's 64 MB per-client buffer, and still dozens of
+// ledger Batches per request.
+inline constexpr int64_t kFetchMaxBytes = int64_t{16} << 20;
+
+// Appends up to `max` messages (at most kFetchMaxBytes of them) to `out`, waiting at most
+// `timeout` when none are there. OK with nothing appended when nothing came.
+Status FetchBounded(natsSubscription* sub, int max, std::chrono::milliseconds timeout,
+                    std::vector<Message>& out, const std::string& what);
+
 // NotFound when the consumer does not exist.
 Result<ConsumerState> GetConsumerState(Connection& connection, const std::string& stream,
                                        const std::string& consumer);
