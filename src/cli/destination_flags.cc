@@ -1,5 +1,7 @@
 #include "cli/destination_flags.h"
 
+#include <algorithm>
+
 #include "base/duration.h"
 #include "lake/dir_destination.h"
 #include "s3/s3_destination.h"
@@ -52,6 +54,11 @@ Result<std::unique_ptr<lake::Destination>> MakeS3(const DestinationFlags& flags,
   options.retry.attempts = flags.s3_retry_attempts;
   SINKD_ASSIGN_OR_RETURN(options.retry.max,
                          Millis(flags.s3_retry_max_backoff, "--s3-retry-max-backoff"));
+  if (options.retry.max.count() <= 0) {
+    return Status::Refuse("--s3-retry-max-backoff must be at least 1ms");
+  }
+  // A cap below the first wait lowers the first wait too: every wait stays under the cap.
+  options.retry.base = std::min(options.retry.base, options.retry.max);
   SINKD_ASSIGN_OR_RETURN(options.request_timeout,
                          Millis(flags.s3_request_timeout, "--s3-request-timeout"));
   SINKD_ASSIGN_OR_RETURN(auto destination, s3::S3Destination::Make(std::move(options), log));

@@ -38,39 +38,60 @@ size_t Count(const std::vector<nlohmann::json>& requests, const std::string& met
   return n;
 }
 
+// One server for the tests that need nothing special of it (starting node costs ~1 s each); each
+// test uses its own keys or bucket.
+class SharedStore : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { server_ = new S3Server(); }
+  static void TearDownTestSuite() {
+    delete server_;
+    server_ = nullptr;
+  }
+  static S3Server* server_;
+};
+S3Server* SharedStore::server_ = nullptr;
+
+std::vector<std::string> KeysUnder(const S3Server& server, const std::string& prefix) {
+  std::vector<std::string> keys;
+  for (const std::string& key : server.Keys()) {
+    if (key.rfind(prefix, 0) == 0) keys.push_back(key);
+  }
+  return keys;
+}
+
 // A bucket that is missing at startup is made then, not discovered at the first flush; one that
 // exists is left as it is.
-TEST(S3Destination, EnsureCreatesAMissingBucketAndLeavesAnExistingOneAlone) {
-  S3Server server(S3ServerOptions{.bucket = ""});
+TEST_F(SharedStore, EnsureCreatesAMissingBucketAndLeavesAnExistingOneAlone) {
+  S3Server& server = *server_;
   ASSERT_TRUE(server.ok()) << server.error();
   CapturedLog log;
-  auto first = Make(TestOptions(server.endpoint()), log.log());
+  auto first = Make(TestOptions(server.endpoint(), "fresh-bucket"), log.log());
   ASSERT_TRUE(first->Ensure().ok());
-  auto second = Make(TestOptions(server.endpoint()), log.log());
+  auto second = Make(TestOptions(server.endpoint(), "fresh-bucket"), log.log());
   ASSERT_TRUE(second->Ensure().ok());
   auto requests = server.Requests();
-  EXPECT_EQ(Count(requests, "HEAD", "/garm-lake", 404), 1u) << "the first check finds nothing";
-  EXPECT_EQ(Count(requests, "PUT", "/garm-lake", 200), 1u) << "the bucket is created once";
-  EXPECT_EQ(Count(requests, "HEAD", "/garm-lake", 200), 1u) << "the second check finds it";
+  EXPECT_EQ(Count(requests, "HEAD", "/fresh-bucket", 404), 1u) << "the first check finds nothing";
+  EXPECT_EQ(Count(requests, "PUT", "/fresh-bucket", 200), 1u) << "the bucket is created once";
+  EXPECT_EQ(Count(requests, "HEAD", "/fresh-bucket", 200), 1u) << "the second check finds it";
   EXPECT_NE(log.Text().find("created bucket"), std::string::npos);
 }
 
-TEST(S3Destination, EnsureRefusesAMissingBucketWhenToldNotToCreateIt) {
-  S3Server server(S3ServerOptions{.bucket = ""});
+TEST_F(SharedStore, EnsureRefusesAMissingBucketWhenToldNotToCreateIt) {
+  S3Server& server = *server_;
   ASSERT_TRUE(server.ok()) << server.error();
   CapturedLog log;
-  S3Options options = TestOptions(server.endpoint());
+  S3Options options = TestOptions(server.endpoint(), "absent-bucket");
   options.create_bucket = false;
   Status s = Make(options, log.log())->Ensure();
   EXPECT_TRUE(s.IsRefuse());
   EXPECT_NE(s.message().find("the bucket does not exist"), std::string::npos) << s.message();
-  EXPECT_EQ(Count(server.Requests(), "PUT", "/garm-lake"), 0u);
+  EXPECT_EQ(Count(server.Requests(), "PUT", "/absent-bucket"), 0u);
 }
 
 // A wrong secret must stop the program at startup with a message that says which bucket, which
 // store, which credentials, and what the store said: "403" alone sends people hunting.
-TEST(S3Destination, AWrongSecretIsRefusedAtStartupNamingTheBucketTheStoreAndTheCredentials) {
-  S3Server server;
+TEST_F(SharedStore, AWrongSecretIsRefusedAtStartupNamingTheBucketTheStoreAndTheCredentials) {
+  S3Server& server = *server_;
   ASSERT_TRUE(server.ok()) << server.error();
   CapturedLog log;
   S3Options options = TestOptions(server.endpoint());
@@ -85,8 +106,8 @@ TEST(S3Destination, AWrongSecretIsRefusedAtStartupNamingTheBucketTheStoreAndTheC
   EXPECT_EQ(log.Text().find("wrong-secret-never-printed"), std::string::npos) << log.Text();
 }
 
-TEST(S3Destination, AnUnknownAccessKeyIsRefusedNamingItsVariable) {
-  S3Server server;
+TEST_F(SharedStore, AnUnknownAccessKeyIsRefusedNamingItsVariable) {
+  S3Server& server = *server_;
   ASSERT_TRUE(server.ok()) << server.error();
   CapturedLog log;
   S3Options options = TestOptions(server.endpoint());
@@ -146,8 +167,8 @@ TEST(S3Destination, AnonymousModeSendsNoSignature) {
 }
 
 // A store that wants signatures refuses an anonymous drain at startup, saying it was anonymous.
-TEST(S3Destination, AnAnonymousDrainAgainstAStoreWithIamIsRefusedSayingSo) {
-  S3Server server;
+TEST_F(SharedStore, AnAnonymousDrainAgainstAStoreWithIamIsRefusedSayingSo) {
+  S3Server& server = *server_;
   ASSERT_TRUE(server.ok()) << server.error();
   CapturedLog log;
   S3Options options = TestOptions(server.endpoint());
@@ -159,19 +180,19 @@ TEST(S3Destination, AnAnonymousDrainAgainstAStoreWithIamIsRefusedSayingSo) {
 }
 
 // Readers pick a decoder from the Content-Type; dead letters are JSON lines, not Parquet.
-TEST(S3Destination, APartLandsUnderItsKeyWithItsContentType) {
-  S3Server server;
+TEST_F(SharedStore, APartLandsUnderItsKeyWithItsContentType) {
+  S3Server& server = *server_;
   ASSERT_TRUE(server.ok()) << server.error();
   CapturedLog log;
   auto destination = Make(TestOptions(server.endpoint()), log.log());
   ASSERT_TRUE(destination->Ensure().ok());
-  const std::string parquet = "ledger/date=2026-09-29/app=agent%2Fd/part-box-77-1-9-0.parquet";
-  const std::string jsonl = "dead/ledger/import-box-77-1-9.jsonl";
+  const std::string parquet = "types/ledger/date=2026-09-29/app=agent%2Fd/part-box-77-1-9-0.parquet";
+  const std::string jsonl = "types/dead/ledger/import-box-77-1-9.jsonl";
   const std::string bytes = RandomBytes(10'000, 1);
   ASSERT_TRUE(PutPart(*destination, parquet, bytes).ok());
   ASSERT_TRUE(PutPart(*destination, jsonl, "{\"a\":1}\n").ok());
   ASSERT_TRUE(destination->Sync().ok());
-  EXPECT_EQ(server.Keys(), (std::vector<std::string>{jsonl, parquet}));
+  EXPECT_EQ(KeysUnder(server, "types/"), (std::vector<std::string>{jsonl, parquet}));
   EXPECT_EQ(ReadFile(server.ObjectPath(parquet)), bytes);
   auto meta = [&](const std::string& key) {
     return nlohmann::json::parse(
@@ -184,12 +205,12 @@ TEST(S3Destination, APartLandsUnderItsKeyWithItsContentType) {
 
 // Two writers of one key must not overwrite each other; a retry of our own create that had
 // landed must not fail.
-TEST(S3Destination, ACreateNeverOverwritesAnotherObjectButARepeatOfOursSucceeds) {
-  S3Server server;
+TEST_F(SharedStore, ACreateNeverOverwritesAnotherObjectButARepeatOfOursSucceeds) {
+  S3Server& server = *server_;
   ASSERT_TRUE(server.ok()) << server.error();
   CapturedLog log;
   auto destination = Make(TestOptions(server.endpoint()), log.log());
-  const std::string key = "ledger/date=2026-09-29/app=a/part-1.parquet";
+  const std::string key = "overwrite/date=2026-09-29/app=a/part-1.parquet";
   ASSERT_TRUE(PutPart(*destination, key, "first writer").ok());
   Status clash = PutPart(*destination, key, "second writer");
   EXPECT_TRUE(clash.IsRedeliver()) << clash.ToString();
@@ -197,7 +218,7 @@ TEST(S3Destination, ACreateNeverOverwritesAnotherObjectButARepeatOfOursSucceeds)
       << clash.message();
   EXPECT_EQ(ReadFile(server.ObjectPath(key)), "first writer");
   EXPECT_TRUE(PutPart(*destination, key, "first writer").ok()) << "the same bytes again";
-  EXPECT_EQ(Count(server.Requests(), "PUT", "part-1.parquet", 412), 2u)
+  EXPECT_EQ(Count(server.Requests(), "PUT", "overwrite/", 412), 2u)
       << "the premise: the store enforced If-None-Match both times";
   EXPECT_TRUE(destination->conditional_creates());
 }
@@ -230,8 +251,8 @@ TEST(S3Destination, AStoreWithoutConditionalWritesIsDetectedOnceAndUsedWithout) 
 
 // A Part over the threshold goes up in pieces of the threshold's size and lands whole; one at
 // the threshold is a single PUT.
-TEST(S3Destination, APartAboveTheThresholdGoesMultipartAndLandsWhole) {
-  S3Server server;
+TEST_F(SharedStore, APartAboveTheThresholdGoesMultipartAndLandsWhole) {
+  S3Server& server = *server_;
   ASSERT_TRUE(server.ok()) << server.error();
   CapturedLog log;
   S3Options options = TestOptions(server.endpoint());
@@ -239,23 +260,23 @@ TEST(S3Destination, APartAboveTheThresholdGoesMultipartAndLandsWhole) {
   auto destination = Make(options, log.log());
   const std::string big = RandomBytes(200 * 1024, 2);
   const std::string exact = RandomBytes(64 * 1024, 3);
-  ASSERT_TRUE(PutPart(*destination, "big.parquet", big, 5000).ok());
-  ASSERT_TRUE(PutPart(*destination, "exact.parquet", exact, 64 * 1024).ok());
-  EXPECT_EQ(ReadFile(server.ObjectPath("big.parquet")), big);
-  EXPECT_EQ(ReadFile(server.ObjectPath("exact.parquet")), exact);
+  ASSERT_TRUE(PutPart(*destination, "multipart/big.parquet", big, 5000).ok());
+  ASSERT_TRUE(PutPart(*destination, "multipart/exact.parquet", exact, 64 * 1024).ok());
+  EXPECT_EQ(ReadFile(server.ObjectPath("multipart/big.parquet")), big);
+  EXPECT_EQ(ReadFile(server.ObjectPath("multipart/exact.parquet")), exact);
   auto requests = server.Requests();
-  EXPECT_EQ(Count(requests, "POST", "big.parquet?uploads", 200), 1u);
-  EXPECT_EQ(Count(requests, "PUT", "big.parquet?partNumber=", 200), 4u) << "64+64+64+8 KiB";
-  EXPECT_EQ(Count(requests, "POST", "big.parquet?uploadId=", 200), 1u);
-  EXPECT_EQ(Count(requests, "POST", "exact.parquet"), 0u);
-  EXPECT_EQ(Count(requests, "PUT", "exact.parquet", 200), 1u);
-  auto meta = nlohmann::json::parse(ReadFile(server.BucketDir() / "big.parquet._S3rver_metadata.json"));
+  EXPECT_EQ(Count(requests, "POST", "multipart/big.parquet?uploads", 200), 1u);
+  EXPECT_EQ(Count(requests, "PUT", "multipart/big.parquet?partNumber=", 200), 4u) << "64+64+64+8 KiB";
+  EXPECT_EQ(Count(requests, "POST", "multipart/big.parquet?uploadId=", 200), 1u);
+  EXPECT_EQ(Count(requests, "POST", "multipart/exact.parquet"), 0u);
+  EXPECT_EQ(Count(requests, "PUT", "multipart/exact.parquet", 200), 1u);
+  auto meta = nlohmann::json::parse(ReadFile(server.BucketDir() / "multipart/big.parquet._S3rver_metadata.json"));
   EXPECT_EQ(meta["content-type"], "application/vnd.apache.parquet");
 }
 
 // An abandoned multipart upload must not become an object, and its pieces are cleaned up.
-TEST(S3Destination, AnAbortedMultipartUploadLeavesNoObjectAndIsAbortedAtTheStore) {
-  S3Server server;
+TEST_F(SharedStore, AnAbortedMultipartUploadLeavesNoObjectAndIsAbortedAtTheStore) {
+  S3Server& server = *server_;
   ASSERT_TRUE(server.ok()) << server.error();
   CapturedLog log;
   S3Options options = TestOptions(server.endpoint());
@@ -271,7 +292,7 @@ TEST(S3Destination, AnAbortedMultipartUploadLeavesNoObjectAndIsAbortedAtTheStore
   auto requests = server.Requests();
   ASSERT_EQ(Count(requests, "PUT", "torn.parquet?partNumber=", 200), 2u) << "premise: pieces sent";
   EXPECT_EQ(Count(requests, "DELETE", "torn.parquet?uploadId=", 204), 1u);
-  EXPECT_TRUE(server.Keys().empty());
+  EXPECT_FALSE(std::filesystem::exists(server.ObjectPath("torn.parquet")));
   EXPECT_FALSE(std::filesystem::exists(server.BucketDir() / "._S3rver_uploads") &&
                !std::filesystem::is_empty(server.BucketDir() / "._S3rver_uploads"))
       << "the pieces are gone";
@@ -297,8 +318,8 @@ TEST(S3Destination, AStoreThatCannotAbortCostsAWarningAndStillNoObject) {
 
 // A 4xx that is not throttling will not change on a retry: it fails at once with what the store
 // said, and the request is sent exactly once.
-TEST(S3Destination, AClientErrorFailsAtOnceWithTheStoresCodeAndMessage) {
-  S3Server server;
+TEST_F(SharedStore, AClientErrorFailsAtOnceWithTheStoresCodeAndMessage) {
+  S3Server& server = *server_;
   ASSERT_TRUE(server.ok()) << server.error();
   CapturedLog log;
   auto destination = Make(TestOptions(server.endpoint(), "no-such-bucket"), log.log());
@@ -328,21 +349,25 @@ TEST(S3Destination, AFailedUploadKeepsItsFirstError) {
 }
 
 // Virtual-hosted addressing puts the bucket in the host name (s3rver reads it from there).
-TEST(S3Destination, VirtualHostedAddressingPutsTheBucketInTheHostName) {
-  S3Server server;
+TEST_F(SharedStore, VirtualHostedAddressingPutsTheBucketInTheHostName) {
+  S3Server& server = *server_;
   ASSERT_TRUE(server.ok()) << server.error();
   CapturedLog log;
   S3Options options = TestOptions("s3.localhost:" + std::to_string(server.port()));
   options.virtual_hosted = true;
   auto destination = Make(options, log.log());
   ASSERT_TRUE(destination->Ensure().ok());
-  const std::string key = "ledger/date=2026-09-29/app=a/part-1.parquet";
+  const std::string key = "vhost/date=2026-09-29/app=a/part-1.parquet";
   ASSERT_TRUE(PutPart(*destination, key, "vhost").ok());
   EXPECT_EQ(ReadFile(server.ObjectPath(key)), "vhost");
+  const std::string host = "garm-lake.s3.localhost:" + std::to_string(server.port());
+  size_t seen = 0;
   for (const auto& r : server.Requests()) {
-    EXPECT_EQ(r["headers"]["host"], "garm-lake.s3.localhost:" + std::to_string(server.port()));
+    if (r["headers"]["host"] != host) continue;
+    ++seen;
     EXPECT_EQ(r["url"].get<std::string>().find("/garm-lake"), std::string::npos) << r.dump();
   }
+  EXPECT_EQ(seen, 2u) << "HEAD bucket and PUT object, both with the bucket in the host";
 }
 
 TEST(S3Destination, OptionsThatCannotWorkAreRefusedBeforeAnyRequest) {
