@@ -17,7 +17,8 @@ EventWorker::EventWorker(std::unique_ptr<sinks::EventSink> sink, int read_size,
     : Worker("events", sink->id(), EventLeaseName(sink->id()),
              SinkStore(SinkKind::kEvents, sink->id(), tables), std::move(context)),
       sink_(std::move(sink)),
-      plan_(read_size) {}
+      plan_(read_size),
+      ahead_(context_.conninfo, "sinkd-dispatch-events:" + id_ + ":ahead") {}
 
 Progress EventWorker::CurrentProgress(const std::string& error) const {
   Progress p;
@@ -31,6 +32,7 @@ Progress EventWorker::CurrentProgress(const std::string& error) const {
 }
 
 Status EventWorker::TakeOver(int64_t epoch) {
+  ahead_.Drop();
   SINKD_ASSIGN_OR_RETURN(Cursor cursor, store_.LoadCursor(*conn_));
   SINKD_ASSIGN_OR_RETURN(std::optional<Progress> progress, store_.LoadProgress(*conn_));
   plan_ = DeliveryPlan(plan_.max_size());
@@ -71,12 +73,19 @@ PassResult EventWorker::Pass() {
   if (Now() < retry_at_) return PassResult::kWaiting;
   // While a suspect run is known the whole run is read (it exists: nothing commits behind the
   // cursor), so a run restored from a dead holder can be clamped to what is really there.
-  auto events = ReadEvents(*conn_, cursor_, std::max(plan_.suspect(), plan_.NextSize()));
+  const int want = std::max(plan_.suspect(), plan_.NextSize());
+  std::optional<std::vector<sinks::Event>> ahead = ahead_.Take(cursor_, want);
+  Result<std::vector<sinks::Event>> events =
+      ahead ? Result<std::vector<sinks::Event>>(std::move(*ahead)) : ReadEvents(*conn_, cursor_, want);
   if (!events.ok()) return DatabaseError(events.status().WithContext("read outbox"));
   if (events->empty()) return PassResult::kIdle;
   plan_.Clamp(static_cast<int>(events->size()));
   const int asked = plan_.NextSize();
   if (static_cast<int>(events->size()) > asked) events->resize(static_cast<size_t>(asked));
+  // A full batch with nothing failing: there is probably more, so read it while this one goes.
+  if (plan_.suspect() == 0 && asked == plan_.max_size() && static_cast<int>(events->size()) == asked) {
+    ahead_.Start(PositionOf(events->back()), asked);
+  }
   const Status st = sink_->Deliver(*events);
   if (st.ok()) return Delivered(*events, asked);
   return Failed(*events, st);

@@ -11,11 +11,14 @@
 // Failure counts survive a restart (sinkd_sink_progress): a holder that died without a clean
 // release is assumed to have died delivering its next batch, which counts as that batch failing,
 // so a process that crash-loops on a poison event still bisects down to it and dead-letters it.
+// While nothing fails, the next full batch is read on a second connection during each delivery
+// (ReadAhead), so the database and the sink work at the same time.
 // Threads: see Worker.
 #pragma once
 
 #include <memory>
 
+#include "outbox/read_ahead.h"
 #include "outbox/worker.h"
 #include "sinks/event_sink.h"
 
@@ -44,6 +47,7 @@ class EventWorker final : public Worker {
 
   std::unique_ptr<sinks::EventSink> sink_;
   DeliveryPlan plan_;
+  ReadAhead ahead_;  // the next full batch, read while this one is delivered
 };
 
 }  // namespace sinkd::outbox

@@ -132,8 +132,8 @@ Result<BuiltEventSink> SinkRegistry::MakeEventSink(const config::SinkConfig& ent
   }
   config::OptionReader options(entry);
   BuiltEventSink built;
-  SINKD_ASSIGN_OR_RETURN(int64_t batch,
-                         options.Int("batch_size", env.default_batch_size, 1, 100'000));
+  const int default_batch = entry.type == "lake" ? kLakeBatchSize : env.default_batch_size;
+  SINKD_ASSIGN_OR_RETURN(int64_t batch, options.Int("batch_size", default_batch, 1, 100'000));
   built.batch_size = static_cast<int>(batch);
   SINKD_ASSIGN_OR_RETURN(built.sink, it->second(entry, options, env));
   SINKD_RETURN_IF_ERROR(options.Done());

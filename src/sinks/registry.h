@@ -5,7 +5,8 @@
 // Every entry's options are read by name and type; an unknown type or option, or a value of the
 // wrong type, is INVALID_CONFIG naming the entry, before any sink opens.
 // Options common to every event sink: batch_size (a pass reads 4 × batch_size events; default
-// the [dispatch] value). `lake`: lake_dir (or what the destination factory accepts), key_prefix
+// the [dispatch] value, except for `lake`: kLakeBatchSize, because each of its deliveries is a
+// durable flush of Parquet files and 128 events per flush would mean thousands of tiny files). `lake`: lake_dir (or what the destination factory accepts), key_prefix
 // (default outbox_events / outbox_audit), zstd_level (3), row_group_rows (122880).
 // `jetstream`: url (default $NATS_URL or nats://127.0.0.1:4222), subject_prefix (required),
 // timeout_ms (5000).
@@ -36,6 +37,9 @@ struct SinkEnvironment {
   std::string created_by;   // every Part's created_by
   int default_batch_size = 32;
 };
+
+// The lake sink's default batch_size: a pass of 8,192 events per flush.
+inline constexpr int kLakeBatchSize = 2048;
 
 struct BuiltEventSink {
   std::unique_ptr<EventSink> sink;

@@ -41,6 +41,10 @@ TEST(Registry, BuiltInTypesAreBuiltWithTheirOptions) {
   auto bus = registry.MakeEventSink(c.event_sinks[1], Env(tmp.path().string()));
   ASSERT_TRUE(bus.ok()) << bus.status().ToString();
   EXPECT_EQ(bus->batch_size, 32) << "the [dispatch] default";
+  const auto d = Parse("[[sinks.events]]\nid = \"lake\"\ntype = \"lake\"\n");
+  auto lake_default = registry.MakeEventSink(d.event_sinks[0], Env(tmp.path().string()));
+  ASSERT_TRUE(lake_default.ok());
+  EXPECT_EQ(lake_default->batch_size, kLakeBatchSize) << "a lake flush is durable Parquet: big batches";
   auto archive = registry.MakeAuditSink(c.audit_sinks[0], Env(tmp.path().string()));
   ASSERT_TRUE(archive.ok()) << archive.status().ToString();
 }
