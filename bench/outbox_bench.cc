@@ -32,7 +32,7 @@ using Clock = std::chrono::steady_clock;
 struct Args {
   int events = 1'000'000;
   int batch_size = 2048;            // a pass reads 4 × this (the lake sink's default)
-  int default_batch_events = 200'000;  // also drained at the spec's default batch size of 32
+  int default_batch_events = 50'000;  // also drained at the spec's default batch size of 32
   int steady_seconds = 20;
 };
 
