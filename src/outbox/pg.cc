@@ -44,8 +44,14 @@ int64_t PgResult::Affected() const {
 }
 
 Result<PgConn> PgConn::Connect(const std::string& conninfo, const std::string& application_name) {
-  const char* keys[] = {"dbname", "fallback_application_name", "connect_timeout", nullptr};
-  const char* values[] = {conninfo.c_str(), application_name.c_str(), "10", nullptr};
+  // Keepalives come first so the caller's conninfo (expanded from "dbname") can override them:
+  // without them a half-open connection would block a sink's loop until the kernel gives up
+  // (hours), while its lease lapsed long ago.
+  const char* keys[] = {"keepalives", "keepalives_idle", "keepalives_interval",
+                        "keepalives_count", "connect_timeout", "dbname",
+                        "fallback_application_name", nullptr};
+  const char* values[] = {"1", "10", "5", "3", "10", conninfo.c_str(), application_name.c_str(),
+                          nullptr};
   PGconn* raw = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
   PgConn conn(raw);
   if (raw == nullptr) return Status::Retry("postgres: out of memory creating a connection");
