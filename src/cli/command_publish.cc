@@ -30,7 +30,7 @@ bool Varint(const char*& p, const char* end, uint64_t& v) {
   v = 0;
   for (int shift = 0; p < end && shift < 64; shift += 7) {
     const uint8_t b = static_cast<uint8_t>(*p++);
-    v |= uint64_t{b & 0x7f} << shift;
+    v |= static_cast<uint64_t>(b & 0x7f) << shift;
     if (!(b & 0x80)) return true;
   }
   return false;
