@@ -4,7 +4,7 @@
 // Shared() starts it on first use and stops it when the binary exits; the server is also told to
 // quit (SIGQUIT through PR_SET_PDEATHSIG) if the test binary dies without stopping it, so a crashed
 // test never leaves a postmaster behind. Each test takes a fresh schema from FreshDatabase().
-// initdb runs once per machine into $TMPDIR/sinkd-pg-template-15-<uid> (under a lock) and each
+// initdb runs once per machine into $TMPDIR/sinkd-pg-template-15-v2-<uid> (under a lock) and each
 // server starts from a copy, because ctest runs every test in a process of its own.
 // A server that cannot start is a test failure (ADD_FAILURE + empty conninfo), never a skip.
 // Threads: Shared() must first be called from the main thread (the death signal follows the thread
