@@ -16,7 +16,6 @@
 #include "parquet/column_writer.h"
 #include "parquet/dictionary_encoder.h"
 #include "parquet/plain_encoder.h"
-#include "parquet/rle_bit_packed_encoder.h"
 #include "parquet/utf8.h"
 
 namespace sinkd::parquet {
@@ -72,7 +71,7 @@ class ByteArrayColumnWriter final : public ColumnWriter {
     }
     SINKD_RETURN_IF_ERROR(pages.AddDictionaryPage(dictionary_.plain(), entries, chunk));
     const size_t n = selection.size();
-    const size_t per_page = RowsPerPage(options_, BitWidthFor(entries));
+    const size_t per_page = RowsPerPage(options_, DictionaryIndexWidth(entries));
     for (size_t start = 0; start < n; start += per_page) {
       const size_t count = std::min(per_page, n - start);
       page_.Clear();

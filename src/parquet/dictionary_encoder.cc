@@ -11,11 +11,23 @@ constexpr size_t kInitialSlots = 1024;
 
 }  // namespace
 
-void EncodeDictionaryIndices(std::span<const uint32_t> indices, uint32_t dictionary_size,
-                             ByteBuffer& out) {
+int DictionaryIndexWidth(uint32_t dictionary_size) {
   // Width 1 even for a one-entry dictionary, as Arrow and DuckDB write it; parquet-java's 0 is
   // also legal, but 1 is what every reader is tested with.
-  const int width = BitWidthFor(dictionary_size);
+  const int exact = BitWidthFor(dictionary_size);
+  // zstd reads bytes: at widths 4 and 8 an index is a whole nibble or byte, so equal indices make
+  // equal bytes, while at 3 or 5-7 they straddle byte boundaries and hide their repeats. Measured
+  // on 122,880 generated ledger rows (zstd 3): the file shrank by 0.4%, prompt_hash (width 7 → 8)
+  // by 13% and alias (3 → 4) by 9%, while the worst column grew by 4.6%. From width 9 up,
+  // rounding to 12 or 16 cost more raw bytes than zstd won back (+3% to +7%).
+  if (exact == 3) return 4;
+  if (exact >= 5 && exact <= 7) return 8;
+  return exact;
+}
+
+void EncodeDictionaryIndices(std::span<const uint32_t> indices, uint32_t dictionary_size,
+                             ByteBuffer& out) {
+  const int width = DictionaryIndexWidth(dictionary_size);
   out.PushBack(static_cast<uint8_t>(width));
   EncodeRleBitPacked(indices, width, out);
 }

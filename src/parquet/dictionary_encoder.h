@@ -30,6 +30,10 @@ namespace sinkd::parquet {
 // Returned by Insert when the value is new and would take the dictionary past its limits.
 inline constexpr uint32_t kDictionaryFull = UINT32_MAX;
 
+// The bit width of a data page's indices: the bits `dictionary_size` needs (at least 1), with
+// 3 rounded up to 4 and 5-7 to 8, which zstd compresses better (numbers in the .cc).
+int DictionaryIndexWidth(uint32_t dictionary_size);
+
 // Appends a data page's values: the bit width byte, then `indices` as hybrid runs.
 // REQUIRES: every index < dictionary_size.
 void EncodeDictionaryIndices(std::span<const uint32_t> indices, uint32_t dictionary_size,

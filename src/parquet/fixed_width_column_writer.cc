@@ -15,7 +15,6 @@
 #include "parquet/column_writer.h"
 #include "parquet/dictionary_encoder.h"
 #include "parquet/plain_encoder.h"
-#include "parquet/rle_bit_packed_encoder.h"
 
 namespace sinkd::parquet {
 namespace {
@@ -67,7 +66,7 @@ class FixedWidthColumnWriter final : public ColumnWriter {
     page_.Clear();
     PlainEncodeRun(entries.data(), entries.size(), page_);
     SINKD_RETURN_IF_ERROR(pages.AddDictionaryPage(page_.span(), dictionary_.size(), chunk));
-    const size_t per_page = RowsPerPage(options_, BitWidthFor(dictionary_.size()));
+    const size_t per_page = RowsPerPage(options_, DictionaryIndexWidth(dictionary_.size()));
     for (size_t start = 0; start < n; start += per_page) {
       const size_t count = std::min(per_page, n - start);
       page_.Clear();

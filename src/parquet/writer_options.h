@@ -16,7 +16,10 @@ struct WriterOptions {
   size_t row_group_rows = 122'880;
   // Target uncompressed bytes per data page; pages close at this size or page_rows, whichever first.
   size_t page_bytes = 1 << 20;
-  size_t page_rows = 20'000;
+  // Arrow caps pages at 20,000 rows so that a page index can skip within a chunk; sinkd writes no
+  // page index, and small pages only cost zstd context: on 300,000 generated ledger rows the
+  // 20,000-row cap made the file 0.75% larger (cost_usd 12%) for no reader benefit.
+  size_t page_rows = 1 << 20;
   // A chunk is dictionary-encoded only while its distinct values' PLAIN bytes (4-byte length +
   // bytes for strings, the value's width for numbers) stay at or under this limit; past it, the
   // whole chunk is PLAIN. 1 MiB is Arrow's, arrow-rs's and parquet-java's dictionary page limit.

@@ -94,5 +94,20 @@ TEST(DictionaryIndices, APageStartsWithItsBitWidthAndHasNoLengthPrefix) {
   EXPECT_EQ(out.data()[0], 1) << "a one-entry dictionary still uses width 1";
 }
 
+// Widths 3 and 5-7 are rounded to a nibble or a byte (zstd finds the repeats), others are exact;
+// a width below the exact one would drop the top bit of the largest index.
+TEST(DictionaryIndices, SmallWidthsRoundUpToANibbleOrAByteAndOthersStayExact) {
+  const std::vector<std::pair<uint32_t, int>> expected = {
+      {1, 1}, {2, 1}, {3, 2}, {4, 2}, {5, 4}, {8, 4}, {9, 4}, {16, 4}, {17, 8},
+      {128, 8}, {256, 8}, {257, 9}, {1 << 14, 14}, {(1 << 14) + 1, 15}};
+  for (const auto& [entries, width] : expected) {
+    EXPECT_EQ(DictionaryIndexWidth(entries), width) << entries << " entries";
+  }
+  ByteBuffer out;
+  EncodeDictionaryIndices(std::vector<uint32_t>{0, 1, 2, 3, 4, 5, 6, 7}, 8, out);
+  EXPECT_EQ(Bytes(out.span()), (std::vector<uint8_t>{4, 0x03, 0x10, 0x32, 0x54, 0x76}))
+      << "width byte 4, one bit-packed group of whole nibbles";
+}
+
 }  // namespace
 }  // namespace sinkd::parquet
