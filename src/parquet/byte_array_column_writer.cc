@@ -42,6 +42,8 @@ class ByteArrayColumnWriter final : public ColumnWriter {
   }
 
  private:
+  // Fills indices_ and dictionary_; false when the dictionary does not fit or does not pay, and
+  // the chunk is to be PLAIN.
   bool BuildDictionary(const StringArray& values, const RowSelection& selection) {
     const size_t n = selection.size();
     const size_t max_entries = MaxDictionaryEntries(n);

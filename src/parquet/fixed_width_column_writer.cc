@@ -41,7 +41,8 @@ class FixedWidthColumnWriter final : public ColumnWriter {
   }
 
  private:
-  // Fills indices_ and dictionary_; false when the chunk has too many distinct values.
+  // Fills indices_ and dictionary_; false when the dictionary does not fit or does not pay, and
+  // the chunk is to be PLAIN.
   bool BuildDictionary(const T* values, const RowSelection& selection) {
     const size_t n = selection.size();
     const size_t max_entries = std::min(MaxDictionaryEntries(n),
