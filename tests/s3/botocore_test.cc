@@ -37,7 +37,8 @@ nlohmann::json Spec(const Case& c, const HttpRequest& request) {
 }
 
 std::vector<Case> Cases() {
-  const std::string parquet = std::string("PAR1\0\x01\x02 bytes PAR1", 17);
+  // A literal: S3Call borrows its body, so it must outlive the cases.
+  constexpr std::string_view parquet("PAR1\0\x01\x02 bytes PAR1", 17);
   std::vector<Case> cases(11);
   cases[0].call = {"PUT", "ledger/date=2026-09-29/app=agentd/part-box-77-1-20-0.parquet", {},
                    {{"content-type", "application/vnd.apache.parquet"}, {"if-none-match", "*"}},
