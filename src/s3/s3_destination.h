@@ -82,6 +82,10 @@ class S3Destination final : public lake::Destination {
   Logger& log_;
   std::unique_ptr<S3Client> client_;
   bool conditional_creates_ = true;
+  // The bytes of the Part being uploaded, reused from one upload to the next (at most
+  // multipart_threshold bytes); lent to one upload at a time.
+  std::string buffer_;
+  bool buffer_lent_ = false;
   friend class S3Upload;
 };
 

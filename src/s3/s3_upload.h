@@ -2,7 +2,8 @@
 // S3Destination::Begin). It buffers up to the multipart threshold; a Part that stays under it is
 // one PUT at Commit, a larger one becomes a multipart upload whose pieces go up as the buffer
 // fills, completed at Commit and aborted on any failure.
-// Ownership: borrows its S3Destination (must outlive it); owns the buffer.
+// Ownership: borrows its S3Destination (must outlive it) and, while no other upload holds it, the
+// destination's buffer; otherwise owns one.
 // Threads: one thread at a time.
 // Errors: sticky: the first failure is kept, later Appends return it at once, Commit returns it
 // (as Redeliver naming the key). Abort is safe at any time and after a failed Commit.
@@ -44,10 +45,13 @@ class S3Upload final : public lake::PartUpload {
   // `etags` — an earlier attempt of ours landed and its answer was lost — Redeliver otherwise.
   Status ConfirmLanded(const std::vector<std::string>& etags);
   Status Fail(const std::string& what);
+  // Hands the shared buffer back (emptied, capacity kept) or frees the private one.
+  void ReleaseBuffer();
 
   S3Destination& owner_;
   std::string key_;
-  std::string buffer_;
+  std::string* buffer_;      // the destination's shared buffer, or own_buffer_
+  std::string own_buffer_;  // only when another upload holds the shared one
   Status status_;
   std::string upload_id_;           // "" until the Part goes multipart
   std::vector<std::string> etags_;  // per piece, as the store answered

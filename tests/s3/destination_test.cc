@@ -316,6 +316,25 @@ TEST(S3Destination, AStoreThatCannotAbortCostsAWarningAndStillNoObject) {
   EXPECT_TRUE(server.Keys().empty());
 }
 
+// Uploads share the destination's buffer one at a time; one begun while another is open gets its
+// own, so neither can see the other's bytes.
+TEST_F(SharedStore, TwoUploadsOpenAtOnceEachLandTheirOwnBytes) {
+  S3Server& server = *server_;
+  ASSERT_TRUE(server.ok()) << server.error();
+  CapturedLog log;
+  auto destination = Make(TestOptions(server.endpoint()), log.log());
+  auto a = destination->Begin("overlap/a.parquet");
+  auto b = destination->Begin("overlap/b.parquet");
+  ASSERT_TRUE(a.ok() && b.ok());
+  const std::string bytes_a = RandomBytes(5000, 7), bytes_b = RandomBytes(6000, 8);
+  ASSERT_TRUE((*a)->Append(sinkd::testing::Bytes(bytes_a)).ok());
+  ASSERT_TRUE((*b)->Append(sinkd::testing::Bytes(bytes_b)).ok());
+  ASSERT_TRUE((*b)->Commit().ok());
+  ASSERT_TRUE((*a)->Commit().ok());
+  EXPECT_EQ(ReadFile(server.ObjectPath("overlap/a.parquet")), bytes_a);
+  EXPECT_EQ(ReadFile(server.ObjectPath("overlap/b.parquet")), bytes_b);
+}
+
 // A 4xx that is not throttling will not change on a retry: it fails at once with what the store
 // said, and the request is sent exactly once.
 TEST_F(SharedStore, AClientErrorFailsAtOnceWithTheStoresCodeAndMessage) {
