@@ -18,9 +18,9 @@
 #include "config/config.h"
 #include "drain/shutdown_signals.h"
 #include "lake/key.h"
+#include "metrics/http_listener.h"
 #include "outbox/dispatcher.h"
 #include "outbox/status.h"
-#include "outbox/status_endpoint.h"
 #include "sinks/registry.h"
 
 namespace sinkd::cli {
@@ -133,7 +133,7 @@ Status RunDispatch(const DispatchFlags& flags) {
     }
     return status_conn ? &*status_conn : nullptr;
   };
-  outbox::StatusEndpoint endpoint(
+  metrics::HttpListener endpoint(
       [&]() -> std::string {
         std::lock_guard<std::mutex> lock(status_mu);
         outbox::PgConn* conn = status_connection();
@@ -154,6 +154,7 @@ Status RunDispatch(const DispatchFlags& flags) {
           *why = "database unreachable";
           return false;
         }
+        *why = "database reachable";
         return true;
       });
   const std::string listen =

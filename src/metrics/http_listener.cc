@@ -38,6 +38,13 @@ int64_t NowUnixNs() {
 
 }  // namespace
 
+HttpListener::HttpListener(const DrainMetrics& metrics)
+    : HttpListener([&metrics] { return metrics.Render(NowUnixNs()); },
+                   [&metrics](std::string* why) {
+                     *why = metrics.Readiness();
+                     return metrics.ready();
+                   }) {}
+
 Status HttpListener::Start(const std::string& address) {
   const size_t colon = address.rfind(':');
   if (colon == std::string::npos) {
@@ -126,13 +133,14 @@ void HttpListener::Answer(int fd) {
     WriteAll(fd, Response(405, "Method Not Allowed", "text/plain", "GET only\n"));
   } else if (path == "/metrics") {
     WriteAll(fd, Response(200, "OK", "text/plain; version=0.0.4; charset=utf-8",
-                          metrics_.Render(NowUnixNs())));
+                          render_()));
   } else if (path == "/healthz") {
     WriteAll(fd, Response(200, "OK", "text/plain", "ok\n"));
   } else if (path == "/readyz") {
-    const bool ready = metrics_.ready();
+    std::string why;
+    const bool ready = ready_(&why);
     WriteAll(fd, Response(ready ? 200 : 503, ready ? "OK" : "Service Unavailable", "text/plain",
-                          (ready ? "ready: " : "not ready: ") + metrics_.Readiness() + "\n"));
+                          (ready ? "ready: " : "not ready: ") + why + "\n"));
   } else {
     WriteAll(fd, Response(404, "Not Found", "text/plain", "not found\n"));
   }

@@ -1,12 +1,14 @@
-// HttpListener serves a drain's metrics on a small HTTP/1.1 listener: GET /metrics (Prometheus
-// text), /healthz (200 while the process is up) and /readyz (200 when connected, bound to its
-// consumer and the destination is reachable; 503 otherwise, naming which is missing). One thread,
-// one request per connection, nothing else: it is a scrape target, not a web server.
-// Ownership: borrows the DrainMetrics (must outlive the listener); owns its socket and thread.
-// Threads: Start/Stop from one thread; serving happens on the listener's own thread.
+// HttpListener serves a process's figures on a small HTTP/1.1 listener: GET /metrics (Prometheus
+// text from a render callback), /healthz (200 while the process is up) and /readyz (200 when the
+// ready callback says so; 503 otherwise, with its reason). One thread, one request per
+// connection, nothing else: it is a scrape target, not a web server. The drain serves its
+// DrainMetrics through it and `sinkd dispatch` its per-sink outbox figures.
+// Ownership: owns its socket and thread; the callbacks (or the DrainMetrics) must stay valid
+// until Stop(). Threads: Start/Stop from one thread; callbacks run on the listener's thread.
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <string>
 #include <thread>
 
@@ -17,7 +19,13 @@ namespace sinkd::metrics {
 
 class HttpListener {
  public:
-  explicit HttpListener(const DrainMetrics& metrics) : metrics_(metrics) {}
+  using Render = std::function<std::string()>;
+  using Ready = std::function<bool(std::string* why)>;
+
+  HttpListener(Render render, Ready ready)
+      : render_(std::move(render)), ready_(std::move(ready)) {}
+  // Serves a drain's metrics: ready when connected, bound and the destination is reachable.
+  explicit HttpListener(const DrainMetrics& metrics);
   ~HttpListener() { Stop(); }
   HttpListener(const HttpListener&) = delete;
   HttpListener& operator=(const HttpListener&) = delete;
@@ -33,7 +41,8 @@ class HttpListener {
   void Serve();
   void Answer(int fd);
 
-  const DrainMetrics& metrics_;
+  Render render_;
+  Ready ready_;
   int fd_ = -1;
   int port_ = 0;
   std::atomic<bool> stop_{false};
