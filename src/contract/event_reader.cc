@@ -7,7 +7,7 @@
 #include <span>
 
 #include "contract/timestamp.h"
-#include "contract/utf8.h"
+#include "base/utf8.h"
 
 namespace sinkd::contract {
 namespace {

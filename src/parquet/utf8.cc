@@ -63,30 +63,6 @@ void EncodeCodePoint(uint32_t cp, std::string& out) {
 
 }  // namespace
 
-bool IsValidUtf8(std::string_view text) {
-  size_t i = 0;
-  const size_t n = text.size();
-  while (i < n) {
-    // Most values are ASCII: test 8 bytes at a time for a high bit.
-    while (i + 8 <= n) {
-      uint64_t word;
-      std::memcpy(&word, text.data() + i, 8);
-      if (word & 0x8080808080808080ull) break;
-      i += 8;
-    }
-    if (i >= n) break;
-    if (static_cast<uint8_t>(text[i]) < 0x80) {
-      ++i;
-      continue;
-    }
-    uint32_t code_point;
-    const size_t length = DecodeCodePoint(text, i, code_point);
-    if (length == 0) return false;
-    i += length;
-  }
-  return true;
-}
-
 size_t Utf8PrefixLength(std::string_view text, size_t limit) {
   if (limit >= text.size()) return text.size();
   size_t n = limit;
@@ -100,7 +76,7 @@ std::optional<std::string> Utf8SuccessorOfPrefix(std::string_view prefix) {
   while (end > 0) {
     size_t at = end - 1;
     while (at > 0 && IsContinuation(static_cast<uint8_t>(prefix[at]))) --at;
-    uint32_t cp;
+    uint32_t cp = 0;
     DecodeCodePoint(prefix, at, cp);
     uint32_t next = cp + 1;
     if (next >= 0xD800 && next <= 0xDFFF) next = 0xE000;  // surrogates are not scalar values

@@ -1,6 +1,6 @@
-// UTF-8 facts the writer needs: validity (DuckDB refuses to read a STRING column holding invalid
-// UTF-8, so such a value must never reach a file) and code point boundaries and successors (for
-// truncating string statistics without producing invalid UTF-8).
+// UTF-8 facts the writer needs beyond validity (base/utf8.h: DuckDB refuses to read a STRING
+// column holding invalid UTF-8, so such a value must never reach a file): code point boundaries
+// and successors, for truncating string statistics without producing invalid UTF-8.
 // Threads: free functions, no state.
 #pragma once
 
@@ -9,11 +9,9 @@
 #include <string>
 #include <string_view>
 
-namespace sinkd::parquet {
+#include "base/utf8.h"
 
-// True when `text` is well-formed UTF-8 (no overlong forms, surrogates or code points past
-// U+10FFFF), the definition DuckDB and Arrow check on read.
-bool IsValidUtf8(std::string_view text);
+namespace sinkd::parquet {
 
 // The largest n <= limit such that text[0, n) ends on a code point boundary.
 size_t Utf8PrefixLength(std::string_view text, size_t limit);

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "base/utf8.h"
+
 namespace sinkd::row {
 namespace {
 
@@ -19,30 +21,6 @@ constexpr std::array<bool, 256> MakeSafeTable() {
   return safe;
 }
 constexpr std::array<bool, 256> kSafe = MakeSafeTable();
-
-inline bool IsContinuation(uint8_t byte) { return (byte & 0xC0) == 0x80; }
-
-// Length of the well-formed UTF-8 sequence at p (first byte >= 0x80), or 0 where Go's
-// utf8.DecodeRuneInString would return (RuneError, 1): overlong, surrogate, above U+10FFFF,
-// truncated, or a stray continuation byte.
-inline size_t RuneLength(const uint8_t* p, const uint8_t* end) {
-  const uint8_t lead = p[0];
-  const size_t left = static_cast<size_t>(end - p);
-  if (lead >= 0xC2 && lead <= 0xDF) return left >= 2 && IsContinuation(p[1]) ? 2 : 0;
-  if (lead >= 0xE0 && lead <= 0xEF) {
-    if (left < 3) return 0;
-    const uint8_t lo = lead == 0xE0 ? 0xA0 : 0x80;
-    const uint8_t hi = lead == 0xED ? 0x9F : 0xBF;
-    return p[1] >= lo && p[1] <= hi && IsContinuation(p[2]) ? 3 : 0;
-  }
-  if (lead >= 0xF0 && lead <= 0xF4) {
-    if (left < 4) return 0;
-    const uint8_t lo = lead == 0xF0 ? 0x90 : 0x80;
-    const uint8_t hi = lead == 0xF4 ? 0x8F : 0xBF;
-    return p[1] >= lo && p[1] <= hi && IsContinuation(p[2]) && IsContinuation(p[3]) ? 4 : 0;
-  }
-  return 0;
-}
 
 // The most bytes one input byte can become: \u00XX and \ufffd are six.
 constexpr size_t kMaxExpansion = 6;
@@ -100,7 +78,7 @@ char* WriteJsonString(char* w, std::string_view text) {
       ++p;
       continue;
     }
-    const size_t n = RuneLength(p, end);
+    const size_t n = Utf8SequenceLength(p, end);
     if (n == 0) {
       std::memcpy(w, "\\ufffd", 6);
       w += 6;

@@ -1,6 +1,6 @@
 // IsValidUtf8 must refuse exactly what libprotobuf 3.21 refuses in a proto3 string field: one
 // disagreement is an event the hot path drops (or keeps) that the reference keeps (or drops).
-#include "contract/utf8.h"
+#include "base/utf8.h"
 
 #include <google/protobuf/stubs/common.h>
 #include <gtest/gtest.h>
