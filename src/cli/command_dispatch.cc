@@ -116,6 +116,8 @@ Status RunDispatch(const DispatchFlags& flags) {
     return Status::Refuse("INVALID_CONFIG: no [[sinks.events]] or [[sinks.audit]] entry: nothing "
                           "to dispatch to");
   }
+  // Installed before the first database call, so a SIGTERM during start-up is a clean stop too.
+  drain::ShutdownSignals::Install();
   outbox::SteadyClock clock;
   const std::string holder = HolderName(instance);
   log.AddContext("holder", holder);
@@ -167,7 +169,6 @@ Status RunDispatch(const DispatchFlags& flags) {
             {"lease_ttl", FormatDuration(c.dispatch.lease_ttl)},
             {"metrics_listen", listen},
             {"metrics_port", endpoint.port()}});
-  drain::ShutdownSignals::Install();
   Status status = dispatcher->Run(drain::ShutdownSignals::stop());
   endpoint.Stop();
   return status;

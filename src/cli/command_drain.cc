@@ -66,6 +66,9 @@ Status RunDrain(const DrainFlags& flags, const Origin& origin) {
   SINKD_ASSIGN_OR_RETURN(std::unique_ptr<lake::Destination> destination,
                          MakeDestination(flags.destination));
   const std::string durable = flags.durable.empty() ? "sink-" + origin.name : flags.durable;
+  // Installed before the first network call: a SIGTERM while connecting or binding must stop the
+  // drain cleanly (exit 0, nothing fetched) rather than take the default action and exit 143.
+  drain::ShutdownSignals::Install();
 
   metrics::DrainMetrics metrics;
   metrics.origin = origin.name;
@@ -74,7 +77,6 @@ Status RunDrain(const DrainFlags& flags, const Origin& origin) {
   connect.name = "sinkd drain " + origin.name + " " + lake_options.instance;
   SINKD_ASSIGN_OR_RETURN(auto connection, jetstream::Connection::Connect(connect));
   metrics.connected = true;
-  drain::ShutdownSignals::Install();
 
   // A drain that could not store a dead letter would have to drop the record or stall on it.
   jetstream::DeadLetterPublisher publisher(*connection, origin.name);

@@ -8,6 +8,7 @@
 
 #include <random>
 #include <regex>
+#include <sstream>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -60,9 +61,12 @@ class DrainProcess {
     ::waitpid(pid_, nullptr, 0);
     pid_ = -1;
   }
-  // SIGTERM and the exit status (-1 if it had to be killed after 60 s).
+  // SIGTERM and the exit status (-1 if it had to be killed after 60 s). The signal is sent once the
+  // child catches it: a SIGTERM that lands between fork and the handler's installation takes the
+  // default action (143), which says nothing about how the drain shuts down.
   int Terminate() {
     if (pid_ <= 0) return -1;
+    (void)WaitUntil([&] { return CatchesSigterm(); }, 10s);
     ::kill(pid_, SIGTERM);
     int status = 0;
     for (int i = 0; i < 600; ++i) {
@@ -77,6 +81,18 @@ class DrainProcess {
   }
 
  private:
+  // /proc/<pid>/status lists caught signals as a hex mask; SIGTERM is bit 14.
+  bool CatchesSigterm() const {
+    std::istringstream status(testing::ReadFile("/proc/" + std::to_string(pid_) + "/status"));
+    for (std::string line; std::getline(status, line);) {
+      if (line.rfind("SigCgt:", 0) == 0) {
+        const uint64_t mask = std::stoull(line.substr(7), nullptr, 16);
+        return (mask >> (SIGTERM - 1)) & 1;
+      }
+    }
+    return false;
+  }
+
   pid_t pid_ = -1;
 };
 
