@@ -4,6 +4,7 @@
 #include "base/duration.h"
 #include "base/log.h"
 #include "cli/command.h"
+#include "cli/stream_origin.h"
 #include "cli/destination_flags.h"
 #include "cli/lake_flags.h"
 #include "drain/drain.h"
@@ -35,14 +36,7 @@ struct DrainFlags {
   std::string metrics_listen;
 };
 
-struct Origin {
-  std::string name;  // ledger | audit
-  std::string stream;
-  std::string filter;
-  contract::Envelope envelope;
-};
-
-Result<drain::DrainOptions> OptionsFrom(const DrainFlags& flags, const Origin& origin) {
+Result<drain::DrainOptions> OptionsFrom(const DrainFlags& flags, const StreamOrigin& origin) {
   drain::DrainOptions o;
   o.origin = origin.name;
   o.envelope = origin.envelope;
@@ -58,7 +52,7 @@ Result<drain::DrainOptions> OptionsFrom(const DrainFlags& flags, const Origin& o
   return o;
 }
 
-Status RunDrain(const DrainFlags& flags, const Origin& origin) {
+Status RunDrain(const DrainFlags& flags, const StreamOrigin& origin) {
   // Everything that can be refused without the network is refused first.
   SINKD_ASSIGN_OR_RETURN(drain::DrainOptions options, OptionsFrom(flags, origin));
   SINKD_ASSIGN_OR_RETURN(lake::LakeWriterOptions lake_options,
@@ -125,7 +119,7 @@ Status RunDrain(const DrainFlags& flags, const Origin& origin) {
   return status;
 }
 
-void AddDrainOrigin(CLI::App& parent, Invocation& invocation, const Origin& origin,
+void AddDrainOrigin(CLI::App& parent, Invocation& invocation, const StreamOrigin& origin,
                     const std::string& description) {
   auto flags = std::make_shared<DrainFlags>();
   CLI::App* cmd = parent.add_subcommand(origin.name, description);
@@ -168,13 +162,12 @@ void AddDrainOrigin(CLI::App& parent, Invocation& invocation, const Origin& orig
 
 void AddDrainCommand(CLI::App& root, Invocation& invocation) {
   CLI::App* parent = AddParent(root, "drain", "drain a JetStream stream into the lake");
+  const auto origins = StreamOrigins();
   AddDrainOrigin(*parent, invocation,
-                 {"ledger", jetstream::kLedgerStream, jetstream::kLedgerFilter,
-                  contract::Envelope::kBatch},
+                 origins[0],
                  "drain GARM_LEDGER (messages are garm.ledger.v1.Batch)");
   AddDrainOrigin(*parent, invocation,
-                 {"audit", jetstream::kAuditStream, jetstream::kAuditFilter,
-                  contract::Envelope::kEvent},
+                 origins[1],
                  "drain GARM_AUDIT (messages are garm.ledger.v1.Event)");
 }
 

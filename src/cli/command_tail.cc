@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "cli/command.h"
+#include "cli/stream_origin.h"
 #include "drain/shutdown_signals.h"
 #include "jetstream/connection.h"
 #include "jetstream/streams.h"
@@ -21,14 +22,7 @@ struct TailFlags {
   bool no_detail = false;
 };
 
-struct Origin {
-  std::string name;
-  std::string stream;
-  std::string filter;
-  contract::Envelope envelope;
-};
-
-Status RunTailCommand(const TailFlags& flags, const Origin& origin) {
+Status RunTailCommand(const TailFlags& flags, const StreamOrigin& origin) {
   tail::TailOptions options;
   options.stream = origin.stream;
   options.subject_filter = origin.filter;
@@ -53,7 +47,7 @@ Status RunTailCommand(const TailFlags& flags, const Origin& origin) {
   return tail::RunTail(*connection, options, stdout, stderr, drain::ShutdownSignals::stop());
 }
 
-void AddTailOrigin(CLI::App& parent, Invocation& invocation, const Origin& origin,
+void AddTailOrigin(CLI::App& parent, Invocation& invocation, const StreamOrigin& origin,
                    const std::string& description) {
   auto flags = std::make_shared<TailFlags>();
   CLI::App* cmd = parent.add_subcommand(origin.name, description);
@@ -81,13 +75,12 @@ void AddTailOrigin(CLI::App& parent, Invocation& invocation, const Origin& origi
 void AddTailCommand(CLI::App& root, Invocation& invocation) {
   CLI::App* parent =
       AddParent(root, "tail", "print a stream's rows as JSON lines, without consuming");
+  const auto origins = StreamOrigins();
   AddTailOrigin(*parent, invocation,
-                {"ledger", jetstream::kLedgerStream, jetstream::kLedgerFilter,
-                 contract::Envelope::kBatch},
+                origins[0],
                 "Tail GARM_LEDGER (messages are garm.ledger.v1.Batch)");
   AddTailOrigin(*parent, invocation,
-                {"audit", jetstream::kAuditStream, jetstream::kAuditFilter,
-                 contract::Envelope::kEvent},
+                origins[1],
                 "Tail GARM_AUDIT (messages are garm.ledger.v1.Event)");
 }
 

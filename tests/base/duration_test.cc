@@ -23,7 +23,9 @@ TEST(Duration, NonsenseIsRefusedWithTheTextQuoted) {
   for (const char* bad : {"", "5", "5x", "-1m", "twenty", "m", "1..5s"}) {
     auto d = ParseDuration(bad);
     EXPECT_FALSE(d.ok()) << "'" << bad << "' must not parse";
-    if (!d.ok() && *bad) EXPECT_NE(d.status().message().find(bad), std::string::npos);
+    if (!d.ok() && *bad) {
+      EXPECT_NE(d.status().message().find(bad), std::string::npos);
+    }
   }
 }
 

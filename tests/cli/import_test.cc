@@ -323,7 +323,16 @@ TEST(Import, AKilledImportLeavesOnlyWholePartsAndIncompleteLeftovers) {
   ASSERT_TRUE(traffic::WriteDelimitedFile(generator, traffic::StreamKind::kLedger, 400,
                                           (tmp / "in.bin").string())
                   .ok());
+  // Kill moments are fractions of a whole run timed on this build (an ASan build is several
+  // times slower): fixed delays would kill a slow build before its first Part every time.
+  const auto timed_start = std::chrono::steady_clock::now();
+  auto timed = Import(tmp / "timed-lake", tmp / "in.bin", {"--batch-max-rows", "20000"});
+  ASSERT_EQ(timed.exit_code, 0) << timed.err;
+  const auto whole_run_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                std::chrono::steady_clock::now() - timed_start)
+                                .count();
   std::mt19937 rng(1234);
+  std::uniform_int_distribution<long> kill_after_ms(whole_run_ms / 10, whole_run_ms * 9 / 10);
   int killed_mid_run = 0;
   for (int attempt = 0; attempt < 8; ++attempt) {
     pid_t pid = fork();
@@ -336,13 +345,15 @@ TEST(Import, AKilledImportLeavesOnlyWholePartsAndIncompleteLeftovers) {
             "--batch-max-rows", "20000", (tmp / "in.bin").c_str(), nullptr);
       _exit(127);
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50 + rng() % 600));
+    std::this_thread::sleep_for(std::chrono::milliseconds(kill_after_ms(rng)));
     kill(pid, SIGKILL);
     int status = 0;
     waitpid(pid, &status, 0);
     if (WIFSIGNALED(status)) ++killed_mid_run;
   }
   ASSERT_GT(killed_mid_run, 3) << "premise: most runs must have been killed mid-way";
+  ASSERT_FALSE(Files(tmp / "lake", ".parquet").empty())
+      << "premise: some killed runs got as far as whole Parts";
   auto partial = DuckDb("SELECT count(*) FROM read_parquet(" + LakeGlob(tmp / "lake") +
                         ", hive_partitioning=true)");
   ASSERT_TRUE(partial.ok) << "a Part left by a killed import is unreadable: " << partial.error;

@@ -180,6 +180,12 @@ TEST(DrainProcess, ANatsServerRestartInTheMiddleOfADrainLosesNothing) {
     first = PublishTraffic(*c, 60, 0, 11);
   }
   DrainProcess drain(server, lake, dir / "drain.log", "restart");
+  // Restart only once the drain is running: a drain that cannot reach the broker at start-up
+  // exits (its supervisor restarts it), which is not what this test is about.
+  ASSERT_TRUE(WaitUntil(
+      [&] { return testing::ReadFile(dir / "drain.log").find("sinkd drain started") != std::string::npos; },
+      60s))
+      << testing::ReadFile(dir / "drain.log");
   std::this_thread::sleep_for(700ms);
   ASSERT_TRUE(server.Restart()) << server.error();
   {
