@@ -318,15 +318,15 @@ TEST(Import, AKilledImportLeavesOnlyWholePartsAndIncompleteLeftovers) {
   traffic::TrafficOptions options;
   options.seed = 5;
   options.events_per_batch = 500;
-  options.expected_events = 200'000;
+  options.expected_events = 100'000;
   traffic::TrafficGenerator generator(options);
-  ASSERT_TRUE(traffic::WriteDelimitedFile(generator, traffic::StreamKind::kLedger, 400,
+  ASSERT_TRUE(traffic::WriteDelimitedFile(generator, traffic::StreamKind::kLedger, 200,
                                           (tmp / "in.bin").string())
                   .ok());
   // Kill moments are fractions of a whole run timed on this build (an ASan build is several
   // times slower): fixed delays would kill a slow build before its first Part every time.
   const auto timed_start = std::chrono::steady_clock::now();
-  auto timed = Import(tmp / "timed-lake", tmp / "in.bin", {"--batch-max-rows", "20000"});
+  auto timed = Import(tmp / "timed-lake", tmp / "in.bin", {"--batch-max-rows", "10000"});
   ASSERT_EQ(timed.exit_code, 0) << timed.err;
   const auto whole_run_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                                 std::chrono::steady_clock::now() - timed_start)
@@ -342,7 +342,7 @@ TEST(Import, AKilledImportLeavesOnlyWholePartsAndIncompleteLeftovers) {
       dup2(devnull, 2);
       execl(SinkdBinary().c_str(), "sinkd", "import", "ledger", "--lake-dir",
             (tmp / "lake").c_str(), "--instance-id", ("run" + std::to_string(attempt)).c_str(),
-            "--batch-max-rows", "20000", (tmp / "in.bin").c_str(), nullptr);
+            "--batch-max-rows", "10000", (tmp / "in.bin").c_str(), nullptr);
       _exit(127);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(kill_after_ms(rng)));
