@@ -7,7 +7,9 @@
 // FIRST message was buffered (not after the last flush: an idle stream must not flush a lone
 // message the moment it arrives, nor hold one longer than the interval).
 // Ownership: borrows the consumer, sinks, logger and metrics (all must outlive Run).
-// Threads: one thread at a time; `stop` may be set from any thread or a signal handler.
+// Threads: one thread at a time; `stop` may be set from any thread or a signal handler. Run
+// fetches on a second thread of its own (drain/prefetcher.h), so the next fetch overlaps the
+// decode and the flush of this one.
 #pragma once
 
 #include <atomic>
@@ -20,6 +22,7 @@
 #include "contract/reject.h"
 #include "drain/backoff.h"
 #include "drain/batch.h"
+#include "drain/prefetcher.h"
 #include "drain/sink.h"
 #include "jetstream/pull_consumer.h"
 #include "metrics/drain_metrics.h"
@@ -91,6 +94,7 @@ class Drain {
   std::chrono::steady_clock::time_point last_gauges_{};
   std::vector<jetstream::Message> fetched_;
   const std::atomic<bool>* stop_ = nullptr;  // set by Run
+  Prefetcher* prefetcher_ = nullptr;          // Run's, while it runs
 };
 
 }  // namespace sinkd::drain

@@ -4,7 +4,8 @@
 // a missing stream is a refusal that tells the operator to run `sinkd provision`.
 // Ownership: borrows the Connection (must outlive it); owns the subscription. Destroying it leaves
 // the durable on the server with its ack floor and pending messages.
-// Threads: one thread at a time.
+// Threads: Fetch from one thread at a time; State may be called from another thread meanwhile
+// (it only asks the server, on the thread-safe connection).
 #pragma once
 
 #include <chrono>
