@@ -26,6 +26,7 @@
 #include <zstd.h>
 
 #include "base/log.h"
+#include "base/memory.h"
 #include "batch/part_schema.h"
 #include "batch/partitioner.h"
 #include "contract/delimited.h"
@@ -109,6 +110,7 @@ std::string Ratio(double a, double b) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  sinkd::KeepFreedMemory();  // as the sinkd binary does
   int64_t events = 1'000'000;
   int zstd_level = 3;
   std::string keep;
@@ -191,16 +193,23 @@ int main(int argc, char** argv) {
   writer_options.created_by = "sinkd version bench (build bench)";
   const auto schema = sinkd::batch::FileSchema(sinkd::row::kLedgerColumns);
   const auto view = sinkd::batch::FileView(batch);
+  // Best of three, as the DuckDB side is (bench/duckdb_copy.mjs): one-off noise of a shared VM
+  // must not decide a ratio.
   sinkd::parquet::MemoryOutputStream one_file;
-  t = Timer();
-  {
-    sinkd::parquet::PartWriter writer(schema, writer_options, one_file);
-    if (!writer.WriteRows(view, order).ok() || !writer.Finish({}).ok()) {
-      std::fprintf(stderr, "encode failed\n");
-      return 1;
+  Span encode{1e30, 1e30};
+  for (int round = 0; round < 3; ++round) {
+    one_file = sinkd::parquet::MemoryOutputStream();
+    t = Timer();
+    {
+      sinkd::parquet::PartWriter writer(schema, writer_options, one_file);
+      if (!writer.WriteRows(view, order).ok() || !writer.Finish({}).ok()) {
+        std::fprintf(stderr, "encode failed\n");
+        return 1;
+      }
     }
+    const Span s = t.Stop();
+    if (s.cpu < encode.cpu) encode = s;
   }
-  const Span encode = t.Stop();
   const fs::path ours = work / "ours.parquet";
   std::ofstream(ours, std::ios::binary).write(one_file.data().data(), one_file.data().size());
 

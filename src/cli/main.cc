@@ -3,9 +3,11 @@
 // 1 on any error, which is printed as "sinkd: <message>" on stderr.
 #include <cstdio>
 
+#include "base/memory.h"
 #include "cli/command.h"
 
 int main(int argc, char** argv) {
+  sinkd::KeepFreedMemory();
   CLI::App root("sinkd drains NATS JetStream streams and a PostgreSQL outbox into a "
                 "hive-partitioned ZSTD Parquet lake, on a directory or an S3-compatible store.",
                 "sinkd");
