@@ -64,7 +64,6 @@ Drain::Drain(DrainOptions options, jetstream::PullConsumer& source, DeadLetters&
 Status Drain::Run(const std::atomic<bool>& stop) {
   stop_ = &stop;
   Prefetcher prefetcher(source_, options_.fetch_max, kMaxFetchWait);
-  prefetcher_ = &prefetcher;
   while (!stop.load()) {
     const auto now = steady_clock::now();
     RefreshConsumerGauges(now);
@@ -73,16 +72,15 @@ Status Drain::Run(const std::atomic<bool>& stop) {
       continue;
     }
     KeepAliveBuffered(now);
-    FetchOnce(FetchTimeout(now));
+    FetchOnce(prefetcher, FetchTimeout(now));
   }
   // Stop fetching, land what is buffered under the same rules. A failed shutdown flush naks, so
   // nothing is lost: the next drain gets those messages after the nak delay. A fetch that came
   // in after the last take was never buffered: nak it, so it is redelivered now rather than
   // after the ack wait.
-  std::vector<jetstream::Message> untaken = prefetcher.Stop();
-  prefetcher_ = nullptr;
-  for (jetstream::Message& m : untaken) {
-    if (!m.Nak(std::chrono::milliseconds(0)).ok() && metrics_ != nullptr) ++metrics_->ack_failures;
+  for (jetstream::Message& m : prefetcher.Stop()) {
+    const bool naked = m.Nak(std::chrono::milliseconds(0)).ok();
+    if (metrics_ != nullptr) ++(naked ? metrics_->naks : metrics_->ack_failures);
   }
   if (!batch_.empty()) (void)Flush();
   if (metrics_ != nullptr) metrics_->oldest_buffered_unix_ns = 0;
@@ -103,9 +101,9 @@ milliseconds Drain::FetchTimeout(steady_clock::time_point now) const {
   return std::clamp(left, milliseconds(1), kMaxFetchWait);
 }
 
-void Drain::FetchOnce(milliseconds timeout) {
+void Drain::FetchOnce(Prefetcher& prefetcher, milliseconds timeout) {
   fetched_.clear();
-  Status s = prefetcher_->Take(timeout, fetched_);
+  Status s = prefetcher.Take(timeout, fetched_);
   if (metrics_ != nullptr) metrics_->connected = source_.connected();
   if (!s.ok()) {
     if (metrics_ != nullptr) ++metrics_->fetch_errors;

@@ -71,7 +71,7 @@ class Drain {
   Status Run(const std::atomic<bool>& stop);
 
  private:
-  void FetchOnce(std::chrono::milliseconds timeout);
+  void FetchOnce(Prefetcher& prefetcher, std::chrono::milliseconds timeout);
   bool ShouldClose(std::chrono::steady_clock::time_point now) const;
   std::chrono::milliseconds FetchTimeout(std::chrono::steady_clock::time_point now) const;
   void KeepAliveBuffered(std::chrono::steady_clock::time_point now);
@@ -94,7 +94,6 @@ class Drain {
   std::chrono::steady_clock::time_point last_gauges_{};
   std::vector<jetstream::Message> fetched_;
   const std::atomic<bool>* stop_ = nullptr;  // set by Run
-  Prefetcher* prefetcher_ = nullptr;          // Run's, while it runs
 };
 
 }  // namespace sinkd::drain
