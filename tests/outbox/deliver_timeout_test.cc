@@ -58,18 +58,25 @@ struct Gate {
   }
 };
 
-// Dispatcher::Run on a thread of its own. If Run never returns (the bug under test), the thread
-// is detached and keeps its state alive, so the test fails instead of crashing.
+// A dispatcher (holder `holder`, one sink) running Dispatcher::Run on a thread of its own, with
+// the clock and the log it borrows. If Run never returns (the bug under test), the thread is
+// detached and keeps all of that alive, so the test fails instead of crashing.
 class Running {
  public:
-  explicit Running(std::unique_ptr<Dispatcher> d) : state_(std::make_shared<State>()) {
-    state_->dispatcher = std::move(d);
+  Running(const OutboxDb& db, const std::string& holder, std::unique_ptr<sinks::EventSink> sink)
+      : state_(std::make_shared<State>()) {
+    auto d = Dispatcher::Make(Fast(db, state_->clock, state_->log.logger(), holder),
+                              One(std::move(sink)), {});
+    EXPECT_TRUE(d.ok()) << d.status().ToString();
+    if (!d.ok()) return;
+    state_->dispatcher = std::move(d).value();
     std::thread([s = state_] {
       (void)s->dispatcher->Run(s->stop);
       s->returned = true;
     }).swap(thread_);
   }
   ~Running() {
+    if (!thread_.joinable()) return;
     if (!Stop(seconds(30))) {
       thread_.detach();
       return;
@@ -77,6 +84,8 @@ class Running {
     thread_.join();
   }
   Dispatcher& dispatcher() { return *state_->dispatcher; }
+  // Read it only once Run returned: the log is written from the dispatcher's threads.
+  const CapturedLog& log() const { return state_->log; }
   // Asks Run to stop; true when it returned within `within`.
   bool Stop(Duration within) {
     state_->stop = true;
@@ -86,6 +95,8 @@ class Running {
 
  private:
   struct State {
+    SteadyClock clock;
+    CapturedLog log;
     std::unique_ptr<Dispatcher> dispatcher;
     std::atomic<bool> stop{false};
     std::atomic<bool> returned{false};
@@ -93,12 +104,6 @@ class Running {
   std::shared_ptr<State> state_;
   std::thread thread_;
 };
-
-std::unique_ptr<Dispatcher> Make(DispatcherOptions o, std::unique_ptr<sinks::EventSink> sink) {
-  auto d = Dispatcher::Make(std::move(o), One(std::move(sink)), {});
-  EXPECT_TRUE(d.ok()) << d.status().ToString();
-  return d.ok() ? std::move(d).value() : nullptr;
-}
 
 std::string Holder(OutboxDb& db) {
   PgResult r = db.Sql("SELECT holder FROM sinkd_leases WHERE expires_at > clock_timestamp()");
@@ -113,21 +118,18 @@ TEST(DeliverTimeout, ASinkThatBlocksForeverLosesItsLeaseAndAnotherDispatcherTake
   OutboxDb db;
   db.Migrate();
   db.InsertEvents(10);
-  SteadyClock clock;
-  CapturedLog log_a, log_b;
   auto gate = std::make_shared<Gate>();  // never opened: this Deliver never returns
   auto stuck = std::make_shared<Journal>();
-  auto a = std::make_unique<Running>(Make(
-      Fast(db, clock, log_a.logger(), "a"),
-      std::make_unique<ScriptedSink>("s", stuck, [gate](auto) {
-        gate->Pass();
-        return Status::OK();
-      })));
+  auto a = std::make_unique<Running>(db, "a",
+                                     std::make_unique<ScriptedSink>("s", stuck, [gate](auto) {
+                                       gate->Pass();
+                                       return Status::OK();
+                                     }));
   ASSERT_TRUE(WaitUntil([&] { return gate->entered.load() == 1; }, milliseconds(20'000)));
   const auto stuck_at = std::chrono::steady_clock::now();
 
   auto journal = std::make_shared<Journal>();
-  Running b(Make(Fast(db, clock, log_b.logger(), "b"), std::make_unique<ScriptedSink>("s", journal)));
+  Running b(db, "b", std::make_unique<ScriptedSink>("s", journal));
   ASSERT_TRUE(WaitUntil([&] { return Holder(db) == "b"; }, milliseconds(20'000)));
   const double takeover = Since(stuck_at);
   const double bound = std::chrono::duration<double>(kDeliverTimeout + kLeaseTtl).count();
@@ -142,16 +144,16 @@ TEST(DeliverTimeout, ASinkThatBlocksForeverLosesItsLeaseAndAnotherDispatcherTake
   const auto stopping = std::chrono::steady_clock::now();
   EXPECT_TRUE(a->Stop(seconds(10))) << "shutdown must not wait for a call that never returns";
   EXPECT_LT(Since(stopping), 3.0);
-  a.reset();  // the dispatcher is gone; its stuck thread is parked in the sink
-  const std::string text = log_a.Text();
-  EXPECT_EQ(log_a.Lines("\"level\":\"ERROR\",\"msg\":\"outbox: a delivery has not returned within "
+  const std::string text = a->log().Text();
+  EXPECT_EQ(a->log().Lines("\"level\":\"ERROR\",\"msg\":\"outbox: a delivery has not returned within "
                         "deliver_timeout").size(),
             1u)
       << text;
-  EXPECT_EQ(log_a.Lines("outbox: shutdown: a delivery has not returned within deliver_timeout")
+  EXPECT_EQ(a->log().Lines("outbox: shutdown: a delivery has not returned within deliver_timeout")
                 .size(),
             1u)
       << text;
+  a.reset();  // the dispatcher is gone; its stuck thread stays parked in the sink
   EXPECT_EQ(db.Count("SELECT count(*) FROM outbox_dead_letters"), 0);
   std::printf("takeover of a sink stuck in Deliver: %.1f s (deliver_timeout 1 s, lease ttl 2 s)\n",
               takeover);
@@ -164,20 +166,16 @@ TEST(DeliverTimeout, AStuckDeliveryThatReturnsAfterATakeoverSavesNeitherCursorNo
   OutboxDb db;
   db.Migrate();
   db.InsertEvents(10);
-  SteadyClock clock;
-  CapturedLog log_a, log_b;
   auto gate = std::make_shared<Gate>();
   auto slow = std::make_shared<Journal>();
-  Running a(Make(Fast(db, clock, log_a.logger(), "a"),
-                 std::make_unique<ScriptedSink>("s", slow, [gate](auto) {
-                   gate->Pass();
-                   return Status::OK();
-                 })));
+  Running a(db, "a", std::make_unique<ScriptedSink>("s", slow, [gate](auto) {
+    gate->Pass();
+    return Status::OK();
+  }));
   ASSERT_TRUE(WaitUntil([&] { return gate->entered.load() == 1; }, milliseconds(20'000)));
   auto failing = std::make_shared<Journal>();
-  Running b(Make(Fast(db, clock, log_b.logger(), "b"),
-                 std::make_unique<ScriptedSink>(
-                     "s", failing, [](auto) { return Status::Retry("b cannot deliver"); })));
+  Running b(db, "b", std::make_unique<ScriptedSink>(
+                         "s", failing, [](auto) { return Status::Retry("b cannot deliver"); }));
   ASSERT_TRUE(WaitUntil([&] { return Holder(db) == "b" && !failing->Calls().empty(); },
                         milliseconds(20'000)));
   ASSERT_EQ(db.Count("SELECT count(*) FROM outbox_cursors"), 0) << "premise: b moved nothing";
@@ -194,7 +192,7 @@ TEST(DeliverTimeout, AStuckDeliveryThatReturnsAfterATakeoverSavesNeitherCursorNo
   EXPECT_TRUE(a.Stop(seconds(10)));
   EXPECT_TRUE(b.Stop(seconds(10)));
   EXPECT_EQ(db.Count("SELECT count(*) FROM outbox_cursors"), 0);
-  EXPECT_EQ(log_a.Lines("outbox: the stuck delivery returned").size(), 1u) << log_a.Text();
+  EXPECT_EQ(a.log().Lines("outbox: the stuck delivery returned").size(), 1u) << a.log().Text();
 }
 
 }  // namespace
