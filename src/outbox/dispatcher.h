@@ -2,7 +2,7 @@
 // every committed audit_events row to each audit sink, at least once, in (txid, seq) order, each
 // sink with its own cursor, lease, connection and loop (a thread per sink), so a slow or failing
 // sink never delays another. A further thread keeps the leases (renewing what it holds, taking
-// what is free), so a slow Deliver never costs the lease, up to deliver_timeout.
+// what is free), so a slow Deliver keeps its lease, up to deliver_timeout.
 // deliver_timeout (60 s): a Deliver/Write that has not returned by then is stuck. The lease
 // thread logs an error and stops renewing that sink's lease (LeaseKeeper::Suspend), so another
 // dispatcher takes the sink within deliver_timeout + lease ttl; this process does not take it
@@ -15,11 +15,12 @@
 // Tick() runs one pass over every sink in the calling thread (tests drive it with a ManualClock);
 // Run() runs the loops until `stop` is set, then releases the leases so a successor need not wait.
 // Shutdown waits for each loop to finish its pass, but not for a delivery past deliver_timeout:
-// such a worker is abandoned (logged as an error), its thread detached and the worker (with its
-// sink) kept parked, never freed, so the call can return into valid memory and then does nothing.
+// such a worker is abandoned (logged as an error) and its thread detached, parked in the call. The
+// thread shares the worker (and its sink), so if the call ever returns it returns into valid
+// memory, saves and logs nothing, and frees the worker as the thread ends.
 // So Run() returns at most about deliver_timeout after `stop` (plus a database round trip).
 // Tick() cannot watch deliver_timeout: its Deliver runs on the calling thread.
-// Ownership: owns the sinks. Borrows the clock and the logger (they must outlive it).
+// Ownership: owns the sinks (each worker shared with its loop's thread). Borrows the clock and the logger (they must outlive it).
 // Threads: Tick() and Run() from one thread at a time (never both); Figures() from any thread.
 #pragma once
 
