@@ -83,6 +83,7 @@ outbox::DispatcherOptions OptionsFrom(const config::Config& c, const std::string
   o.lease.ttl = std::chrono::duration_cast<outbox::Duration>(c.dispatch.lease_ttl);
   o.lease.renew_every = o.lease.ttl / 5;
   o.lease.acquire_every = std::min<outbox::Duration>(std::chrono::seconds(1), o.lease.ttl / 10);
+  o.deliver_timeout = std::chrono::duration_cast<outbox::Duration>(c.dispatch.deliver_timeout);
   o.clock = &clock;
   o.logger = &log;
   return o;
@@ -167,6 +168,7 @@ Status RunDispatch(const DispatchFlags& flags) {
             {"audit_sinks", static_cast<int64_t>(audit_ids.size())},
             {"batch_size", c.dispatch.batch_size},
             {"lease_ttl", FormatDuration(c.dispatch.lease_ttl)},
+            {"deliver_timeout", FormatDuration(c.dispatch.deliver_timeout)},
             {"metrics_listen", listen},
             {"metrics_port", endpoint.port()}});
   Status status = dispatcher->Run(drain::ShutdownSignals::stop());

@@ -79,7 +79,7 @@ Status ParseDispatch(const Table& t, DispatchSettings& d) {
   const std::string w = "dispatch";
   SINKD_RETURN_IF_ERROR(OnlyKeys(t, w,
                                  {"batch_size", "poll_interval", "audit_interval", "audit_batch",
-                                  "lease_ttl", "metrics_listen", "instance"}));
+                                  "lease_ttl", "deliver_timeout", "metrics_listen", "instance"}));
   if (t->contains("batch_size")) {
     SINKD_ASSIGN_OR_RETURN(int64_t v, IntAt(t, "batch_size", w, 1, 100'000));
     d.batch_size = static_cast<int>(v);
@@ -97,6 +97,9 @@ Status ParseDispatch(const Table& t, DispatchSettings& d) {
   if (t->contains("lease_ttl")) {
     SINKD_ASSIGN_OR_RETURN(d.lease_ttl, DurationAt(t, "lease_ttl", w));
     if (d.lease_ttl < std::chrono::seconds(1)) return Invalid("dispatch.lease_ttl must be >= 1s");
+  }
+  if (t->contains("deliver_timeout")) {
+    SINKD_ASSIGN_OR_RETURN(d.deliver_timeout, DurationAt(t, "deliver_timeout", w));
   }
   if (t->contains("metrics_listen")) {
     SINKD_ASSIGN_OR_RETURN(d.metrics_listen, StringAt(t, "metrics_listen", w));

@@ -1,7 +1,7 @@
 // The dispatcher's configuration file (TOML):
 //   [postgres]        url = "postgresql://…"  (or url_env = "NAME": read the URL from $NAME)
 //   [dispatch]        batch_size, poll_interval, audit_interval, audit_batch, lease_ttl,
-//                     metrics_listen, instance — all optional
+//                     deliver_timeout, metrics_listen, instance — all optional
 //   [[sinks.events]]  id, type, plus the type's options
 //   [[sinks.audit]]   id, type, plus the type's options
 // Ids are non-empty and unique among the event sinks and among the audit sinks; any entry under
@@ -43,6 +43,8 @@ struct DispatchSettings {
   std::chrono::nanoseconds audit_interval = std::chrono::seconds(5);
   int audit_batch = 500;
   std::chrono::nanoseconds lease_ttl = std::chrono::seconds(10);
+  // A Deliver/Write not back by then is stuck: its lease is given up (outbox/dispatcher.h).
+  std::chrono::nanoseconds deliver_timeout = std::chrono::seconds(60);
   std::string metrics_listen;  // "" = no endpoint (the --metrics-listen flag overrides)
   std::string instance;        // "" = <hostname>-<pid>
 };

@@ -3,8 +3,10 @@
 // into its upload and committed, then the Destination synced once. When Flush returns OK every row
 // is durable and may be acknowledged.
 // Ownership: borrows the Destination (must outlive the writer). Threads: one thread at a time.
-// Errors: a failure aborts the Part in progress and returns Redeliver naming its key; Parts
-// committed before it stay whole (a redelivery writes their rows again: duplicates, never a gap).
+// Errors: a failure aborts the Part in progress and returns Redeliver naming its key (Reject when
+// the Parquet writer refused the rows themselves, e.g. a STRING that is not UTF-8: no redelivery
+// can help); Parts committed before it stay whole (a redelivery writes their rows again:
+// duplicates, never a gap).
 #pragma once
 
 #include <cstdint>

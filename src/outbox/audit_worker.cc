@@ -16,7 +16,6 @@ Progress AuditWorker::CurrentProgress(const std::string& error) const {
   p.at = cursor_;
   p.attempts = failures_in_a_row_;
   p.next_size = batch_;
-  p.in_flight = true;
   p.last_error = error;
   return p;
 }
@@ -55,7 +54,9 @@ PassResult AuditWorker::Pass() {
     auto records = ReadAuditRecords(*conn_, cursor_, batch_);
     if (!records.ok()) return DatabaseError(records.status().WithContext("read audit_events"));
     if (records->empty()) return result;
+    BeginDelivery();
     const Status st = sink_->Write(*records);
+    if (!EndDelivery()) return PassResult::kAbandoned;
     if (!st.ok()) {
       ++failures_;
       ++failures_in_a_row_;

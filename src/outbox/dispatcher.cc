@@ -84,6 +84,9 @@ Result<std::unique_ptr<Dispatcher>> Dispatcher::Make(
   if (options.batch_size < 1 || options.audit_batch < 1) {
     return Status::Refuse("INVALID_CONFIG: batch sizes must be at least 1");
   }
+  if (options.deliver_timeout <= Duration::zero()) {
+    return Status::Refuse("INVALID_CONFIG: deliver_timeout must be more than 0");
+  }
   std::vector<std::string> ids;
   for (const EventSinkEntry& e : event_sinks) ids.push_back(e.sink->id());
   SINKD_RETURN_IF_ERROR(CheckIds(ids, "event"));
@@ -122,6 +125,7 @@ Result<std::unique_ptr<Dispatcher>> Dispatcher::Make(
     d->leases_->Want(worker->lease());
     d->audit_workers_.push_back(std::move(worker));
   }
+  d->suspended_.assign(d->event_workers_.size() + d->audit_workers_.size(), false);
   return d;
 }
 
@@ -152,14 +156,20 @@ void Dispatcher::Release() {
   if (LeaseConnection()) leases_->ReleaseAll(*lease_conn_);
 }
 
-void Dispatcher::Sleep(Duration d) const {
+void Dispatcher::Sleep(Duration d, const std::atomic<bool>& stop) const {
   // Real time, not the injected clock: Run() is the production loop; tests of timing use Tick().
   const auto until = std::chrono::steady_clock::now() + d;
-  while (!stop_.load()) {
+  while (!stop.load()) {
     const auto now = std::chrono::steady_clock::now();
     if (now >= until) return;
     std::this_thread::sleep_for(std::min<Duration>(until - now, std::chrono::milliseconds(50)));
   }
+}
+
+std::vector<std::shared_ptr<Worker>> Dispatcher::Workers() const {
+  std::vector<std::shared_ptr<Worker>> all(event_workers_.begin(), event_workers_.end());
+  all.insert(all.end(), audit_workers_.begin(), audit_workers_.end());
+  return all;
 }
 
 void Dispatcher::RunWorker(Worker& worker, bool audit) {
@@ -167,46 +177,107 @@ void Dispatcher::RunWorker(Worker& worker, bool audit) {
   const Duration caught_up = audit ? options_.audit_interval : options_.poll_interval;
   while (!stop_.load()) {
     switch (worker.Pass()) {
+      // Run() gave up on this worker while it delivered, and may be gone: touch nothing.
+      case PassResult::kAbandoned: return;
       case PassResult::kMore: break;
       case PassResult::kIdle:
-      case PassResult::kDelivered: Sleep(caught_up); break;
+      case PassResult::kDelivered: Sleep(caught_up, stop_); break;
       case PassResult::kWaiting: {
         const Duration left = worker.retry_at() - options_.clock->Now();
-        Sleep(std::clamp<Duration>(left, Duration::zero(), seconds(1)));
+        Sleep(std::clamp<Duration>(left, Duration::zero(), seconds(1)), stop_);
         break;
       }
-      case PassResult::kNotHolder: Sleep(options_.lease.acquire_every); break;
-      case PassResult::kError: Sleep(seconds(1)); break;
+      case PassResult::kNotHolder: Sleep(options_.lease.acquire_every, stop_); break;
+      case PassResult::kError: Sleep(seconds(1), stop_); break;
     }
   }
   worker.Release();
+  worker.MarkFinished();  // the last touch: Run() may join and go on at once
+}
+
+void Dispatcher::WatchDeliveries() {
+  const TimePoint now = options_.clock->Now();
+  const std::vector<std::shared_ptr<Worker>> workers = Workers();
+  for (size_t i = 0; i < workers.size(); ++i) {
+    Worker& w = *workers[i];
+    const std::optional<TimePoint> since = w.DeliveringSince();
+    const bool stuck = since && now - *since >= options_.deliver_timeout;
+    if (stuck && !suspended_[i]) {
+      leases_->Suspend(w.lease());
+      suspended_[i] = true;
+      options_.logger->Error(
+          "outbox: a delivery has not returned within deliver_timeout; this process stops "
+          "renewing the sink's lease so that another dispatcher can take the sink",
+          {{"sink", w.id()}, {"lease", w.lease()},
+           {"deliver_timeout_seconds",
+            std::chrono::duration<double>(options_.deliver_timeout).count()},
+           {"delivering_seconds", std::chrono::duration<double>(now - *since).count()}});
+    } else if (!stuck && suspended_[i]) {
+      leases_->Resume(w.lease());
+      suspended_[i] = false;
+      options_.logger->Warn("outbox: the stuck delivery returned; the sink's lease is renewed if "
+                            "nobody took it meanwhile, else taken again when free",
+                            {{"sink", w.id()}, {"lease", w.lease()}});
+    }
+  }
 }
 
 void Dispatcher::RunLeases() {
   const Duration step = std::min(options_.lease.renew_every, options_.lease.acquire_every) / 2;
   bool logged = false;
-  while (!stop_.load()) {
+  while (!leases_stop_.load()) {
+    WatchDeliveries();
     Status s = LeaseConnection() ? leases_->Refresh(*lease_conn_)
                                  : Status::Retry("postgres: cannot connect for the leases");
     if (!s.ok() && !logged) {
       options_.logger->Warn("outbox: lease refresh failed; retrying", {{"error", s.message()}});
     }
     logged = !s.ok();
-    Sleep(step);
+    Sleep(step, leases_stop_);
   }
 }
 
 Status Dispatcher::Run(const std::atomic<bool>& stop) {
   stop_ = false;
+  leases_stop_ = false;
+  std::thread lease_thread([this] { RunLeases(); });
+  const std::vector<std::shared_ptr<Worker>> workers = Workers();
   std::vector<std::thread> threads;
-  threads.emplace_back([this] { RunLeases(); });
-  for (auto& w : event_workers_) threads.emplace_back([this, &w] { RunWorker(*w, false); });
-  for (auto& w : audit_workers_) threads.emplace_back([this, &w] { RunWorker(*w, true); });
+  for (size_t i = 0; i < workers.size(); ++i) {
+    const bool audit = i >= event_workers_.size();
+    // The thread shares its worker: an abandoned one lives until its call returns, if ever.
+    threads.emplace_back([this, w = workers[i], audit] { RunWorker(*w, audit); });
+  }
   while (!stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   stop_ = true;
-  for (std::thread& t : threads) t.join();
+  // Each loop ends after its pass; the leases are kept meanwhile, so a delivery finishing now
+  // is still saved. A delivery past deliver_timeout is not waited for.
+  size_t abandoned = 0;
+  for (size_t i = 0; i < workers.size(); ++i) {
+    Worker& w = *workers[i];
+    bool gave_up = false;
+    while (!w.finished() && !gave_up) {
+      const std::optional<TimePoint> since = w.DeliveringSince();
+      gave_up = since && options_.clock->Now() - *since >= options_.deliver_timeout && w.Abandon();
+      if (!gave_up) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (!gave_up) {
+      threads[i].join();
+      continue;
+    }
+    ++abandoned;
+    threads[i].detach();
+    options_.logger->Error(
+        "outbox: shutdown: a delivery has not returned within deliver_timeout; its thread is "
+        "left parked in the sink (if the call ever returns, its result is dropped, nothing is "
+        "saved) and the sink's lease is released",
+        {{"sink", w.id()}, {"lease", w.lease()}});
+  }
+  leases_stop_ = true;
+  lease_thread.join();
   if (LeaseConnection()) leases_->ReleaseAll(*lease_conn_);
-  options_.logger->Info("outbox: dispatch stopped; leases released");
+  options_.logger->Info("outbox: dispatch stopped; leases released",
+                        {{"abandoned_deliveries", static_cast<int64_t>(abandoned)}});
   return Status::OK();
 }
 

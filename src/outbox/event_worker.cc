@@ -26,9 +26,15 @@ Progress EventWorker::CurrentProgress(const std::string& error) const {
   p.suspect = plan_.suspect();
   p.attempts = plan_.attempts();
   p.next_size = plan_.NextSize();
-  p.in_flight = true;
   p.last_error = error;
   return p;
+}
+
+Status EventWorker::MarkInFlight(int n) {
+  Progress p = CurrentProgress("");
+  p.in_flight = true;
+  p.next_size = n;  // with `at`, the delivery's first and last position: nothing commits behind
+  return store_.SaveProgress(*conn_, p, fence());
 }
 
 Status EventWorker::TakeOver(int64_t epoch) {
@@ -42,7 +48,8 @@ Status EventWorker::TakeOver(int64_t epoch) {
     plan_.Restore(progress->suspect, progress->attempts, progress->next_size);
     last_error_ = progress->last_error;
     if (progress->in_flight) {
-      // The last holder stopped without a clean release: count its next delivery as failed.
+      // The last holder died inside a delivery of this sink (the record made right before it
+      // was never cleared): that delivery failed. A holder that died anywhere else left nothing.
       plan_.Failed(std::max(1, progress->next_size));
       if (plan_.suspect() == 1) last_error_ = "the previous holder died delivering this event";
       counted_lost = true;
@@ -55,7 +62,7 @@ Status EventWorker::TakeOver(int64_t epoch) {
              {{"sink", id_}, {"lease", lease_}, {"epoch", epoch},
               {"cursor", FormatCursor(cursor)}, {"lone_failures", plan_.attempts()},
               {"suspect", plan_.suspect()}, {"previous_holder_died", counted_lost}});
-  // Written at once, so a holder that dies before its first save still moves the count on.
+  // Written at once (and not in flight), so the lost delivery is counted exactly once.
   Status s = store_.SaveProgress(*conn_, CurrentProgress(counted_lost ? last_error_ : ""), fence());
   Publish(plan_.attempts(), plan_.suspect());
   return s;
@@ -83,10 +90,14 @@ PassResult EventWorker::Pass() {
   const int asked = plan_.NextSize();
   if (static_cast<int>(events->size()) > asked) events->resize(static_cast<size_t>(asked));
   // A full batch with nothing failing: there is probably more, so read it while this one goes.
+  const Status marked = MarkInFlight(static_cast<int>(events->size()));
+  if (!marked.ok()) return DatabaseError(marked);  // no delivery that a crash could not count
   if (plan_.suspect() == 0 && asked == plan_.max_size() && static_cast<int>(events->size()) == asked) {
     ahead_.Start(PositionOf(events->back()), asked);
   }
+  BeginDelivery();
   const Status st = sink_->Deliver(*events);
+  if (!EndDelivery()) return PassResult::kAbandoned;
   if (st.ok()) return Delivered(*events, asked);
   return Failed(*events, st);
 }
@@ -160,7 +171,11 @@ PassResult EventWorker::Probe() {
     return PassResult::kWaiting;
   }
   const sinks::Event& lone = (*events)[0];
+  const Status marked = MarkInFlight(1);  // a crash in the probe counts against the lone event
+  if (!marked.ok()) return DatabaseError(marked);
+  BeginDelivery();
   const Status st = sink_->Deliver(std::span<const sinks::Event>(&(*events)[1], 1));
+  if (!EndDelivery()) return PassResult::kAbandoned;
   if (st.ok()) {
     log().Error("outbox: poison event dead-lettered: it failed alone and the next event went "
                 "through",
@@ -186,7 +201,6 @@ PassResult EventWorker::DeadLetter(const sinks::Event& event, const std::string&
   progress.suspect = after.suspect();
   progress.attempts = after.attempts();
   progress.next_size = after.NextSize();
-  progress.in_flight = true;
   Status s = store_.DeadLetter(*conn_, event, error, attempts, past, progress, fence());
   if (!s.ok()) return DatabaseError(s);  // nothing moved: the event is tried again
   if (!store_.tables().dead_letters) {

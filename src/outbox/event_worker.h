@@ -8,9 +8,12 @@
 // cursor moves past both; if it fails too, the sink is down and nothing is dead-lettered; when
 // there is no next event yet, the lone event keeps being retried. A lone event the sink rejects
 // permanently (Status::Reject) is dead-lettered at once.
-// Failure counts survive a restart (sinkd_sink_progress): a holder that died without a clean
-// release is assumed to have died delivering its next batch, which counts as that batch failing,
-// so a process that crash-loops on a poison event still bisects down to it and dead-letters it.
+// Failure counts survive a restart (sinkd_sink_progress). Right before each Deliver the delivery
+// is recorded in flight (its first position, the cursor, and its size) and the save after it
+// clears the record; a holder that finds the record left by a dead one counts that delivery as
+// failed, so a process that crash-loops on a poison event still bisects down to it and
+// dead-letters it. A holder that died anywhere else (idle, reading, killed for another sink's
+// sake) leaves no record and costs no count, however often it happens.
 // While nothing fails, the next full batch is read on a second connection during each delivery
 // (ReadAhead), so the database and the sink work at the same time.
 // Threads: see Worker.
@@ -40,7 +43,10 @@ class EventWorker final : public Worker {
   PassResult Probe();
   PassResult DeadLetter(const sinks::Event& event, const std::string& error, int attempts,
                         const Cursor& past, int moved);
+  // Not in flight: what every save after a delivery (or a failure) writes.
   Progress CurrentProgress(const std::string& error) const;
+  // Records the delivery of the next `n` events after the cursor as in flight.
+  Status MarkInFlight(int n);
   // Saves the failure state; a failed save is only logged (the count is still in memory).
   void SaveFailure();
   void Backoff();

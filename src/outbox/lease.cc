@@ -103,6 +103,7 @@ Status LeaseKeeper::Refresh(PgConn& conn, bool force) {
   const Duration trust = options_.ttl * 3 / 4;
   Status first_error;
   for (auto& [name, st] : snapshot) {
+    if (st.suspended) continue;
     const TimePoint now = clock_.Now();  // before the statement: the deadline stays conservative
     if (st.epoch != 0) {
       if (now - st.last_renew < options_.renew_every && now < st.deadline && !force) continue;
@@ -130,15 +131,29 @@ Status LeaseKeeper::Refresh(PgConn& conn, bool force) {
     }
   }
   std::lock_guard<std::mutex> lock(mu_);
-  for (auto& [name, st] : snapshot) leases_[name] = st;
+  for (auto& [name, st] : snapshot) {
+    const bool suspended = leases_[name].suspended;  // may have changed during the round
+    leases_[name] = st;
+    leases_[name].suspended = suspended;
+  }
   return first_error;
 }
 
 int64_t LeaseKeeper::HeldEpoch(const std::string& name) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = leases_.find(name);
-  if (it == leases_.end() || it->second.epoch == 0) return 0;
+  if (it == leases_.end() || it->second.epoch == 0 || it->second.suspended) return 0;
   return clock_.Now() < it->second.deadline ? it->second.epoch : 0;
+}
+
+void LeaseKeeper::Suspend(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  leases_[name].suspended = true;
+}
+
+void LeaseKeeper::Resume(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  leases_[name].suspended = false;
 }
 
 void LeaseKeeper::ReleaseAll(PgConn& conn) {

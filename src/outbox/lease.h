@@ -10,8 +10,9 @@
 // stale holder might still write. Expiry is decided by the server's clock only (clock_timestamp()
 // in every statement), so client clocks never disagree about it; locally a holder trusts its lease
 // only until 3/4 ttl after it sent its last successful renewal, on its own monotonic clock.
-// Cursor saves are forward-only on their own, so even a holder that lost its lease without
-// noticing can only ever move a cursor forward (over events it did deliver).
+// Cursor saves are forward-only and fenced by the epoch too (sink_store.h), so a holder that lost
+// its lease without noticing moves no cursor at all once another process took the lease.
+// A holder stuck in a delivery gives its lease up on purpose (Suspend, see dispatcher.h).
 // Names: singleton:outbox-dispatch:<key> for event sinks, singleton:audit-sinks:<key> for audit
 // sinks, where <key> is the sink id when it is 1–100 of [A-Za-z0-9._@-], else "h-" + the lowercase
 // hex SHA-256 of its UTF-8 bytes (66 characters, itself lease-safe).
@@ -80,8 +81,14 @@ class LeaseKeeper {
   // is returned after the round; leases it could not renew are no longer held once their local
   // deadline passes.
   Status Refresh(PgConn& conn, bool force = false);
-  // The epoch under which `name` is held now, or 0 when it is not held.
+  // The epoch under which `name` is held now, or 0 when it is not held (or suspended).
   int64_t HeldEpoch(const std::string& name) const;
+  // Stops renewing `name` and taking it: its holder is stuck (deliver_timeout), so the lease
+  // runs out on the server within ttl and another process takes it. Resume() ends that; the
+  // lease is then renewed if nobody took it meanwhile (same epoch: nobody else delivered),
+  // else taken again like any free lease.
+  void Suspend(const std::string& name);
+  void Resume(const std::string& name);
   // Releases every held lease (clean shutdown).
   void ReleaseAll(PgConn& conn);
 
@@ -95,6 +102,7 @@ class LeaseKeeper {
     TimePoint last_renew{};      // when the last renewal was sent
     TimePoint last_attempt{};    // when an acquisition was last tried
     bool tried = false;
+    bool suspended = false;
   };
 
   const std::string holder_;

@@ -4,17 +4,31 @@ namespace sinkd::outbox {
 
 namespace {
 
-// $1 txid, $2 seq, $3 key. Applies only when the new position is greater (forward-only).
-constexpr char kSaveEventCursor[] =
-    "INSERT INTO outbox_cursors AS c (name, stream, txid, seq, updated_at) "
-    "VALUES ($3, 'outbox', $1::xid8, $2::bigint, now()) "
-    "ON CONFLICT (name) DO UPDATE SET txid = EXCLUDED.txid, seq = EXCLUDED.seq, "
-    "updated_at = EXCLUDED.updated_at WHERE (c.txid, c.seq) < (EXCLUDED.txid, EXCLUDED.seq)";
-constexpr char kSaveAuditCursor[] =
-    "INSERT INTO audit_sink_cursors AS c (sink_id, txid, seq) "
-    "VALUES ($3, $1::xid8, $2::bigint) "
-    "ON CONFLICT (sink_id) DO UPDATE SET txid = EXCLUDED.txid, seq = EXCLUDED.seq "
-    "WHERE (c.txid, c.seq) < (EXCLUDED.txid, EXCLUDED.seq)";
+// Applies only while the writer holds the lease under its epoch, locked FOR SHARE so that a
+// takeover waits for the write or voids it. `n` is the number of the lease's parameter; the
+// holder's and the epoch's follow it.
+std::string LeaseFence(int n) {
+  return "WHERE EXISTS (SELECT 1 FROM sinkd_leases l WHERE l.name = $" + std::to_string(n) +
+         " AND l.holder = $" + std::to_string(n + 1) + " AND l.epoch = $" +
+         std::to_string(n + 2) + "::bigint FOR SHARE) ";
+}
+
+// $1 txid, $2 seq, $3 key, the lease from $fence on. Applies only when the new position is
+// greater (forward-only), and only under the writer's epoch: a holder whose lease was taken over
+// (it was stuck in a delivery, or stalled) saves nothing, not even forward, because the new
+// holder may be bisecting below that position.
+std::string SaveCursorSql(SinkKind kind, int fence) {
+  if (kind == SinkKind::kEvents) {
+    return "INSERT INTO outbox_cursors AS c (name, stream, txid, seq, updated_at) "
+           "SELECT $3, 'outbox', $1::xid8, $2::bigint, now() " + LeaseFence(fence) +
+           "ON CONFLICT (name) DO UPDATE SET txid = EXCLUDED.txid, seq = EXCLUDED.seq, "
+           "updated_at = EXCLUDED.updated_at WHERE (c.txid, c.seq) < (EXCLUDED.txid, EXCLUDED.seq)";
+  }
+  return "INSERT INTO audit_sink_cursors AS c (sink_id, txid, seq) "
+         "SELECT $3, $1::xid8, $2::bigint " + LeaseFence(fence) +
+         "ON CONFLICT (sink_id) DO UPDATE SET txid = EXCLUDED.txid, seq = EXCLUDED.seq "
+         "WHERE (c.txid, c.seq) < (EXCLUDED.txid, EXCLUDED.seq)";
+}
 
 // $1 txid, $2 seq, $4 name, $5 suspect, $6 attempts, $7 next_size, $8 in_flight, $9 last_error,
 // $10 lease, $11 holder, $12 epoch. Never moves the progress row back either.
@@ -83,12 +97,12 @@ Result<std::optional<Progress>> SinkStore::LoadProgress(PgConn& conn) const {
 
 Status SinkStore::WriteProgress(PgConn& conn, const Cursor* cursor, const Progress& progress,
                                 const Fence& fence) const {
-  const char* save_cursor = kind_ == SinkKind::kEvents ? kSaveEventCursor : kSaveAuditCursor;
   const Cursor& at = cursor ? *cursor : progress.at;
   std::vector<std::string> params = CursorParams(at, cursor_key_);
   if (!tables_.progress) {
     if (cursor == nullptr || !tables_.cursors) return Status::OK();
-    return conn.Exec(save_cursor, params).status();
+    params.insert(params.end(), {fence.lease, fence.holder, std::to_string(fence.epoch)});
+    return conn.Exec(SaveCursorSql(kind_, 4), params).status();
   }
   params.insert(params.end(),
                 {progress_name_, std::to_string(progress.suspect),
@@ -97,7 +111,7 @@ Status SinkStore::WriteProgress(PgConn& conn, const Cursor* cursor, const Progre
                  fence.holder, std::to_string(fence.epoch)});
   std::string sql;
   if (cursor != nullptr && tables_.cursors) {
-    sql = std::string("WITH c AS (") + save_cursor + " RETURNING 1) " + kWriteProgress;
+    sql = "WITH c AS (" + SaveCursorSql(kind_, 10) + " RETURNING 1) " + kWriteProgress;
   } else {
     // $3 (the cursor key) is unused here; name its type so the server accepts it.
     sql = std::string("WITH k AS (SELECT $3::text) ") + kWriteProgress;

@@ -2,10 +2,12 @@
 // row sink:<id>, or audit_sink_cursors row <id>), its dispatch progress (sinkd_sink_progress row
 // sink:<id> / audit:<id>: the suspect run, the lone-failure count, the delivery in flight and the
 // last error) and its dead letters (outbox_dead_letters).
-// Cursor saves are forward-only: the upsert applies only when the new (txid, seq) is greater, so a
-// late save by a holder that lost its lease cannot move a cursor back. Progress writes are fenced
-// by the lease epoch (they apply only while the writer still holds the lease row under that
-// epoch, locked FOR SHARE so a takeover waits for them or voids them). A cursor and its progress
+// Cursor saves are forward-only: the upsert applies only when the new (txid, seq) is greater.
+// Cursor saves and progress writes are both fenced by the lease epoch (they apply only while the
+// writer still holds the lease row under that epoch, locked FOR SHARE so a takeover waits for
+// them or voids them), so a holder whose lease was taken over (stuck in a delivery past
+// deliver_timeout, or stalled) moves nothing, forward or back. A refused write is not an error:
+// the statement changes nothing, and the worker learns of the takeover from its lease. A cursor and its progress
 // are written by one statement; a dead letter and the cursor past it by one transaction, so a
 // crash in between can only redo an insert that ON CONFLICT DO NOTHING makes idempotent.
 // Tables that are missing degrade: no cursor table → the cursor is only in memory (Load gives the
@@ -35,8 +37,9 @@ struct StoreTables {
   bool dead_letters = true;  // outbox_dead_letters exists (event sinks only)
 };
 
-// What an earlier holder left at a cursor. `in_flight` stays true from a holder's first save to
-// its clean release, so a holder that died is assumed to have died delivering next_size events.
+// What an earlier holder left at a cursor. `in_flight` is true only from right before a Deliver
+// until the save after it: then the delivery was of the next_size events after `at`, so a holder
+// that finds it true knows the last one died inside that delivery.
 struct Progress {
   Cursor at;
   int suspect = 0;
@@ -72,7 +75,8 @@ class SinkStore {
   // moved to `cursor` with `progress`.
   Status DeadLetter(PgConn& conn, const sinks::Event& event, std::string_view error, int attempts,
                     const Cursor& cursor, const Progress& progress, const Fence& fence) const;
-  // Clean stop: marks the progress as not in flight, so the next holder counts no lost delivery.
+  // Clean stop: marks the progress as not in flight (belt and braces: a clean stop happens
+  // between deliveries, whose saves already cleared it).
   Status Release(PgConn& conn, const Fence& fence) const;
 
   const std::string& sink_id() const { return sink_id_; }

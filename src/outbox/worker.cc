@@ -63,8 +63,7 @@ void Worker::Release() {
   if (epoch_ == 0 || !conn_) return;
   Status s = store_.Release(*conn_, fence());
   if (!s.ok()) {
-    log().Warn("outbox: could not mark the sink released; the next holder will count one "
-               "failed delivery",
+    log().Warn("outbox: could not mark the sink released",
                {{"sink", id_}, {"error", s.message()}});
   }
 }
@@ -84,6 +83,30 @@ void Worker::Publish(int attempts, int suspect) {
   const Duration left = retry_at_ - Now();
   figures_.retry_in_seconds =
       left.count() > 0 ? std::chrono::duration<double>(left).count() : 0.0;
+}
+
+void Worker::BeginDelivery() {
+  const TimePoint now = Now();
+  std::lock_guard<std::mutex> lock(delivery_mu_);
+  delivering_since_ = now;
+}
+
+bool Worker::EndDelivery() {
+  std::lock_guard<std::mutex> lock(delivery_mu_);
+  delivering_since_.reset();
+  return !abandoned_;
+}
+
+std::optional<TimePoint> Worker::DeliveringSince() const {
+  std::lock_guard<std::mutex> lock(delivery_mu_);
+  return delivering_since_;
+}
+
+bool Worker::Abandon() {
+  std::lock_guard<std::mutex> lock(delivery_mu_);
+  if (!delivering_since_) return false;
+  abandoned_ = true;
+  return true;
 }
 
 SinkFigures Worker::Figures() const {

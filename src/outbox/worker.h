@@ -4,8 +4,14 @@
 // This base holds what event and audit workers share: the connection (reconnected lazily after
 // a failure), the lease check (a new epoch reloads the cursor), and the figures that status and
 // metrics read.
-// Threads: Pass() and Release() from one thread at a time (the sink's loop); Figures() and
-// retry_at() are safe from any thread because they read under a mutex.
+// A Deliver (or Write) that never returns cannot be interrupted in C++: the worker says when its
+// current delivery started (DeliveringSince), so the dispatcher can give up the sink's lease
+// past deliver_timeout, and on shutdown Abandon() a worker still stuck in one. An abandoned
+// worker touches nothing outside itself when (if ever) the call returns: Pass() returns
+// kAbandoned at once, without saving, logging or reading the clock; the process keeps it parked.
+// Threads: Pass() and Release() from one thread at a time (the sink's loop); Figures(),
+// retry_at(), DeliveringSince(), Abandon() and finished() are safe from any thread (they read
+// under a mutex or an atomic).
 #pragma once
 
 #include <atomic>
@@ -40,6 +46,7 @@ enum class PassResult {
   kDelivered,  // delivered a short batch: caught up, wait the poll interval
   kMore,       // delivered a full batch or is bisecting: run the next pass at once
   kError,      // the database failed: wait a second and reconnect
+  kAbandoned,  // the dispatcher gave up on this worker during its delivery: return, touch nothing
 };
 
 // A snapshot of one sink for `outbox status` and the metrics endpoint.
@@ -73,6 +80,14 @@ class Worker {
 
   SinkFigures Figures() const;
   TimePoint retry_at() const;
+  // When the Deliver/Write in progress started; nullopt between deliveries.
+  std::optional<TimePoint> DeliveringSince() const;
+  // True when a delivery is in progress: the worker is then abandoned (see above). False when
+  // none is, which leaves the worker as it was.
+  bool Abandon();
+  // Set by the sink's loop as the last thing it does (see Dispatcher::Run).
+  void MarkFinished() { finished_.store(true); }
+  bool finished() const { return finished_.load(); }
   const std::string& lease() const { return lease_; }
   const std::string& id() const { return id_; }
 
@@ -93,6 +108,10 @@ class Worker {
   // Publishes the current figures (call after every change); `attempts` counts consecutive
   // failures, `suspect` the suspect run (events only).
   void Publish(int attempts, int suspect);
+  // Around every call into the sink. EndDelivery() false: the worker was abandoned meanwhile,
+  // and the caller must return kAbandoned without touching anything else.
+  void BeginDelivery();
+  bool EndDelivery();
 
   const std::string kind_;
   const std::string id_;
@@ -111,6 +130,10 @@ class Worker {
 
  private:
   bool connect_error_logged_ = false;
+  std::atomic<bool> finished_{false};
+  mutable std::mutex delivery_mu_;
+  std::optional<TimePoint> delivering_since_;  // guarded by delivery_mu_
+  bool abandoned_ = false;                     // guarded by delivery_mu_
   mutable std::mutex mu_;
   SinkFigures figures_;            // guarded by mu_
   TimePoint published_retry_at_{};  // guarded by mu_

@@ -62,7 +62,12 @@ Status LakeEventSink::Deliver(std::span<const Event> events) {
   }
   if (events.empty()) return Status::OK();
   auto report = writer_.Flush(batch_, ProvenanceOf(id_, events.front().seq, events.back().seq));
-  if (!report.ok()) return report.status().As(Status::Retry).WithContext("lake sink " + id_);
+  if (!report.ok()) {
+    // A Reject (rows the Parquet writer can never encode) stays one, so a lone event is
+    // dead-lettered at once; every other failure is transient for the dispatcher.
+    const Status& s = report.status();
+    return (s.IsReject() ? s : s.As(Status::Retry)).WithContext("lake sink " + id_);
+  }
   return Status::OK();
 }
 

@@ -6,8 +6,9 @@
 // contiguous range of positions, stable once read (nothing commits behind the fence), so a
 // redelivered batch writes the same rows under the same keys: an overwrite, not a duplicate; a
 // bisected batch writes a sub-range under other keys, and readers deduplicate on event_id.
-// An event the lake cannot take — no id, or a time that is not RFC 3339 — makes the call fail
-// with Reject (permanent: the dispatcher isolates and dead-letters it); a failed flush is Retry.
+// An event the lake cannot take — no id, a time that is not RFC 3339, or a value the Parquet
+// writer refuses (a string that is not UTF-8) — makes the call fail with Reject (permanent: the
+// dispatcher isolates and dead-letters it); any other failed flush is Retry.
 // Ownership: owns its Destination. Threads: one thread at a time (the sink's loop).
 #pragma once
 

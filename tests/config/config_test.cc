@@ -12,6 +12,7 @@ url = "host=127.0.0.1 dbname=app"
 [dispatch]
 batch_size = 64
 poll_interval = "250ms"
+deliver_timeout = "15s"
 metrics_listen = "127.0.0.1:9464"
 
 [[sinks.events]]
@@ -38,6 +39,7 @@ TEST(Config, AFullConfigurationParses) {
   EXPECT_EQ(c->postgres_url, "host=127.0.0.1 dbname=app");
   EXPECT_EQ(c->dispatch.batch_size, 64);
   EXPECT_EQ(c->dispatch.poll_interval, std::chrono::milliseconds(250));
+  EXPECT_EQ(c->dispatch.deliver_timeout, std::chrono::seconds(15));
   EXPECT_EQ(c->dispatch.metrics_listen, "127.0.0.1:9464");
   ASSERT_EQ(c->event_sinks.size(), 2u);
   EXPECT_EQ(c->event_sinks[0].id, "lake");
@@ -45,6 +47,12 @@ TEST(Config, AFullConfigurationParses) {
   EXPECT_EQ(std::get<int64_t>(c->event_sinks[0].options.at("batch_size")), 512);
   ASSERT_EQ(c->audit_sinks.size(), 1u);
   EXPECT_EQ(c->audit_sinks[0].id, "archive");
+}
+
+TEST(Config, DeliverTimeoutIsSixtySecondsUnlessSet) {
+  auto c = ParseConfig("[postgres]\nurl = \"x\"\n");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->dispatch.deliver_timeout, std::chrono::seconds(60));
 }
 
 void ExpectInvalid(const std::string& text, const std::string& needle) {
@@ -119,6 +127,8 @@ TEST(Config, WrongTypesAndUnknownKeysNameTheKey) {
   ExpectInvalid("[postgres]\nurl = \"x\"\n[dispatch]\nbatchsize = 32\n", "batchsize");
   ExpectInvalid("[postgres]\nurl = \"x\"\n[dispatch]\npoll_interval = \"soon\"\n",
                 "dispatch.poll_interval");
+  ExpectInvalid("[postgres]\nurl = \"x\"\n[dispatch]\ndeliver_timeout = \"0s\"\n",
+                "dispatch.deliver_timeout");
   ExpectInvalid("[postgre]\nurl = \"x\"\n", "postgre");
   ExpectInvalid("[dispatch]\nbatch_size = 3\n", "[postgres]");
 }

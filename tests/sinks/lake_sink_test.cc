@@ -107,6 +107,67 @@ TEST(LakeSink, AnEventWithoutAnIdOrAReadableTimeIsRejectedAndNothingIsWritten) {
   EXPECT_EQ(PartCount(tmp.path()), 0u);
 }
 
+// The Parquet writer refuses a STRING value that is not UTF-8 with Reject; the lake sink passes
+// that on as Reject (it used to become Retry), so nothing is written and no retry can help.
+TEST(LakeSink, AValueTheParquetWriterRefusesIsRejectedNotRetried) {
+  TempDir tmp;
+  auto sink = MakeSink(tmp.path());
+  Event bad = MakeEvent(1, "t", "2026-11-30T00:00:00Z");
+  bad.subject = "reservation/\xff\xfe";
+  const std::vector<Event> batch = {bad};
+  Status s = sink->Deliver(batch);
+  EXPECT_TRUE(s.IsReject()) << s.ToString();
+  EXPECT_NE(s.message().find("UTF-8"), std::string::npos) << s.ToString();
+  EXPECT_EQ(PartCount(tmp.path()), 0u);
+}
+
+// A database in SQL_ASCII stores any bytes, so an event's subject may reach the sink as bytes
+// that are not UTF-8. The test databases are UTF8 (which refuses such bytes), so this wrapper
+// hands the real lake sink evt_1 as a SQL_ASCII database would.
+class Latin1Subject final : public EventSink {
+ public:
+  explicit Latin1Subject(std::unique_ptr<EventSink> inner) : inner_(std::move(inner)) {}
+  const std::string& id() const override { return inner_->id(); }
+  Status Open() override { return inner_->Open(); }
+  Status Deliver(std::span<const Event> events) override {
+    std::vector<Event> copy(events.begin(), events.end());
+    for (Event& e : copy) {
+      if (e.id == "evt_1") e.subject = "reservation/r\xe9sa";
+    }
+    return inner_->Deliver(copy);
+  }
+
+ private:
+  std::unique_ptr<EventSink> inner_;
+};
+
+// Through every layer: the dispatcher delivers to the real lake sink, whose Parquet writer
+// rejects the event, and the lone event is dead-lettered at once (attempts 1, no back-off), as
+// the Sinks page documents for a permanent failure, while its neighbours reach the lake.
+TEST(LakeSink, AnEventTheLakeWriterRejectsIsDeadLetteredAtOnceByTheDispatcher) {
+  outbox::testing::OutboxDb db;
+  db.Migrate();
+  db.InsertEvents(3);
+  TempDir tmp;
+  outbox::ManualClock clock;
+  outbox::testing::CapturedLog log;
+  auto d = outbox::Dispatcher::Make(
+      outbox::testing::TestOptions(db.conninfo(), clock, log.logger()),
+      outbox::testing::One(std::make_unique<Latin1Subject>(MakeSink(tmp.path()))), {});
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  for (int i = 0; i < 6; ++i) ASSERT_TRUE((*d)->Tick().ok());  // no clock advance: no back-off
+  PgResult dl = db.Sql("SELECT attempts, error, event->>'id' FROM outbox_dead_letters");
+  ASSERT_EQ(dl.rows(), 1) << log.Text();
+  EXPECT_EQ(dl.Text(0, 2), "evt_1");
+  EXPECT_EQ(dl.Int(0, 0), 1) << "dead-lettered on its first lone failure";
+  EXPECT_NE(std::string(dl.Text(0, 1)).find("UTF-8"), std::string::npos) << dl.Text(0, 1);
+  EXPECT_EQ(log.Lines("lone event failed").size(), 0u) << "no back-off for a permanent failure";
+  auto q = DuckDb("SELECT string_agg(event_id, ',' ORDER BY event_id) FROM read_parquet(" +
+                  Glob(tmp.path()) + ")");
+  ASSERT_TRUE(q.ok) << q.error;
+  EXPECT_EQ(q.rows[0][0], "evt_0,evt_2");
+}
+
 TEST(LakeSink, AuditRecordsLandInTheirOwnTablePartitionedByDate) {
   TempDir tmp;
   auto dest = lake::DirDestination::Make(tmp.path().string());
