@@ -10,9 +10,10 @@ out=$2
 subcommands() {
   "$bin" "$@" --help | sed -n '/^Subcommands:/,$p' | sed -n 's/^  \([a-z][a-z0-9-]*\)  .*/\1/p'
 }
-# Help text as literal roff: backslashes escaped, a leading dot or quote defused.
+# Help text as literal roff: backslashes escaped, a leading dot or quote defused, and hyphens
+# kept ASCII (a plain - may print as U+2010, and a copied flag would not work).
 roff() {
-  sed -e 's/\\/\\e/g' -e "s/^\([.']\)/\\\\\&\1/"
+  sed -e 's/\\/\\e/g' -e 's/-/\\-/g' -e "s/^\([.']\)/\\\\\&\1/"
 }
 section() {
   printf '.SS "sinkd %s"\n.nf\n' "$*"
