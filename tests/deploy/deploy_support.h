@@ -4,6 +4,7 @@
 // wrong is a failure. Header-only. Threads: one thread at a time.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -13,8 +14,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "support/support.h"
 
@@ -32,20 +31,23 @@ inline std::string FindTool(const std::string& name) {
   return "";
 }
 
-#define SINKD_REQUIRE_TOOL(tool, package)                                                  \
-  if (::sinkd::testing::FindTool(tool).empty())                                            \
-  GTEST_SKIP() << tool " is not installed (Debian package " package                        \
-                  "; bash scripts/install-deps.sh installs it)"
+#define SINKD_REQUIRE_TOOL(tool, package)                           \
+  if (::sinkd::testing::FindTool(tool).empty())                     \
+  GTEST_SKIP() << tool " is not installed (Debian package " package \
+                       "; bash scripts/install-deps.sh installs it)"
 
 inline std::filesystem::path DeployDir() { return SourceDir() / "deploy"; }
 
-// `cmake --install` of this build under `prefix` (DESTDIR=`destdir` unless empty), the way
-// `make install` runs it. Fails the test, with cmake's output, when the install fails.
-inline bool InstallBuild(const std::filesystem::path& prefix, const std::filesystem::path& destdir = {}) {
+// `cmake --install` of this build (by the cmake that configured it) under `prefix`
+// (DESTDIR=`destdir` unless empty), the way `make install` runs it. Fails the test, with cmake's
+// output, when the install fails.
+inline bool InstallBuild(const std::filesystem::path& prefix,
+                         const std::filesystem::path& destdir = {}) {
   std::vector<std::string> env;
   if (!destdir.empty()) env.push_back("DESTDIR=" + destdir.string());
-  const CommandResult r = RunCommand({"cmake", "--install", BuildDir().string(), "--prefix",
-                                      prefix.string()}, "", std::chrono::seconds(120), env);
+  const CommandResult r = RunCommand(
+      {SINKD_CMAKE_COMMAND, "--install", BuildDir().string(), "--prefix", prefix.string()}, "",
+      std::chrono::seconds(120), env);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   return r.exit_code == 0;
 }

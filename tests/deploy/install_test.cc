@@ -1,8 +1,7 @@
 // `make install` (cmake --install): what lands where under the prefix and DESTDIR, and sinkd(1)
 // generated from the binary's own help.
-#include <sys/stat.h>
-
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <regex>
 
@@ -70,15 +69,17 @@ TEST(ManPage, IsGeneratedFromTheBinarysHelpWithEveryVerbAndFlag) {
   TempDir prefix;
   ASSERT_TRUE(InstallBuild(prefix.path()));
   const fs::path page = prefix / "share/man/man1/sinkd.1";
-  const std::vector<std::string> env = {"MANPATH=" + (prefix / "share/man").string(),
-                                        "LC_ALL=C", "MANWIDTH=200", "MAN_KEEP_FORMATTING="};
+  const std::vector<std::string> env = {"MANPATH=" + (prefix / "share/man").string(), "LC_ALL=C",
+                                        "MANWIDTH=200", "MAN_KEEP_FORMATTING="};
   const CommandResult where = RunCommand({"man", "-w", "sinkd"}, "", std::chrono::seconds(30), env);
   EXPECT_EQ(where.out, page.string() + "\n") << where.err;
-  const CommandResult shown = RunCommand({"man", "-l", page.string()}, "", std::chrono::seconds(30), env);
+  const CommandResult shown =
+      RunCommand({"man", "-l", page.string()}, "", std::chrono::seconds(30), env);
   ASSERT_EQ(shown.exit_code, 0) << shown.err;
   const std::string& text = shown.out;
   EXPECT_NE(text.find("sinkd - drain NATS JetStream streams and a PostgreSQL outbox"),
-            std::string::npos) << text.substr(0, 400);
+            std::string::npos)
+      << text.substr(0, 400);
   EXPECT_NE(text.find("0.1.0"), std::string::npos) << "the version is in the footer";
   EXPECT_NE(text.find("ENVIRONMENT"), std::string::npos);
   EXPECT_NE(text.find("/etc/sinkd/sinkd.toml"), std::string::npos);

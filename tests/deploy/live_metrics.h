@@ -49,14 +49,16 @@ inline std::string ScrapeLiveDrain() {
       [&] {
         const auto reply = sinkd::outbox::testing::HttpGet(port, "/metrics");
         body = "\n" + reply.body;
-        return reply.code == 200 && body.find("sinkd_flushes_total{origin=\"ledger\"} 0\n") ==
-                                        std::string::npos &&
+        return reply.code == 200 &&
+               body.find("sinkd_flushes_total{origin=\"ledger\"} 0\n") == std::string::npos &&
                body.find("sinkd_flushes_total{origin=\"ledger\"}") != std::string::npos &&
                body.find("sinkd_consumer_pending{origin=\"ledger\"} 0\n") != std::string::npos;
       },
       std::chrono::seconds(60), std::chrono::milliseconds(100));
   if (!ok) {
-    ADD_FAILURE() << "the drain never flushed; its log:\n" << drain.Log() << "\nlast page:\n" << body;
+    ADD_FAILURE() << "the drain never flushed; its log:\n"
+                  << drain.Log() << "\nlast page:\n"
+                  << body;
     return "";
   }
   return body.substr(1);
@@ -69,10 +71,15 @@ inline std::string ScrapeLiveDispatch() {
   TempDir dir;
   const std::string lake = (dir / "lake").string();
   const std::string config = (dir / "sinkd.toml").string();
-  WriteFile(config, "[postgres]\nurl = \"" + conninfo + "\"\n[dispatch]\npoll_interval = \"50ms\"\n"
-                    "audit_interval = \"200ms\"\n[[sinks.events]]\nid = \"lake\"\ntype = \"lake\"\n"
-                    "lake_dir = \"" + lake + "\"\n[[sinks.audit]]\nid = \"archive\"\n"
-                    "type = \"lake\"\nlake_dir = \"" + lake + "\"\n");
+  WriteFile(config,
+            "[postgres]\nurl = \"" + conninfo +
+                "\"\n[dispatch]\npoll_interval = \"50ms\"\n"
+                "audit_interval = \"200ms\"\n[[sinks.events]]\nid = \"lake\"\ntype = \"lake\"\n"
+                "lake_dir = \"" +
+                lake +
+                "\"\n[[sinks.audit]]\nid = \"archive\"\n"
+                "type = \"lake\"\nlake_dir = \"" +
+                lake + "\"\n");
   const CommandResult migrate =
       RunCommand({SinkdBinary().string(), "outbox", "migrate", "--config", config});
   if (migrate.exit_code != 0) {
@@ -97,8 +104,9 @@ inline std::string ScrapeLiveDispatch() {
       },
       std::chrono::seconds(60), std::chrono::milliseconds(100));
   if (!ok) {
-    ADD_FAILURE() << "the dispatcher never held its leases; its log:\n" << dispatch.Log()
-                  << "\nlast page:\n" << body;
+    ADD_FAILURE() << "the dispatcher never held its leases; its log:\n"
+                  << dispatch.Log() << "\nlast page:\n"
+                  << body;
     return "";
   }
   return body;

@@ -23,8 +23,8 @@ std::vector<std::string> AlertNames() {
   const std::string text = ReadFile(Rules());
   static const std::regex alert(R"(\n\s+- alert: (\w+)\n)");
   std::vector<std::string> names;
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), alert); it != std::sregex_iterator();
-       ++it) {
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), alert);
+       it != std::sregex_iterator(); ++it) {
     names.push_back((*it)[1]);
   }
   return names;
@@ -35,11 +35,14 @@ TEST(Alerts, PromtoolAcceptsTheRules) {
   const CommandResult r = RunCommand({"promtool", "check", "rules", Rules().string()});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("SUCCESS: " + std::to_string(AlertNames().size()) + " rules found"),
-            std::string::npos) << r.out;
+            std::string::npos)
+      << r.out;
   // What the issue asks to be alerted on, by name.
-  for (const char* name : {"SinkdConsumerLagHigh", "SinkdOldestBufferedRowOld", "SinkdFlushFailures",
-                           "SinkdDeadLetterRate", "SinkdOutboxLag", "SinkdOutboxFailuresInARow"}) {
-    EXPECT_NE(std::find(AlertNames().begin(), AlertNames().end(), name), AlertNames().end()) << name;
+  for (const char* name :
+       {"SinkdConsumerLagHigh", "SinkdOldestBufferedRowOld", "SinkdFlushFailures",
+        "SinkdDeadLetterRate", "SinkdOutboxLag", "SinkdOutboxFailuresInARow"}) {
+    EXPECT_NE(std::find(AlertNames().begin(), AlertNames().end(), name), AlertNames().end())
+        << name;
   }
 }
 
@@ -70,7 +73,8 @@ TEST(Dashboard, EveryPanelQueryIsPromQlThatPromtoolParses) {
   std::vector<std::string> exprs;
   std::set<int> ids;
   for (const nlohmann::json& panel : dash.at("panels")) {
-    EXPECT_TRUE(ids.insert(panel.at("id").get<int>()).second) << "duplicate panel id " << panel["id"];
+    EXPECT_TRUE(ids.insert(panel.at("id").get<int>()).second)
+        << "duplicate panel id " << panel["id"];
     EXPECT_TRUE(panel.contains("gridPos")) << panel["title"];
     if (panel.at("type") == "row") continue;
     EXPECT_EQ(panel.at("datasource").at("uid"), "${datasource}") << panel["title"];
@@ -83,12 +87,13 @@ TEST(Dashboard, EveryPanelQueryIsPromQlThatPromtoolParses) {
     std::string e = std::regex_replace(exprs[i], std::regex(R"(\$__rate_interval)"), "5m");
     e = std::regex_replace(e, std::regex(R"(\$(job|instance|origin|dispatch_job|sink)\b)"), ".*");
     ASSERT_EQ(e.find('$'), std::string::npos) << "an unknown variable in " << exprs[i];
-    rules += "      - record: dashboard:query_" + std::to_string(i) + "\n        expr: " +
-             nlohmann::json(e).dump() + "\n";
+    rules += "      - record: dashboard:query_" + std::to_string(i) +
+             "\n        expr: " + nlohmann::json(e).dump() + "\n";
   }
   TempDir tmp;
   WriteFile(tmp / "dashboard-rules.yml", rules);
-  const CommandResult r = RunCommand({"promtool", "check", "rules", (tmp / "dashboard-rules.yml").string()});
+  const CommandResult r =
+      RunCommand({"promtool", "check", "rules", (tmp / "dashboard-rules.yml").string()});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err << rules;
 }
 
@@ -120,7 +125,8 @@ TEST(LiveMetrics, ADrainsMetricsPagePassesPromtoolCheckMetrics) {
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err << page;
   EXPECT_EQ(r.out + r.err, "") << "promtool's lint findings:\n" << r.out << r.err;
   EXPECT_NE(page.find("sinkd_flush_duration_seconds_bucket{origin=\"ledger\",le=\"+Inf\"} "),
-            std::string::npos) << page;
+            std::string::npos)
+      << page;
 }
 
 TEST(LiveMetrics, ADispatchersMetricsPagePassesPromtoolCheckMetrics) {

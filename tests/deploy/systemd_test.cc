@@ -58,8 +58,8 @@ TEST(Systemd, VerifyRefusesAMissingBinaryAndAnUnknownDirective) {
   std::string unit = ReadFile(unit_dir / "sinkd-dispatch.service");
   unit.replace(unit.find("NoNewPrivileges=yes"), 19, "NoNewPrivilege=yes");
   WriteFile(unit_dir / "sinkd-dispatch.service", unit);
-  r = RunCommand(VerifyCommand(unit_dir, {"sinkd-dispatch.service"}), "",
-                 std::chrono::seconds(60), {"SYSTEMD_LOG_COLOR=0"});
+  r = RunCommand(VerifyCommand(unit_dir, {"sinkd-dispatch.service"}), "", std::chrono::seconds(60),
+                 {"SYSTEMD_LOG_COLOR=0"});
   EXPECT_NE(r.err.find("Unknown key 'NoNewPrivilege'"), std::string::npos) << r.err;
 }
 
@@ -74,22 +74,36 @@ TEST(Systemd, EveryServiceIsSandboxedToAnExposureOfAtMostTwo) {
   static const std::regex overall(R"(Overall exposure level for \S+: ([0-9.]+))");
   for (const std::string& unit : kUnits) {
     if (!unit.ends_with(".service")) continue;
-    const CommandResult r =
-        RunCommand({"systemd-analyze", "security", "--offline=yes", "--threshold=20",
-                    "--no-pager", (unit_dir / unit).string()},
-                   "", std::chrono::seconds(60), {"SYSTEMD_LOG_COLOR=0"});
+    const CommandResult r = RunCommand({"systemd-analyze", "security", "--offline=yes",
+                                        "--threshold=20", "--no-pager", (unit_dir / unit).string()},
+                                       "", std::chrono::seconds(60), {"SYSTEMD_LOG_COLOR=0"});
     std::smatch m;
     ASSERT_TRUE(std::regex_search(r.out, m, overall)) << unit << "\n" << r.out << r.err;
     EXPECT_LE(std::stod(m[1]), 2.0) << unit << "\n" << r.out;
     EXPECT_EQ(r.exit_code, 0) << unit << ": above the threshold\n" << r.out << r.err;
-    const std::string text = ReadFile(unit_dir / (unit.find('@') == std::string::npos
-                                                      ? unit
-                                                      : "sinkd-drain@.service"));
+    const std::string text =
+        ReadFile(unit_dir / (unit.find('@') == std::string::npos ? unit : "sinkd-drain@.service"));
     for (const char* line : {"\nProtectSystem=strict\n", "\nNoNewPrivileges=yes\n",
                              "\nStateDirectory=sinkd\n", "\nUser=sinkd\n"}) {
       EXPECT_NE(text.find(line), std::string::npos) << unit << " lacks " << line;
     }
   }
+}
+
+// The units run as User=sinkd; the installed sysusers.d entry is what creates that user, and
+// systemd-sysusers reads it (a dry run into an empty root).
+TEST(Systemd, TheInstalledSysusersEntryCreatesTheUserTheUnitsRunAs) {
+  SINKD_REQUIRE_TOOL("systemd-sysusers", "systemd");
+  TempDir prefix;
+  ASSERT_TRUE(InstallBuild(prefix.path()));
+  TempDir root;
+  fs::create_directories(root / "etc");
+  const CommandResult r = RunCommand({"systemd-sysusers", "--root=" + root.path().string(),
+                                      "--dry-run", (prefix / "lib/sysusers.d/sinkd.conf").string()},
+                                     "", std::chrono::seconds(30), {"SYSTEMD_LOG_COLOR=0"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE((r.out + r.err).find("Creating user 'sinkd'"), std::string::npos) << r.out << r.err;
+  EXPECT_FALSE(fs::exists(root / "etc/passwd")) << "a dry run writes nothing";
 }
 
 }  // namespace
