@@ -9,7 +9,6 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -52,23 +51,49 @@ inline bool InstallBuild(const std::filesystem::path& prefix,
   return r.exit_code == 0;
 }
 
+// Plain string scanning rather than <regex>: libstdc++'s regex trips -Wmaybe-uninitialized in the
+// sanitizer build, and these formats are simple.
+inline std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+inline bool IsWordChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+// The word of `text` starting at `at` (letters, digits, '_', plus the characters in `more`).
+inline std::string WordAt(const std::string& text, size_t at, const std::string& more = "") {
+  size_t end = at;
+  while (end < text.size() &&
+         (IsWordChar(text[end]) || more.find(text[end]) != std::string::npos)) {
+    ++end;
+  }
+  return text.substr(at, end - at);
+}
+
+inline std::string ReplaceAll(std::string text, const std::string& from, const std::string& to) {
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
 // Every metric name a Prometheus text exposition defines: the names of its `# TYPE` lines, with
 // _bucket, _sum and _count for a histogram, and the name of every sample line.
 inline std::set<std::string> ExposedNames(const std::string& exposition) {
   std::set<std::string> names;
-  std::istringstream lines(exposition);
-  std::string line;
-  static const std::regex type_line(R"(^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (\w+))");
-  static const std::regex sample_line(R"(^([a-zA-Z_:][a-zA-Z0-9_:]*)[{ ])");
-  std::smatch m;
-  while (std::getline(lines, line)) {
-    if (std::regex_search(line, m, type_line)) {
-      names.insert(m[1]);
-      if (m[2] == "histogram") {
-        for (const char* suffix : {"_bucket", "_sum", "_count"}) names.insert(m[1].str() + suffix);
+  for (const std::string& line : Lines(exposition)) {
+    if (line.rfind("# TYPE ", 0) == 0) {
+      const std::string name = WordAt(line, 7, ":");
+      names.insert(name);
+      if (line.compare(7 + name.size(), std::string::npos, " histogram") == 0) {
+        for (const char* suffix : {"_bucket", "_sum", "_count"}) names.insert(name + suffix);
       }
-    } else if (std::regex_search(line, m, sample_line)) {
-      names.insert(m[1]);
+    } else if (!line.empty() && line[0] != '#') {
+      names.insert(WordAt(line, 0, ":"));
     }
   }
   return names;
@@ -77,10 +102,8 @@ inline std::set<std::string> ExposedNames(const std::string& exposition) {
 // The sinkd metric names a file mentions (words starting with sinkd_).
 inline std::set<std::string> MentionedNames(const std::string& text) {
   std::set<std::string> names;
-  static const std::regex word(R"(\bsinkd_[a-z0-9_]+)");
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), word); it != std::sregex_iterator();
-       ++it) {
-    names.insert(it->str());
+  for (size_t at = text.find("sinkd_"); at != std::string::npos; at = text.find("sinkd_", at + 1)) {
+    if (at == 0 || !IsWordChar(text[at - 1])) names.insert(WordAt(text, at));
   }
   return names;
 }
