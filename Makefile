@@ -52,3 +52,10 @@ bench: build
 
 clean:
 	rm -rf build
+
+# Installs the binary, the systemd units, the sysusers entry, the man page and the examples
+# (README "Running under systemd"): `make install`, `make install PREFIX=/usr DESTDIR=/tmp/pkg`.
+PREFIX ?= /usr/local
+.PHONY: install
+install: build
+	DESTDIR="$(DESTDIR)" cmake --install build/release --prefix "$(PREFIX)"

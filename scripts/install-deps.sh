@@ -13,6 +13,7 @@ debian_packages=(
   libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-boto3 zstd procps
+  prometheus help2man man-db
 )
 
 missing=()

@@ -1,0 +1,112 @@
+// `make install` (cmake --install): what lands where under the prefix and DESTDIR, and sinkd(1)
+// generated from the binary's own help.
+#include <gtest/gtest.h>
+
+#include "deploy/deploy_support.h"
+
+namespace sinkd::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::vector<std::string> kUnitFiles = {"sinkd-drain@.service", "sinkd-dispatch.service",
+                                             "sinkd-compact.service", "sinkd-compact.timer"};
+
+TEST(Install, PutsTheBinaryUnitsManPageAndExamplesUnderThePrefixInsideDestdir) {
+  TempDir destdir;
+  ASSERT_TRUE(InstallBuild("/usr/local", destdir.path()));
+  const fs::path root = destdir / "usr/local";
+  for (const char* file :
+       {"bin/sinkd", "lib/sysusers.d/sinkd.conf", "share/man/man1/sinkd.1",
+        "share/doc/sinkd/sinkd-alerts.yml", "share/doc/sinkd/sinkd-dashboard.json",
+        "share/doc/sinkd/examples/sinkd.toml", "share/doc/sinkd/examples/sinkd.env",
+        "share/doc/sinkd/examples/drain-ledger.env", "share/doc/sinkd/examples/drain-audit.env",
+        "share/doc/sinkd/examples/compact.env"}) {
+    EXPECT_TRUE(fs::is_regular_file(root / file)) << file;
+  }
+  for (const std::string& unit : kUnitFiles) {
+    // At the default prefix the installed unit is the file in deploy/, byte for byte.
+    EXPECT_EQ(ReadFile(root / "lib/systemd/system" / unit),
+              ReadFile(DeployDir() / "systemd" / unit))
+        << unit;
+  }
+  for (const auto& entry : fs::recursive_directory_iterator(destdir.path())) {
+    if (entry.is_regular_file()) {
+      EXPECT_EQ(fs::relative(entry.path(), destdir.path()).string().rfind("usr/local/", 0), 0u)
+          << entry.path() << " is outside DESTDIR/prefix";
+    }
+  }
+  const CommandResult version = RunCommand({(root / "bin/sinkd").string(), "version"});
+  EXPECT_EQ(version.exit_code, 0) << version.err;
+  EXPECT_EQ(version.out.rfind("sinkd version 0.1.0 ", 0), 0u) << version.out;
+}
+
+TEST(Install, AnotherPrefixPointsEveryUnitAtItsOwnBinary) {
+  TempDir destdir;
+  ASSERT_TRUE(InstallBuild("/opt/sinkd", destdir.path()));
+  EXPECT_TRUE(fs::is_regular_file(destdir / "opt/sinkd/bin/sinkd"));
+  const std::string exec = "\nExecStart=/opt/sinkd/bin/sinkd ";
+  size_t exec_lines = 0;
+  for (const std::string& unit : kUnitFiles) {
+    const std::string text = ReadFile(destdir / "opt/sinkd/lib/systemd/system" / unit);
+    EXPECT_EQ(text.find("/usr/local"), std::string::npos) << unit << "\n" << text;
+    for (size_t at = text.find("\nExecStart="); at != std::string::npos;
+         at = text.find("\nExecStart=", at + 1)) {
+      EXPECT_EQ(text.compare(at, exec.size(), exec), 0) << unit;
+      ++exec_lines;
+    }
+  }
+  EXPECT_EQ(exec_lines, 4u) << "drain@, dispatch and the two passes of compact";
+}
+
+// Every verb the binary lists, and every flag of `drain ledger` and `dispatch`, is on the page;
+// `man` finds it through MANPATH, as systemd's Documentation=man:sinkd(1) does.
+TEST(ManPage, IsGeneratedFromTheBinarysHelpWithEveryVerbAndFlag) {
+  SINKD_REQUIRE_TOOL("man", "man-db");
+  TempDir prefix;
+  ASSERT_TRUE(InstallBuild(prefix.path()));
+  const fs::path page = prefix / "share/man/man1/sinkd.1";
+  const std::vector<std::string> env = {"MANPATH=" + (prefix / "share/man").string(), "LC_ALL=C",
+                                        "MANWIDTH=200", "MAN_KEEP_FORMATTING="};
+  const CommandResult where = RunCommand({"man", "-w", "sinkd"}, "", std::chrono::seconds(30), env);
+  EXPECT_EQ(where.out, page.string() + "\n") << where.err;
+  const CommandResult shown =
+      RunCommand({"man", "-l", page.string()}, "", std::chrono::seconds(30), env);
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  const std::string& text = shown.out;
+  EXPECT_NE(text.find("sinkd - drain NATS JetStream streams and a PostgreSQL outbox"),
+            std::string::npos)
+      << text.substr(0, 400);
+  EXPECT_NE(text.find("0.1.0"), std::string::npos) << "the version is in the footer";
+  EXPECT_NE(text.find("ENVIRONMENT"), std::string::npos);
+  EXPECT_NE(text.find("/etc/sinkd/sinkd.toml"), std::string::npos);
+
+  const CommandResult root_help = RunCommand({SinkdBinary().string(), "--help"});
+  size_t verbs = 0;
+  bool listed = false;
+  for (const std::string& line : Lines(root_help.out)) {
+    if (line == "Subcommands:") listed = true;
+    if (!listed || line.rfind("  ", 0) != 0) continue;
+    const std::string verb = WordAt(line, 2);
+    ++verbs;
+    EXPECT_NE(text.find("   sinkd " + verb), std::string::npos) << "no COMMANDS entry for " << verb;
+  }
+  EXPECT_GE(verbs, 10u) << root_help.out;
+  for (const std::vector<std::string>& cmd :
+       {std::vector<std::string>{"drain", "ledger"}, std::vector<std::string>{"dispatch"}}) {
+    std::vector<std::string> argv = {SinkdBinary().string()};
+    argv.insert(argv.end(), cmd.begin(), cmd.end());
+    argv.push_back("--help");
+    const std::string help = RunCommand(argv).out;
+    size_t flags = 0;
+    for (size_t at = help.find("--"); at != std::string::npos; at = help.find("--", at + 2)) {
+      const std::string flag = "--" + WordAt(help, at + 2, "-");
+      ++flags;
+      EXPECT_NE(text.find(flag), std::string::npos) << cmd[0] << ": " << flag;
+    }
+    EXPECT_GE(flags, 2u) << help;
+  }
+}
+
+}  // namespace
+}  // namespace sinkd::testing

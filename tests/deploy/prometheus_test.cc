@@ -1,0 +1,160 @@
+// The Prometheus side of deploy/: the alert rules (`promtool check rules`, and their unit tests
+// under `promtool test rules`), the Grafana dashboard's queries (parsed by promtool as PromQL),
+// every metric name either uses is one a running sinkd serves, and the pages a running drain and
+// dispatcher serve pass `promtool check metrics`.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "deploy/deploy_support.h"
+#include "deploy/live_metrics.h"
+
+namespace sinkd::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path Rules() { return DeployDir() / "prometheus/sinkd-alerts.yml"; }
+fs::path RuleTests() { return DeployDir() / "prometheus/sinkd-alerts.test.yml"; }
+fs::path Dashboard() { return DeployDir() / "grafana/sinkd-dashboard.json"; }
+
+std::vector<std::string> AlertNames() {
+  std::vector<std::string> names;
+  for (const std::string& line : Lines(ReadFile(Rules()))) {
+    const size_t at = line.find("- alert: ");
+    if (at != std::string::npos && line.find_first_not_of(' ') == at) {
+      names.push_back(WordAt(line, at + 9));
+    }
+  }
+  return names;
+}
+
+// Whether some `alertname: <alert>` case of the rule tests expects `expected` (what follows
+// `exp_alerts:`, leading spaces ignored).
+bool HasCase(const std::string& tests, const std::string& alert, const std::string& expected) {
+  const std::string key = "alertname: " + alert + "\n";
+  for (size_t at = tests.find(key); at != std::string::npos; at = tests.find(key, at + 1)) {
+    size_t next = tests.find_first_not_of(' ', at + key.size());
+    if (tests.compare(next, 11, "exp_alerts:") != 0) continue;
+    next += 11;
+    if (expected == "[]") {
+      if (tests.compare(next, 3, " []") == 0) return true;
+    } else if (tests[next] == '\n') {
+      next = tests.find_first_not_of(' ', next + 1);
+      if (tests.compare(next, expected.size(), expected) == 0) return true;
+    }
+  }
+  return false;
+}
+
+TEST(Alerts, PromtoolAcceptsTheRules) {
+  SINKD_REQUIRE_TOOL("promtool", "prometheus");
+  const CommandResult r = RunCommand({"promtool", "check", "rules", Rules().string()});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("SUCCESS: " + std::to_string(AlertNames().size()) + " rules found"),
+            std::string::npos)
+      << r.out;
+  // What the issue asks to be alerted on, by name.
+  const std::vector<std::string> alerts = AlertNames();
+  for (const char* name :
+       {"SinkdConsumerLagHigh", "SinkdOldestBufferedRowOld", "SinkdFlushFailures",
+        "SinkdDeadLetterRate", "SinkdOutboxLag", "SinkdOutboxFailuresInARow"}) {
+    EXPECT_NE(std::find(alerts.begin(), alerts.end(), name), alerts.end()) << name;
+  }
+}
+
+// Each alert has a case where it fires (labels and annotations as an operator sees them) and
+// the healthy cases where it must not.
+TEST(Alerts, EveryAlertFiresOnItsTroubleAndStaysQuietOtherwise) {
+  SINKD_REQUIRE_TOOL("promtool", "prometheus");
+  const CommandResult r = RunCommand({"promtool", "test", "rules", RuleTests().string()});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("SUCCESS"), std::string::npos) << r.out << r.err;
+  const std::string tests = ReadFile(RuleTests());
+  const std::vector<std::string> alerts = AlertNames();
+  ASSERT_GE(alerts.size(), 10u);
+  for (const std::string& alert : alerts) {
+    EXPECT_TRUE(HasCase(tests, alert, "- exp_labels:")) << alert << " has no case where it fires";
+    EXPECT_TRUE(HasCase(tests, alert, "[]")) << alert << " has no case where it stays quiet";
+  }
+}
+
+// Grafana's variables replaced by values, every panel and variable query goes through promtool
+// as a recording rule: a query Prometheus would refuse fails here.
+TEST(Dashboard, EveryPanelQueryIsPromQlThatPromtoolParses) {
+  SINKD_REQUIRE_TOOL("promtool", "prometheus");
+  const nlohmann::json dash = nlohmann::json::parse(ReadFile(Dashboard()));
+  EXPECT_EQ(dash.at("uid"), "sinkd-overview");
+  std::vector<std::string> exprs;
+  std::set<int> ids;
+  for (const nlohmann::json& panel : dash.at("panels")) {
+    EXPECT_TRUE(ids.insert(panel.at("id").get<int>()).second)
+        << "duplicate panel id " << panel["id"];
+    EXPECT_TRUE(panel.contains("gridPos")) << panel["title"];
+    if (panel.at("type") == "row") continue;
+    EXPECT_EQ(panel.at("datasource").at("uid"), "${datasource}") << panel["title"];
+    ASSERT_FALSE(panel.at("targets").empty()) << panel["title"];
+    for (const nlohmann::json& target : panel.at("targets")) exprs.push_back(target.at("expr"));
+  }
+  ASSERT_GE(exprs.size(), 25u);
+  std::string rules = "groups:\n  - name: dashboard\n    rules:\n";
+  for (size_t i = 0; i < exprs.size(); ++i) {
+    std::string e = ReplaceAll(exprs[i], "$__rate_interval", "5m");
+    for (const char* variable : {"$dispatch_job", "$job", "$instance", "$origin", "$sink"}) {
+      e = ReplaceAll(e, variable, ".*");
+    }
+    ASSERT_EQ(e.find('$'), std::string::npos) << "an unknown variable in " << exprs[i];
+    rules += "      - record: dashboard:query_" + std::to_string(i) +
+             "\n        expr: " + nlohmann::json(e).dump() + "\n";
+  }
+  TempDir tmp;
+  WriteFile(tmp / "dashboard-rules.yml", rules);
+  const CommandResult r =
+      RunCommand({"promtool", "check", "rules", (tmp / "dashboard-rules.yml").string()});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err << rules;
+}
+
+// A misspelt or renamed metric in an alert is an alert that never fires: every sinkd_ name the
+// rules, their tests and the dashboard mention is on the page of a running drain or dispatcher.
+TEST(MetricNames, EveryNameTheAlertsAndTheDashboardUseIsOneSinkdServes) {
+  const std::string drain = ScrapeLiveDrain();
+  ASSERT_FALSE(drain.empty());
+  const std::string dispatch = ScrapeLiveDispatch();
+  ASSERT_FALSE(dispatch.empty());
+  std::set<std::string> served = ExposedNames(drain);
+  served.merge(ExposedNames(dispatch));
+  ASSERT_GE(served.size(), 30u);
+  for (const fs::path& file : {Rules(), RuleTests(), Dashboard()}) {
+    const std::set<std::string> used = MentionedNames(ReadFile(file));
+    EXPECT_GE(used.size(), 10u) << file;
+    for (const std::string& name : used) {
+      EXPECT_TRUE(served.count(name)) << file.filename() << " uses " << name
+                                      << ", which neither a drain nor a dispatcher serves";
+    }
+  }
+}
+
+TEST(LiveMetrics, ADrainsMetricsPagePassesPromtoolCheckMetrics) {
+  SINKD_REQUIRE_TOOL("promtool", "prometheus");
+  const std::string page = ScrapeLiveDrain();
+  ASSERT_FALSE(page.empty());
+  const CommandResult r = RunCommand({"promtool", "check", "metrics"}, page);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err << page;
+  EXPECT_EQ(r.out + r.err, "") << "promtool's lint findings:\n" << r.out << r.err;
+  EXPECT_NE(page.find("sinkd_flush_duration_seconds_bucket{origin=\"ledger\",le=\"+Inf\"} "),
+            std::string::npos)
+      << page;
+}
+
+TEST(LiveMetrics, ADispatchersMetricsPagePassesPromtoolCheckMetrics) {
+  SINKD_REQUIRE_TOOL("promtool", "prometheus");
+  const std::string page = ScrapeLiveDispatch();
+  ASSERT_FALSE(page.empty());
+  const CommandResult r = RunCommand({"promtool", "check", "metrics"}, page);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err << page;
+  EXPECT_EQ(r.out + r.err, "") << "promtool's lint findings:\n" << r.out << r.err;
+}
+
+}  // namespace
+}  // namespace sinkd::testing
