@@ -49,7 +49,8 @@ Result<FlushReport> LakeWriter::Flush(const row::RowBatch& batch, const Provenan
     if (!s.ok()) {
       writer.Abandon();
       upload->Abort();
-      return s.As(Status::Redeliver).WithContext("flush part " + key);
+      // A bug keeps its kind (the drain reports it as one); anything else is a redelivery.
+      return (s.IsInternal() ? s : s.As(Status::Redeliver)).WithContext("flush part " + key);
     }
     report.parts.push_back(PartReport{key, partition.rows.size(), writer.bytes_written()});
     report.rows += partition.rows.size();
