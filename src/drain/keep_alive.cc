@@ -1,5 +1,8 @@
 #include "drain/keep_alive.h"
 
+#include <algorithm>
+#include <functional>
+
 namespace sinkd::drain {
 
 namespace {
@@ -7,6 +10,8 @@ namespace {
 // InProgress acks sent per hold of the lock: a fetch's worth goes out together, and a drain thread
 // waiting to settle (Release) gets in between chunks of a larger backlog.
 constexpr int kChunk = 512;
+// Released entries tolerated beyond the live ones before the schedule is rebuilt without them.
+constexpr size_t kReleasedSlack = 4096;
 
 }  // namespace
 
@@ -33,28 +38,46 @@ void KeepAlive::Track(std::span<const jetstream::Message> messages,
       if (raw == nullptr || live_.contains(raw)) continue;
       const uint64_t generation = ++next_generation_;
       live_.emplace(raw, generation);
-      schedule_.push({delivered_at + every_, raw, generation});
+      Push({delivered_at + every_, raw, generation});
     }
   }
   cv_.notify_all();
 }
 
 void KeepAlive::Release(const jetstream::Message& message) {
-  if (message.raw() == nullptr) return;
-  std::lock_guard<std::mutex> lock(mu_);
-  live_.erase(message.raw());
+  Release(std::span<const jetstream::Message>(&message, 1));
 }
 
 void KeepAlive::Release(std::span<const jetstream::Message> messages) {
   std::lock_guard<std::mutex> lock(mu_);
   for (const jetstream::Message& m : messages) {
-    if (m.raw() != nullptr) live_.erase(m.raw());
+    if (m.raw() != nullptr) released_in_schedule_ += live_.erase(m.raw());
   }
+  if (released_in_schedule_ > live_.size() + kReleasedSlack) DropReleased();
+}
+
+void KeepAlive::Push(Due due) {
+  schedule_.push_back(due);
+  std::push_heap(schedule_.begin(), schedule_.end(), std::greater<Due>());
+}
+
+void KeepAlive::DropReleased() {
+  std::erase_if(schedule_, [&](const Due& d) {
+    auto live = live_.find(d.msg);
+    return live == live_.end() || live->second != d.generation;
+  });
+  std::make_heap(schedule_.begin(), schedule_.end(), std::greater<Due>());
+  released_in_schedule_ = 0;
 }
 
 size_t KeepAlive::tracked() const {
   std::lock_guard<std::mutex> lock(mu_);
   return live_.size();
+}
+
+size_t KeepAlive::scheduled() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return schedule_.size();
 }
 
 uint64_t KeepAlive::sent() const {
@@ -76,23 +99,27 @@ void KeepAlive::Loop() {
       cv_.wait(lock, [&] { return stopping_ || !schedule_.empty(); });
       continue;
     }
-    const auto first = schedule_.top().at;
+    const auto first = schedule_.front().at;
     if (first > std::chrono::steady_clock::now()) {
       cv_.wait_until(lock, first);  // woken early by Track (maybe sooner) or stopping
       continue;
     }
     const auto now = std::chrono::steady_clock::now();
-    for (int n = 0; n < kChunk && !schedule_.empty() && schedule_.top().at <= now; ++n) {
-      const Due due = schedule_.top();
-      schedule_.pop();
+    for (int n = 0; n < kChunk && !schedule_.empty() && schedule_.front().at <= now; ++n) {
+      std::pop_heap(schedule_.begin(), schedule_.end(), std::greater<Due>());
+      const Due due = schedule_.back();
+      schedule_.pop_back();
       auto live = live_.find(due.msg);
-      if (live == live_.end() || live->second != due.generation) continue;  // released
+      if (live == live_.end() || live->second != due.generation) {  // released
+        --released_in_schedule_;
+        continue;
+      }
       if (jetstream::Message::InProgress(due.msg).ok()) {
         ++sent_;
       } else {
         ++failed_;
       }
-      schedule_.push({std::chrono::steady_clock::now() + every_, due.msg, due.generation});
+      Push({std::chrono::steady_clock::now() + every_, due.msg, due.generation});
     }
     lock.unlock();
     std::this_thread::yield();

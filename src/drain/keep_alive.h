@@ -23,7 +23,6 @@
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
-#include <queue>
 #include <span>
 #include <thread>
 #include <unordered_map>
@@ -49,6 +48,7 @@ class KeepAlive {
   void Release(std::span<const jetstream::Message> messages);
 
   size_t tracked() const;
+  size_t scheduled() const;  // schedule entries, released ones included (bounded: ~2 × tracked)
   uint64_t sent() const;    // InProgress acks handed to the connection
   uint64_t failed() const;  // InProgress acks the client refused (connection closed, …)
 
@@ -60,6 +60,9 @@ class KeepAlive {
     bool operator>(const Due& o) const { return at > o.at; }
   };
   void Loop();
+  void Push(Due due);
+  void DropReleased();  // when released entries outnumber live ones: memory stays ~ held messages
+
 
   const std::chrono::milliseconds every_;
   mutable std::mutex mu_;
@@ -67,8 +70,10 @@ class KeepAlive {
   bool stopping_ = false;
   uint64_t next_generation_ = 0;
   std::unordered_map<natsMsg*, uint64_t> live_;  // tracked message → its generation
-  // Soonest first; entries of released messages stay until they come up, then are dropped.
-  std::priority_queue<Due, std::vector<Due>, std::greater<Due>> schedule_;
+  // A min-heap on `at` (std::push_heap with std::greater): one entry per live message, plus
+  // entries of released ones, dropped when they come up or by DropReleased.
+  std::vector<Due> schedule_;
+  size_t released_in_schedule_ = 0;
   uint64_t sent_ = 0;
   uint64_t failed_ = 0;
   std::thread thread_;

@@ -125,5 +125,25 @@ TEST(KeepAlive, TheFirstInProgressIsDueAThirdOfTheAckWaitAfterDelivery) {
   EXPECT_TRUE(held[0].Ack().ok());
 }
 
+// A drain acks hundreds of thousands of messages per batch while the next interval is minutes
+// away: the schedule entries of released messages must not pile up until they come due.
+TEST(KeepAlive, ReleasedMessagesDoNotPileUpInTheSchedule) {
+  KeepAlive keepalive(std::chrono::hours(1));
+  for (int round = 0; round < 5; ++round) {
+    std::vector<jetstream::Message> held;
+    for (int i = 0; i < 20'000; ++i) {
+      natsMsg* raw = nullptr;
+      ASSERT_EQ(natsMsg_Create(&raw, "garm.v1.ledger.acme.svc", nullptr, "x", 1), NATS_OK);
+      held.emplace_back(raw);
+    }
+    keepalive.Track(held, steady_clock::now());
+    EXPECT_EQ(keepalive.tracked(), 20'000u);
+    for (const auto& m : held) keepalive.Release(m);
+    EXPECT_EQ(keepalive.tracked(), 0u);
+    EXPECT_LE(keepalive.scheduled(), 8'192u) << "round " << round;
+  }
+  EXPECT_EQ(keepalive.sent() + keepalive.failed(), 0u) << "an hour's interval sent something";
+}
+
 }  // namespace
 }  // namespace sinkd
