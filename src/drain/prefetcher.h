@@ -2,13 +2,13 @@
 // one: on two cores the broker's send and our encode then overlap instead of taking turns (a
 // drain that fetched only when idle ran at 0.68 of the slower of its two limits; see
 // BENCHMARKS.md).
-// Pacing: one request at a time, and the next only once the last result was taken. It holds at
+// Pacing: one fetch at a time, and the next only once the last result was taken. It holds at
 // most ONE fetched, untaken result, so a pausing drain (a slow or failing store, a nak back-off)
-// keeps at most one fetch of messages waiting and sends no request meanwhile. An idle stream costs
-// one request per `fetch_wait` (the server holds it that long). A fetch error is handed over, not
-// retried here: the next request goes out as soon as the error is taken, and its result waits
-// for the drain's fetch back-off before the drain looks at it, so failing requests come one per
-// back-off step.
+// keeps at most one fetch of messages waiting and asks for nothing meanwhile. An idle stream
+// costs one fetch per `fetch_wait` (the server holds its waiting request that long). A fetch
+// error is handed over, not retried here: the next fetch starts as soon as the error is taken,
+// and its result waits out the drain's fetch back-off before the drain looks at it, so a failing
+// broker sees one fetch per back-off step.
 // Every message is handed to the KeepAlive as its fetch returns, stamped with the time the fetch
 // was asked for, so it is kept alive while it waits here, in the batch and while it settles.
 // Messages fetched and never taken are returned by Stop(), still tracked: the caller releases and
