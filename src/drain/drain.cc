@@ -63,7 +63,10 @@ Drain::Drain(DrainOptions options, jetstream::PullConsumer& source, DeadLetters&
 
 Status Drain::Run(const std::atomic<bool>& stop) {
   stop_ = &stop;
-  Prefetcher prefetcher(source_, options_.fetch_max, kMaxFetchWait);
+  // Declared first, so it outlives the Prefetcher (whose leftovers it releases) and the last Flush.
+  KeepAlive keepalive(keepalive_every_);
+  keepalive_ = &keepalive;
+  Prefetcher prefetcher(source_, keepalive, options_.fetch_max, kMaxFetchWait);
   while (!stop.load()) {
     const auto now = steady_clock::now();
     RefreshConsumerGauges(now);
@@ -71,7 +74,6 @@ Status Drain::Run(const std::atomic<bool>& stop) {
       PauseFor(Flush(), stop);
       continue;
     }
-    KeepAliveBuffered(now);
     FetchOnce(prefetcher, FetchTimeout(now));
   }
   // Stop fetching, land what is buffered under the same rules. A failed shutdown flush naks, so
@@ -79,11 +81,13 @@ Status Drain::Run(const std::atomic<bool>& stop) {
   // in after the last take was never buffered: nak it, so it is redelivered now rather than
   // after the ack wait.
   for (jetstream::Message& m : prefetcher.Stop()) {
+    keepalive.Release(m);
     const bool naked = m.Nak(std::chrono::milliseconds(0)).ok();
     if (metrics_ != nullptr) ++(naked ? metrics_->naks : metrics_->ack_failures);
   }
   if (!batch_.empty()) (void)Flush();
   if (metrics_ != nullptr) metrics_->oldest_buffered_unix_ns = 0;
+  keepalive_ = nullptr;
   return Status::OK();
 }
 
@@ -108,8 +112,16 @@ void Drain::FetchOnce(Prefetcher& prefetcher, milliseconds timeout) {
   if (!s.ok()) {
     if (metrics_ != nullptr) ++metrics_->fetch_errors;
     const milliseconds pause = fetch_backoff_.Next();
-    log_.Warn("fetch error",
-              {{"err", s.message()}, {"retry_in_ms", static_cast<int64_t>(pause.count())}});
+    if (s.IsInternal()) {
+      log_.Error("bug: internal error in the drain; fetching again",
+                 {{"stage", std::string_view("fetch")},
+                  {"err", s.message()},
+                  {"retry_in_ms", static_cast<int64_t>(pause.count())},
+                  {"report", kReportBug}});
+    } else {
+      log_.Warn("fetch error",
+                {{"err", s.message()}, {"retry_in_ms", static_cast<int64_t>(pause.count())}});
+    }
     PauseFor(pause, *stop_);
   } else {
     fetch_backoff_.Reset();
@@ -120,7 +132,6 @@ void Drain::FetchOnce(Prefetcher& prefetcher, milliseconds timeout) {
       ++metrics_->messages;
       if (m.delivered() > 1) ++metrics_->retries;
     }
-    if (batch_.empty()) last_keepalive_ = now;
     const std::string subject(m.subject());
     const uint64_t seq = m.stream_sequence();
     for (const HeldReject& r : batch_.Add(std::move(m), options_.envelope, now)) {
@@ -134,17 +145,9 @@ void Drain::FetchOnce(Prefetcher& prefetcher, milliseconds timeout) {
   }
 }
 
-// Between fetches the batch's messages wait in memory; their ack timers must not run out
-// before the batch closes, whatever the interval and the ack wait are.
-void Drain::KeepAliveBuffered(steady_clock::time_point now) {
-  if (batch_.empty() || now - last_keepalive_ < keepalive_every_) return;
-  for (Held& h : batch_.held) (void)h.message.InProgress();
-  last_keepalive_ = now;
-}
-
 milliseconds Drain::Flush() {
-  SettleContext context{dead_letters_, sink_, log_, nak_backoff_, metrics_, options_.stream,
-                        keepalive_every_};
+  SettleContext context{dead_letters_, sink_, log_, nak_backoff_, *keepalive_, metrics_,
+                        options_.stream};
   SettleReport report = Settle(batch_, context);
   if (metrics_ != nullptr) {
     metrics_->buffered_rows = 0;

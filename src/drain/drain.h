@@ -7,9 +7,11 @@
 // FIRST message was buffered (not after the last flush: an idle stream must not flush a lone
 // message the moment it arrives, nor hold one longer than the interval).
 // Ownership: borrows the consumer, sinks, logger and metrics (all must outlive Run).
+// Keep-alives: every message Run holds unacked (fetched ahead, buffered, settling) is kept alive
+// by one KeepAlive (drain/keep_alive.h) from its delivery until it is settled.
 // Threads: one thread at a time; `stop` may be set from any thread or a signal handler. Run
 // fetches on a second thread of its own (drain/prefetcher.h), so the next fetch overlaps the
-// decode and the flush of this one.
+// decode and the flush of this one, and sends InProgress acks on a third (the KeepAlive).
 #pragma once
 
 #include <atomic>
@@ -22,6 +24,7 @@
 #include "contract/reject.h"
 #include "drain/backoff.h"
 #include "drain/batch.h"
+#include "drain/keep_alive.h"
 #include "drain/prefetcher.h"
 #include "drain/sink.h"
 #include "jetstream/pull_consumer.h"
@@ -46,8 +49,9 @@ struct DrainOptions {
   // Expected time for one flush; only feeds the default ack wait.
   std::chrono::nanoseconds flush_timeout = std::chrono::minutes(5);
   // The consumer's AckWait; 0 = batch_interval + flush_timeout + 1 minute (11m by default).
-  // Keep-alives (InProgress every ack_wait/3) cover batches that take longer, so a shorter value
-  // only shortens how long a crashed drain's messages wait before another drain gets them.
+  // Keep-alives (one InProgress per held message every ack_wait/3, from its delivery until it is
+  // settled) cover messages held longer, so a shorter value only shortens how long a crashed
+  // drain's messages wait before another drain gets them.
   std::chrono::nanoseconds ack_wait{0};
   // MaxAckPending of the durable; 0 = 2 × (batch_max_rows + fetch_max): a full batch of
   // one-event messages (audit) fits in flight with room for a second instance or a retry.
@@ -74,7 +78,6 @@ class Drain {
   void FetchOnce(Prefetcher& prefetcher, std::chrono::milliseconds timeout);
   bool ShouldClose(std::chrono::steady_clock::time_point now) const;
   std::chrono::milliseconds FetchTimeout(std::chrono::steady_clock::time_point now) const;
-  void KeepAliveBuffered(std::chrono::steady_clock::time_point now);
   // Settles the batch; returns how long to pause before fetching again (0 after a success).
   std::chrono::milliseconds Flush();
   void RefreshConsumerGauges(std::chrono::steady_clock::time_point now);
@@ -90,10 +93,10 @@ class Drain {
   Backoff nak_backoff_;
   Backoff fetch_backoff_;
   std::chrono::milliseconds keepalive_every_;
-  std::chrono::steady_clock::time_point last_keepalive_{};
   std::chrono::steady_clock::time_point last_gauges_{};
   std::vector<jetstream::Message> fetched_;
   const std::atomic<bool>* stop_ = nullptr;  // set by Run
+  KeepAlive* keepalive_ = nullptr;           // Run's, while it runs
 };
 
 }  // namespace sinkd::drain

@@ -2,13 +2,13 @@
 
 namespace sinkd::drain {
 
-Prefetcher::Prefetcher(jetstream::PullConsumer& source, int fetch_max,
+Prefetcher::Prefetcher(jetstream::PullConsumer& source, KeepAlive& keepalive, int fetch_max,
                        std::chrono::milliseconds fetch_wait)
-    : source_(source), fetch_max_(fetch_max), fetch_wait_(fetch_wait) {
+    : source_(source), keepalive_(keepalive), fetch_max_(fetch_max), fetch_wait_(fetch_wait) {
   thread_ = std::thread([this] { Loop(); });
 }
 
-Prefetcher::~Prefetcher() { (void)Stop(); }
+Prefetcher::~Prefetcher() { keepalive_.Release(Stop()); }
 
 void Prefetcher::Loop() {
   std::vector<jetstream::Message> got;
@@ -19,8 +19,10 @@ void Prefetcher::Loop() {
       if (stopping_) return;
     }
     got.clear();
+    const auto asked = std::chrono::steady_clock::now();
     Status status = source_.Fetch(fetch_max_, fetch_wait_, got);
     if (status.ok() && got.empty()) continue;  // nothing came: ask again
+    keepalive_.Track(got, asked);
     std::lock_guard<std::mutex> lock(mu_);
     // Even when stopping, keep what came: Stop hands it back to be nak'd.
     slot_status_ = std::move(status);

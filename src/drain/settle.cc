@@ -1,43 +1,8 @@
 #include "drain/settle.h"
 
-#include <condition_variable>
-#include <mutex>
-#include <thread>
-
 namespace sinkd::drain {
 
 namespace {
-
-// Sends InProgress for every unsettled message of a batch every `every` until destroyed. Only runs
-// while the owning thread is not touching the messages (dead-letter writes, the lake write).
-class KeepAlive {
- public:
-  KeepAlive(std::vector<Held>& held, std::chrono::milliseconds every) : held_(held) {
-    thread_ = std::thread([this, every] {
-      std::unique_lock<std::mutex> lock(mu_);
-      while (!cv_.wait_for(lock, every, [this] { return done_; })) {
-        for (Held& h : held_) {
-          if (!h.settled) (void)h.message.InProgress();  // a lost one costs a redelivery
-        }
-      }
-    });
-  }
-  ~KeepAlive() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      done_ = true;
-    }
-    cv_.notify_all();
-    thread_.join();
-  }
-
- private:
-  std::vector<Held>& held_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool done_ = false;
-  std::thread thread_;
-};
 
 void CountDeadLetter(metrics::DrainMetrics* m, contract::RejectReason reason) {
   if (m == nullptr) return;
@@ -48,11 +13,14 @@ void CountDeadLetter(metrics::DrainMetrics* m, contract::RejectReason reason) {
   }
 }
 
-// Naks every message not yet settled, with the backoff's delay, and logs why.
-void NakRest(Batch& batch, SettleContext& c, SettleReport& report, const char* what) {
+// Naks every message not yet settled, with the backoff's delay, and logs why: an Internal status
+// as a bug with the stage it came from, anything else as the redelivery it is.
+void NakRest(Batch& batch, SettleContext& c, SettleReport& report, const char* stage,
+             const char* what) {
   report.nak_delay = c.backoff.Next();
   for (Held& h : batch.held) {
     if (h.settled) continue;
+    c.keepalive.Release(h.message);
     if (h.message.Nak(report.nak_delay).ok()) {
       ++report.naked;
     } else {
@@ -60,12 +28,25 @@ void NakRest(Batch& batch, SettleContext& c, SettleReport& report, const char* w
     }
     h.settled = true;
   }
-  c.log.Error(what, {{"rows", static_cast<uint64_t>(batch.rows.rows())},
-                     {"messages", static_cast<uint64_t>(batch.messages())},
-                     {"first_seq", batch.first_sequence()},
-                     {"last_seq", batch.last_sequence()},
-                     {"nak_delay_ms", static_cast<int64_t>(report.nak_delay.count())},
-                     {"err", report.status.message()}});
+  if (report.status.IsInternal()) {
+    c.log.Error("bug: internal error in the drain; batch nak'd for redelivery",
+                {{"stage", std::string_view(stage)},
+                 {"rows", static_cast<uint64_t>(batch.rows.rows())},
+                 {"messages", static_cast<uint64_t>(batch.messages())},
+                 {"first_seq", batch.first_sequence()},
+                 {"last_seq", batch.last_sequence()},
+                 {"nak_delay_ms", static_cast<int64_t>(report.nak_delay.count())},
+                 {"err", report.status.message()},
+                 {"report", kReportBug}});
+  } else {
+    c.log.Error(what, {{"stage", std::string_view(stage)},
+                       {"rows", static_cast<uint64_t>(batch.rows.rows())},
+                       {"messages", static_cast<uint64_t>(batch.messages())},
+                       {"first_seq", batch.first_sequence()},
+                       {"last_seq", batch.last_sequence()},
+                       {"nak_delay_ms", static_cast<int64_t>(report.nak_delay.count())},
+                       {"err", report.status.message()}});
+  }
   if (c.metrics != nullptr) {
     c.metrics->naks += report.naked;
     ++c.metrics->flush_failures;
@@ -84,7 +65,6 @@ SettleReport Settle(Batch& batch, SettleContext& c) {
   // batch, good rows included, so the next attempt replays every record; the Msg-Id makes the
   // dead letters already stored this time duplicates the stream drops.
   if (!batch.rejects.empty()) {
-    KeepAlive keepalive(batch.held, c.keepalive_every);
     for (const HeldReject& r : batch.rejects) {
       const jetstream::Message& m = batch.held[r.message].message;
       auto stored =
@@ -98,7 +78,7 @@ SettleReport Settle(Batch& batch, SettleContext& c) {
     }
   }
   if (!report.status.ok()) {
-    NakRest(batch, c, report, "dead-letter write failed; nak for redelivery");
+    NakRest(batch, c, report, "dead-letter", "dead-letter write failed; nak for redelivery");
     batch.Clear();
     return report;
   }
@@ -107,6 +87,7 @@ SettleReport Settle(Batch& batch, SettleContext& c) {
   // Term lost on the way costs one more delivery and a dead letter the Msg-Id de-duplicates.
   for (Held& h : batch.held) {
     if (h.rows == 0 && h.rejects > 0) {
+      c.keepalive.Release(h.message);
       if (h.message.Term().ok()) {
         ++report.terminated;
       } else {
@@ -117,18 +98,19 @@ SettleReport Settle(Batch& batch, SettleContext& c) {
   }
 
   // 3. The rows. Flush returns only when every Part is durable (fsync'd and renamed, or stored).
+  // Any failure is a redelivery, except a bug, which keeps its kind so it is reported as one.
   if (!batch.rows.empty()) {
-    KeepAlive keepalive(batch.held, c.keepalive_every);
     auto flushed = c.sink.Flush(
         batch.rows, lake::Provenance{c.source, batch.first_sequence(), batch.last_sequence()});
     if (!flushed.ok()) {
-      report.status = flushed.status().As(Status::Redeliver);
+      report.status = flushed.status().IsInternal() ? flushed.status()
+                                                    : flushed.status().As(Status::Redeliver);
     } else {
       report.flushed = std::move(flushed).value();
     }
   }
   if (!report.status.ok()) {
-    NakRest(batch, c, report, "flush failed; nak for redelivery");
+    NakRest(batch, c, report, "flush", "flush failed; nak for redelivery");
     batch.Clear();
     return report;
   }
@@ -137,6 +119,7 @@ SettleReport Settle(Batch& batch, SettleContext& c) {
   // nothing and would otherwise come back forever).
   for (Held& h : batch.held) {
     if (h.settled) continue;
+    c.keepalive.Release(h.message);
     if (h.message.Ack().ok()) {
       ++report.acked;
     } else {

@@ -29,8 +29,8 @@ Status Message::Nak(std::chrono::milliseconds delay) {
 
 Status Message::Term() { return FromNats(natsMsg_Term(msg_.get(), nullptr), "term"); }
 
-Status Message::InProgress() {
-  return FromNats(natsMsg_InProgress(msg_.get(), nullptr), "in-progress");
+Status Message::InProgress(natsMsg* msg) {
+  return FromNats(natsMsg_InProgress(msg, nullptr), "in-progress");
 }
 
 }  // namespace sinkd::jetstream

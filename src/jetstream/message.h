@@ -1,9 +1,12 @@
 // Message is one JetStream message delivered to a consumer, with the facts the drain needs from its
-// metadata (stream, stream sequence, delivery count) and the four ways to settle it. Only the
-// drain's settle step (drain/settle.h) calls Ack, Nak and Term.
-// Ownership: owns the natsMsg; data() and subject() are views valid while the Message lives.
-// Threads: one thread at a time; InProgress may be sent from a second thread while the owner is
-// not touching the message (the drain's flush keep-alive does exactly that).
+// metadata (stream, stream sequence, delivery count), the three ways to settle it, and the
+// keep-alive. Only the drain's settle step (drain/settle.h) and its shutdown call Ack, Nak and
+// Term; only drain/keep_alive.h sends InProgress.
+// Ownership: owns the natsMsg; data() and subject() are views valid while the Message lives, and
+// moving the Message does not move the natsMsg (raw() stays the same).
+// Threads: one thread at a time, except InProgress, which only reads the natsMsg and so may run
+// on a second thread while the owner reads it too; never alongside Ack, Nak, Term or the
+// destructor (those write it or free it): drain/keep_alive.h orders them.
 // Errors: every settle call returns the libnats result as a Status (Retry), never throws it away.
 #pragma once
 
@@ -35,7 +38,8 @@ class Message {
   Status Ack();
   Status Nak(std::chrono::milliseconds delay);
   Status Term();
-  Status InProgress();
+  // Tells the server the message is still being worked on: its ack wait starts again.
+  static Status InProgress(natsMsg* msg);
 
   natsMsg* raw() const { return msg_.get(); }
 

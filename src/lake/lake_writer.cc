@@ -49,8 +49,10 @@ Result<FlushReport> LakeWriter::Flush(const row::RowBatch& batch, const Provenan
     if (!s.ok()) {
       writer.Abandon();
       upload->Abort();
-      // Rows the writer can never encode stay a Reject; any other failure is worth a redelivery.
-      return (s.IsReject() ? s : s.As(Status::Redeliver)).WithContext("flush part " + key);
+      // Rows the writer can never encode stay a Reject and a bug stays Internal (the drain reports
+      // it as one); any other failure is worth a redelivery.
+      return (s.IsReject() || s.IsInternal() ? s : s.As(Status::Redeliver))
+          .WithContext("flush part " + key);
     }
     report.parts.push_back(PartReport{key, partition.rows.size(), writer.bytes_written()});
     report.rows += partition.rows.size();

@@ -6,7 +6,9 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <thread>
+#include <vector>
 
 #include "base/log.h"
 #include "drain/drain.h"
@@ -18,7 +20,9 @@
 
 namespace sinkd::testing {
 
-// Fails the first `failures` flushes (Redeliver), then writes through; counts rows per flush.
+// Fails the first `failures` flushes (Redeliver, or `failure` when set), takes `delay` per flush,
+// then writes through; records rows and sequence range per successful flush. The drain's thread
+// writes the records, the test's reads them: only through the locked accessors.
 class ScriptedSink : public drain::Sink {
  public:
   explicit ScriptedSink(drain::Sink& real) : real_(real) {}
@@ -27,24 +31,44 @@ class ScriptedSink : public drain::Sink {
     ++attempts;
     if (failures.load() > 0) {
       --failures;
-      return Status::Redeliver("scripted failure");
+      std::lock_guard<std::mutex> lock(mu_);
+      return failure.ok() ? Status::Redeliver("scripted failure") : failure;
     }
+    std::this_thread::sleep_for(delay.load());
     auto r = real_.Flush(rows, provenance);
     if (r.ok()) {
-      std::lock_guard<std::mutex> lock(mu);
-      flushed_rows.push_back(rows.rows());
-      ranges.push_back({provenance.first_sequence, provenance.last_sequence});
+      std::lock_guard<std::mutex> lock(mu_);
+      flushed_rows_.push_back(rows.rows());
+      ranges_.push_back({provenance.first_sequence, provenance.last_sequence});
     }
     return r;
   }
+  void FailWith(Status s) {
+    std::lock_guard<std::mutex> lock(mu_);
+    failure = std::move(s);
+  }
+  size_t flushes() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return flushed_rows_.size();
+  }
+  std::vector<size_t> flushed_rows() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return flushed_rows_;
+  }
+  std::vector<std::pair<uint64_t, uint64_t>> ranges() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return ranges_;
+  }
   std::atomic<int> failures{0};
   std::atomic<int> attempts{0};
-  std::mutex mu;
-  std::vector<size_t> flushed_rows;
-  std::vector<std::pair<uint64_t, uint64_t>> ranges;
+  std::atomic<std::chrono::milliseconds> delay{std::chrono::milliseconds(0)};
 
  private:
   drain::Sink& real_;
+  std::mutex mu_;
+  Status failure;  // OK: fail with Redeliver
+  std::vector<size_t> flushed_rows_;
+  std::vector<std::pair<uint64_t, uint64_t>> ranges_;
 };
 
 class ScriptedDeadLetters : public drain::DeadLetters {
@@ -86,7 +110,11 @@ class DrainRig {
     real_sink = std::make_unique<drain::LakeSink>(*destination, lake);
     sink = std::make_unique<ScriptedSink>(*real_sink);
   }
-  ~DrainRig() { Stop(); }
+  ~DrainRig() {
+    Stop();
+    if (::testing::Test::HasFailure()) std::fprintf(stderr, "drain log:\n%s", LogText().c_str());
+    if (log_file != nullptr) std::fclose(log_file);
+  }
 
   // Binds the durable and runs the drain on a thread.
   ::testing::AssertionResult Start() {
@@ -121,6 +149,8 @@ class DrainRig {
     return s.ok() && s->pending == 0 && s->ack_pending == 0;
   }
   std::filesystem::path lake_dir() const { return dir / "lake"; }
+  // What the drain logged so far (warnings and errors; printed when the test fails).
+  std::string LogText() const { return ReadFile(dir / "drain.log"); }
 
   NatsServer server;
   TempDir dir;
@@ -129,7 +159,8 @@ class DrainRig {
   drain::DrainOptions options;
   lake::LakeWriterOptions lake;
   std::string durable = "sink-test";
-  Logger log{stderr, LogLevel::kWarn};
+  std::FILE* log_file = std::fopen((dir / "drain.log").c_str(), "w");
+  Logger log{log_file != nullptr ? log_file : stderr, LogLevel::kWarn};
   metrics::DrainMetrics metrics;
   std::unique_ptr<jetstream::PullConsumer> consumer;
   std::unique_ptr<jetstream::DeadLetterPublisher> publisher;

@@ -1,5 +1,8 @@
 // The drain against a real nats-server: what is acked, terminated, nak'd and dead-lettered, and when.
+#include <sstream>
+
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "drain/backoff.h"
 #include "drain/drain_rig.h"
@@ -38,12 +41,11 @@ TEST(Drain, TheBatchLimitCountsRowsAndNotMessages) {
   rig.options.batch_interval = 1h;
   for (int m = 0; m < 3; ++m) testing::PublishLedger(*rig.connection, Events("m" + std::to_string(m) + "-", 4));
   ASSERT_TRUE(rig.Start());
-  ASSERT_TRUE(WaitUntil([&] { return !rig.sink->flushed_rows.empty(); }, 10s))
+  ASSERT_TRUE(WaitUntil([&] { return rig.sink->flushes() > 0; }, 10s))
       << "no flush: the row limit never closed the batch";
   rig.Stop();
-  std::lock_guard<std::mutex> lock(rig.sink->mu);
-  EXPECT_EQ(rig.sink->flushed_rows[0], 8u) << "4 would mean rows per message; 12 all messages";
-  EXPECT_EQ(rig.sink->ranges[0], std::make_pair(uint64_t{1}, uint64_t{2}));
+  EXPECT_EQ(rig.sink->flushed_rows()[0], 8u) << "4 would mean rows per message; 12 all messages";
+  EXPECT_EQ(rig.sink->ranges()[0], std::make_pair(uint64_t{1}, uint64_t{2}));
 }
 
 // A quiet stream must not hold records forever: a partial batch flushes when the interval since
@@ -54,7 +56,7 @@ TEST(Drain, APartialBatchIsFlushedWhenTheIntervalExpires) {
   testing::PublishLedger(*rig.connection, Events("a", 2));
   ASSERT_TRUE(rig.Start());
   ASSERT_TRUE(WaitUntil([&] { return rig.Drained(); }, 10s)) << "never acked after the interval";
-  EXPECT_EQ(rig.sink->flushed_rows.size(), 1u);
+  EXPECT_EQ(rig.sink->flushes(), 1u);
   EXPECT_EQ(RowsInLake(rig.lake_dir()), 2u);
 }
 
@@ -70,6 +72,87 @@ TEST(Drain, AFailedFlushIsRedeliveredRatherThanAcked) {
   EXPECT_GE(rig.metrics.naks.load(), 1u) << "a failed flush is nak'd";
   EXPECT_GE(rig.metrics.retries.load(), 1u) << "the nak'd message came back";
   EXPECT_EQ(RowsInLake(rig.lake_dir()), 3u) << "every id lands, once, after the retry";
+}
+
+// A flush slower than twice the ack wait (3 s) must not get healthy messages redelivered: every
+// message the drain holds (fetched ahead while a flush runs, buffered, settling) is kept alive from
+// its delivery until it is settled. Two batches of two messages, each flush 7 s: the second batch
+// is fetched while the first is written and waits 7 s untaken. JetStream's num_redelivered counts
+// only messages not yet acked, so it is sampled throughout, not read once at the end.
+TEST(Drain, ASinkSlowerThanTwiceTheAckWaitGetsEveryMessageDeliveredOnce) {
+  DrainRig rig;
+  ASSERT_TRUE(rig.server.ok()) << rig.server.error();
+  rig.options.batch_max_rows = 2;
+  rig.options.fetch_max = 2;
+  rig.options.batch_interval = 1h;
+  rig.sink->delay = 7s;
+  for (int m = 0; m < 4; ++m) testing::PublishLedger(*rig.connection, Events("k" + std::to_string(m) + "-", 1));
+  ASSERT_TRUE(rig.Start());
+  int64_t most_redelivered = 0;
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        most_redelivered = std::max(most_redelivered, rig.State().redelivered);
+        return rig.Drained();
+      },
+      60s))
+      << "not drained";
+  rig.Stop();
+  EXPECT_EQ(most_redelivered, 0) << "a held message outlived its ack wait";
+  EXPECT_EQ(rig.metrics.retries.load(), 0u) << "the drain was handed a message twice";
+  EXPECT_EQ(rig.sink->flushed_rows(), (std::vector<size_t>{2, 2})) << "each row written once";
+  EXPECT_EQ(RowsInLake(rig.lake_dir()), 4u);
+}
+
+// A bug is not a redelivery: an Internal status from the lake step still naks (nothing is lost,
+// the batch lands on the next try), but it is logged as a bug to report, with its stage and the
+// batch's sequence range, and not as the ordinary "flush failed" line.
+TEST(Drain, AnInternalErrorIsLoggedAsABugWithItsBatchAndStage) {
+  DrainRig rig;
+  ASSERT_TRUE(rig.server.ok()) << rig.server.error();
+  rig.sink->failures = 1;
+  rig.sink->FailWith(Status::Internal("parquet: column amount has the wrong array type"));
+  testing::PublishLedger(*rig.connection, Events("b", 3));
+  ASSERT_TRUE(rig.Start());
+  ASSERT_TRUE(WaitUntil([&] { return rig.Drained(); }, 15s)) << "the batch never landed";
+  rig.Stop();
+  EXPECT_EQ(RowsInLake(rig.lake_dir()), 3u) << "a bug naks like any failure: nothing lost";
+  std::vector<nlohmann::json> bugs;
+  std::vector<nlohmann::json> redeliveries;
+  std::istringstream lines(rig.LogText());
+  for (std::string line; std::getline(lines, line);) {
+    auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (!j.is_object()) continue;
+    const std::string msg = j.value("msg", "");
+    if (msg.starts_with("bug: ")) bugs.push_back(j);
+    if (msg.starts_with("flush failed")) redeliveries.push_back(j);
+  }
+  ASSERT_EQ(bugs.size(), 1u) << rig.LogText();
+  EXPECT_TRUE(redeliveries.empty()) << "a bug is not logged as an ordinary redelivery";
+  const nlohmann::json& bug = bugs[0];
+  EXPECT_EQ(bug["level"], "ERROR");
+  EXPECT_EQ(bug["stage"], "flush");
+  EXPECT_EQ(bug["first_seq"], 1);
+  EXPECT_EQ(bug["last_seq"], 1);
+  EXPECT_EQ(bug["messages"], 1);
+  EXPECT_EQ(bug["rows"], 3);
+  EXPECT_NE(bug.value("err", "").find("wrong array type"), std::string::npos) << bug.dump();
+  EXPECT_NE(bug.value("report", "").find("bug in sinkd"), std::string::npos) << bug.dump();
+}
+
+// The ordinary failure stays ordinary: a Redeliver from the lake step is the "flush failed" line,
+// with the same context, and no bug report.
+TEST(Drain, ARedeliverIsLoggedAsARedeliveryNotAsABug) {
+  DrainRig rig;
+  ASSERT_TRUE(rig.server.ok()) << rig.server.error();
+  rig.sink->failures = 1;
+  testing::PublishLedger(*rig.connection, Events("c", 2));
+  ASSERT_TRUE(rig.Start());
+  ASSERT_TRUE(WaitUntil([&] { return rig.Drained(); }, 15s)) << "the batch never landed";
+  rig.Stop();
+  const std::string log = rig.LogText();
+  EXPECT_NE(log.find("\"msg\":\"flush failed; nak for redelivery\""), std::string::npos) << log;
+  EXPECT_NE(log.find("\"stage\":\"flush\""), std::string::npos) << log;
+  EXPECT_EQ(log.find("bug"), std::string::npos) << log;
 }
 
 // Garbage goes to GARM_SINK_DEAD with its original bytes and the headers naming where it came
@@ -94,7 +177,7 @@ TEST(Drain, AnUnreadableMessageIsDeadLetteredBeforeItIsTerminated) {
   EXPECT_EQ(dead[0].headers["Garm-Dead-Event-Index"], "-1");
   EXPECT_EQ(dead[0].headers["Nats-Msg-Id"], "GARM_LEDGER-" + std::to_string(seq) + "--1");
   EXPECT_EQ(rig.metrics.dead_unmarshal.load(), 1u);
-  EXPECT_TRUE(rig.sink->flushed_rows.empty()) << "no rows, so no Part";
+  EXPECT_TRUE(rig.sink->flushes() == 0) << "no rows, so no Part";
 }
 
 // The blast radius is one event: 2 rows, one dead letter holding the bad event's own bytes (a
@@ -133,7 +216,7 @@ TEST(Drain, NothingIsTerminatedWhenTheDeadLetterWriteFails) {
   auto state = rig.State();
   EXPECT_EQ(state.ack_floor_stream, 0u) << "nothing may be acked or terminated";
   EXPECT_TRUE(ReadStream(*rig.connection, jetstream::kDeadStream).empty());
-  EXPECT_TRUE(rig.sink->flushed_rows.empty()) << "the good rows of that batch wait too";
+  EXPECT_TRUE(rig.sink->flushes() == 0) << "the good rows of that batch wait too";
   rig.dead->fail = false;
   ASSERT_TRUE(WaitUntil([&] { return rig.Drained(); }, 15s)) << "it lands once the DLQ is back";
   EXPECT_EQ(ReadStream(*rig.connection, jetstream::kDeadStream).size(), 1u);
@@ -163,7 +246,7 @@ TEST(Drain, ShutdownFlushesWhatIsBuffered) {
   testing::PublishLedger(*rig.connection, Events("s", 3));
   ASSERT_TRUE(rig.Start());
   ASSERT_TRUE(WaitUntil([&] { return rig.metrics.buffered_rows.load() == 3; }, 10s));
-  EXPECT_TRUE(rig.sink->flushed_rows.empty()) << "premise: nothing flushed before the stop";
+  EXPECT_TRUE(rig.sink->flushes() == 0) << "premise: nothing flushed before the stop";
   rig.Stop();
   EXPECT_TRUE(rig.run_status.ok()) << rig.run_status.ToString();
   EXPECT_EQ(RowsInLake(rig.lake_dir()), 3u);
@@ -179,7 +262,7 @@ TEST(Drain, AnEmptyBatchIsAckedRatherThanRedeliveredForever) {
   ASSERT_TRUE(WaitUntil([&] { return rig.Drained(); }, 10s));
   EXPECT_EQ(rig.State().ack_floor_stream, 1u);
   EXPECT_TRUE(ReadStream(*rig.connection, jetstream::kDeadStream).empty());
-  EXPECT_TRUE(rig.sink->flushed_rows.empty());
+  EXPECT_TRUE(rig.sink->flushes() == 0);
 }
 
 // GARM_AUDIT carries one Event per message, and a bad audit Event is one whole-message reject.

@@ -25,7 +25,11 @@ struct PrefetchRig {
     if (bound.ok()) consumer = std::move(bound).value();
   }
   void PublishMessages(int n) {
-    for (int i = 0; i < n; ++i) testing::PublishLedger(*connection, {MakeEvent("e" + std::to_string(i))});
+    for (int i = 0; i < n; ++i) {
+      std::string id = "e";
+      id += std::to_string(i);  // not "e" + …: gcc 12 warns falsely (-Wstringop-overflow) on it
+      testing::PublishLedger(*connection, {MakeEvent(id)});
+    }
   }
   jetstream::ConsumerState State() {
     return testing::ConsumerStateOf(*connection, jetstream::kLedgerStream, "sink-prefetch");
@@ -34,6 +38,7 @@ struct PrefetchRig {
   testing::NatsServer server;
   std::unique_ptr<jetstream::Connection> connection;
   std::unique_ptr<jetstream::PullConsumer> consumer;
+  drain::KeepAlive keepalive{10s};  // a third of the ack wait; destroyed before the consumer
 };
 
 // Taken in stream order, each message once, one fetch (of at most fetch_max) per Take.
@@ -41,7 +46,7 @@ TEST(Prefetcher, TakesEveryMessageOnceInStreamOrder) {
   PrefetchRig rig;
   ASSERT_TRUE(rig.consumer) << rig.server.error();
   rig.PublishMessages(10);
-  drain::Prefetcher prefetcher(*rig.consumer, 3, 200ms);
+  drain::Prefetcher prefetcher(*rig.consumer, rig.keepalive, 3, 200ms);
   std::vector<jetstream::Message> got;
   for (int i = 0; i < 50 && got.size() < 10; ++i) {
     const size_t before = got.size();
@@ -50,6 +55,8 @@ TEST(Prefetcher, TakesEveryMessageOnceInStreamOrder) {
   }
   ASSERT_EQ(got.size(), 10u);
   for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i].stream_sequence(), i + 1);
+  EXPECT_EQ(rig.keepalive.tracked(), 10u) << "each is kept alive from its delivery";
+  rig.keepalive.Release(got);
   for (auto& m : got) ASSERT_TRUE(m.Ack().ok());
   std::vector<jetstream::Message> more;
   EXPECT_TRUE(prefetcher.Take(300ms, more).ok());
@@ -62,7 +69,7 @@ TEST(Prefetcher, HoldsOneFetchAheadAndStopHandsItBack) {
   PrefetchRig rig;
   ASSERT_TRUE(rig.consumer) << rig.server.error();
   rig.PublishMessages(10);
-  drain::Prefetcher prefetcher(*rig.consumer, 4, 200ms);
+  drain::Prefetcher prefetcher(*rig.consumer, rig.keepalive, 4, 200ms);
   ASSERT_TRUE(testing::WaitUntil([&] { return rig.State().ack_pending == 4; }, 10s))
       << "one fetch of 4 is delivered without a Take";
   std::this_thread::sleep_for(500ms);
@@ -70,13 +77,15 @@ TEST(Prefetcher, HoldsOneFetchAheadAndStopHandsItBack) {
   std::vector<jetstream::Message> left = prefetcher.Stop();
   ASSERT_EQ(left.size(), 4u);
   EXPECT_EQ(left.front().stream_sequence(), 1u);
+  EXPECT_EQ(rig.keepalive.tracked(), 4u) << "handed back still kept alive";
+  rig.keepalive.Release(left);
   for (auto& m : left) ASSERT_TRUE(m.Nak(0ms).ok());
   std::vector<jetstream::Message> after;
   EXPECT_TRUE(prefetcher.Take(50ms, after).ok());
   EXPECT_TRUE(after.empty()) << "a stopped prefetcher fetches nothing";
 
   // The next drain gets all ten, the four handed back among them as redeliveries.
-  drain::Prefetcher next(*rig.consumer, 10, 200ms);
+  drain::Prefetcher next(*rig.consumer, rig.keepalive, 10, 200ms);
   std::set<uint64_t> sequences;
   for (int i = 0; i < 50 && after.size() < 10; ++i) ASSERT_TRUE(next.Take(500ms, after).ok());
   for (auto& m : after) {
@@ -85,13 +94,14 @@ TEST(Prefetcher, HoldsOneFetchAheadAndStopHandsItBack) {
   }
   EXPECT_EQ(sequences.size(), 10u);
   EXPECT_EQ(after.size(), 10u);
+  rig.keepalive.Release(after);  // before `after` frees them
 }
 
 // Nothing published: Take waits its timeout and returns OK with nothing.
 TEST(Prefetcher, AnIdleStreamGivesAnEmptyTakeAfterTheTimeout) {
   PrefetchRig rig;
   ASSERT_TRUE(rig.consumer) << rig.server.error();
-  drain::Prefetcher prefetcher(*rig.consumer, 4, 100ms);
+  drain::Prefetcher prefetcher(*rig.consumer, rig.keepalive, 4, 100ms);
   std::vector<jetstream::Message> got;
   const auto start = std::chrono::steady_clock::now();
   EXPECT_TRUE(prefetcher.Take(300ms, got).ok());

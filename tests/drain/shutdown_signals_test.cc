@@ -3,18 +3,31 @@
 
 #include <signal.h>
 
+#include <chrono>
 #include <cstdlib>
+#include <thread>
 
 #include <gtest/gtest.h>
 
 namespace sinkd::drain {
 namespace {
 
+// Raises `sig` and waits (bounded) until its handler has run. A handler need not run inside
+// raise(): ThreadSanitizer defers it to the next call it intercepts, and two raises of one
+// signal before then are one delivery. Separate signals from an operator are separate in time.
+void RaiseAndWait(int sig) {
+  const int before = ShutdownSignals::count();
+  ::raise(sig);
+  for (int i = 0; i < 2000 && ShutdownSignals::count() == before; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
 // Exits 0 only if the flag and the count are what one signal should leave behind.
 void InstallRaiseOnceAndCheck(int sig) {
   ShutdownSignals::Install();
   if (ShutdownSignals::stop().load()) std::_Exit(10);
-  ::raise(sig);
+  RaiseAndWait(sig);
   std::_Exit(ShutdownSignals::stop().load() && ShutdownSignals::count() == 1 ? 0 : 11);
 }
 
@@ -32,16 +45,16 @@ TEST(ShutdownSignals, ASecondSignalExitsAtOnceWith128PlusTheSignal) {
   EXPECT_EXIT(
       {
         ShutdownSignals::Install();
-        ::raise(SIGTERM);
-        ::raise(SIGTERM);
+        RaiseAndWait(SIGTERM);
+        RaiseAndWait(SIGTERM);
         std::_Exit(0);  // not reached if the second signal exits
       },
       testing::ExitedWithCode(128 + SIGTERM), "second signal: exiting now");
   EXPECT_EXIT(
       {
         ShutdownSignals::Install();
-        ::raise(SIGTERM);
-        ::raise(SIGINT);
+        RaiseAndWait(SIGTERM);
+        RaiseAndWait(SIGINT);
         std::_Exit(0);
       },
       testing::ExitedWithCode(128 + SIGINT), "second signal");
@@ -52,7 +65,7 @@ TEST(ShutdownSignals, WithoutExitOnSecondEverySignalOnlyCounts) {
   EXPECT_EXIT(
       {
         ShutdownSignals::Install(/*exit_on_second=*/false);
-        for (int i = 0; i < 3; ++i) ::raise(SIGINT);
+        for (int i = 0; i < 3; ++i) RaiseAndWait(SIGINT);
         std::_Exit(ShutdownSignals::stop().load() && ShutdownSignals::count() == 3 ? 0 : 11);
       },
       testing::ExitedWithCode(0), "");
