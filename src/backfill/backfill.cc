@@ -37,9 +37,15 @@ Status Backfill::Finish() { return Flush(); }
 Status Backfill::Flush() {
   if (first_sequence_ == 0) return Status::OK();
   if (!dead_lines_.empty()) {
-    const std::string key = DeadLetterKey(options_.lake.key_prefix, options_.lake.instance,
-                                          first_sequence_, last_sequence_);
-    SINKD_RETURN_IF_ERROR(WriteDeadLetters(destination_, key, dead_lines_));
+    SINKD_ASSIGN_OR_RETURN(
+        const std::string key,
+        WriteDeadLetters(
+            destination_,
+            [&](uint32_t alternative) {
+              return DeadLetterKey(options_.lake.key_prefix, options_.lake.instance,
+                                   first_sequence_, last_sequence_, alternative);
+            },
+            dead_lines_));
     SINKD_RETURN_IF_ERROR(destination_.Sync());
     report_.dead_letter_keys.push_back(key);
     dead_lines_.clear();

@@ -1,5 +1,8 @@
 #include "s3/s3_destination.h"
 
+#include <algorithm>
+#include <cstdlib>
+
 #include "s3/s3_client.h"
 #include "s3/s3_upload.h"
 
@@ -98,6 +101,66 @@ Result<std::unique_ptr<lake::PartUpload>> S3Destination::Begin(const std::string
     return Status::Internal("s3: a Part key must be relative and non-empty: \"" + key + "\"");
   }
   return std::unique_ptr<lake::PartUpload>(new S3Upload(*this, key));
+}
+
+Status S3Destination::Delete(const std::string& key) {
+  if (key.empty() || key.front() == '/') return Status::Internal("s3: bad key \"" + key + "\"");
+  Result<HttpResponse> sent = client_->Send(S3Call{"DELETE", key, {}, {}, {}});
+  if (!sent.ok()) return Status::Redeliver("delete " + key + ": " + sent.status().message());
+  if (sent->status / 100 == 2 || sent->status == 404) return Status::OK();
+  return Status::Redeliver("delete " + client_->Name(key) + ": " + AnswerOf(*sent).ToString());
+}
+
+Result<std::vector<lake::StoredObject>> S3Destination::List(const std::string& prefix) {
+  std::vector<lake::StoredObject> objects;
+  std::string token;
+  // Bounded: a page holds up to 1,000 keys, so 1,000,000 pages is far past any lake.
+  for (int page = 0; page < 1'000'000; ++page) {
+    QueryList query = {{"list-type", "2"}, {"prefix", prefix}};
+    if (!token.empty()) query.emplace_back("continuation-token", token);
+    Result<HttpResponse> sent = client_->Send(S3Call{"GET", "", query, {}, {}});
+    if (!sent.ok()) return Status::Redeliver("list " + client_->Name(prefix) + ": " +
+                                             sent.status().message());
+    if (sent->status / 100 != 2) {
+      return Status::Redeliver("list " + client_->Name(prefix) + ": " +
+                               AnswerOf(*sent).ToString());
+    }
+    std::string_view body = sent->body;
+    for (size_t at = body.find("<Contents>"); at != std::string_view::npos;
+         at = body.find("<Contents>", at + 1)) {
+      const size_t end = body.find("</Contents>", at);
+      if (end == std::string_view::npos) break;
+      const std::string_view entry = body.substr(at, end - at);
+      lake::StoredObject object;
+      object.key = XmlValue(entry, "Key");
+      object.size = std::strtoull(XmlValue(entry, "Size").c_str(), nullptr, 10);
+      objects.push_back(std::move(object));
+    }
+    token = XmlValue(body, "NextContinuationToken");
+    if (XmlValue(body, "IsTruncated") != "true" || token.empty()) break;
+  }
+  std::sort(objects.begin(), objects.end(),
+            [](const lake::StoredObject& a, const lake::StoredObject& b) { return a.key < b.key; });
+  return objects;
+}
+
+Result<std::string> S3Destination::Read(const std::string& key, uint64_t offset,
+                                        uint64_t length) {
+  if (key.empty() || key.front() == '/') return Status::Internal("s3: bad key \"" + key + "\"");
+  if (length == 0) return std::string();
+  const std::string range =
+      "bytes=" + std::to_string(offset) + "-" + std::to_string(offset + length - 1);
+  Result<HttpResponse> sent = client_->Send(S3Call{"GET", key, {}, {{"range", range}}, {}});
+  if (!sent.ok()) return Status::Redeliver("read " + client_->Name(key) + ": " +
+                                           sent.status().message());
+  if (sent->status == 404) return Status::NotFound("read " + client_->Name(key) + ": no such object");
+  if (sent->status == 416) return std::string();  // offset at or past the end
+  if (sent->status == 206) return std::move(sent->body);
+  if (sent->status == 200) {  // a store that ignores Range sends it all
+    if (offset >= sent->body.size()) return std::string();
+    return sent->body.substr(offset, length);
+  }
+  return Status::Redeliver("read " + client_->Name(key) + ": " + AnswerOf(*sent).ToString());
 }
 
 void S3Destination::StopConditionalCreates(const std::string& answer) {

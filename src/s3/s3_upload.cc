@@ -84,22 +84,35 @@ Status S3Upload::Append(std::span<const uint8_t> bytes) {
     }
     const size_t take = std::min<uint64_t>(bytes.size(), threshold - buffer_->size());
     buffer_->append(reinterpret_cast<const char*>(bytes.data()), take);
+    size_ += take;
     bytes = bytes.subspan(take);
   }
   return Status::OK();
 }
 
-Status S3Upload::Commit() {
+Result<lake::Placed> S3Upload::Commit() {
   if (status_.ok() && (committed_ || aborted_)) status_ = Fail("Commit after Commit or Abort");
-  if (status_.ok()) status_ = upload_id_.empty() ? PutWhole() : SendPiece();
-  if (status_.ok() && !upload_id_.empty()) status_ = Complete();
+  lake::Placed placed = lake::Placed::kNew;
+  if (status_.ok() && !upload_id_.empty()) status_ = SendPiece();
+  if (status_.ok()) {
+    Result<lake::Placed> done = upload_id_.empty() ? PutWhole() : Complete();
+    if (done.ok()) {
+      placed = *done;
+    } else {
+      status_ = done.status();
+    }
+  }
   if (!status_.ok()) {
     Abort();
     return status_;
   }
+  if (placed == lake::Placed::kTaken) {
+    Abort();  // a multipart upload that never completed is taken back
+    return placed;
+  }
   committed_ = true;
   ReleaseBuffer();
-  return Status::OK();
+  return placed;
 }
 
 Result<HttpResponse> S3Upload::SendCreate(S3Call call) {
@@ -112,13 +125,13 @@ Result<HttpResponse> S3Upload::SendCreate(S3Call call) {
   return owner_.client_->Send(call);
 }
 
-Status S3Upload::PutWhole() {
+Result<lake::Placed> S3Upload::PutWhole() {
   S3Call call{"PUT", key_, {}, {{"content-type", ContentTypeFor(key_)}}, *buffer_};
   Result<HttpResponse> sent = SendCreate(std::move(call));
   if (!sent.ok()) return Fail(sent.status().message());
-  if (sent->status == 412) return ConfirmLanded({HexEncode(Md5(*buffer_))});
+  if (sent->status == 412) return InPlace({HexEncode(Md5(*buffer_))});
   if (!Success(*sent)) return Fail("PUT: " + AnswerOf(*sent).ToString());
-  return Status::OK();
+  return lake::Placed::kNew;
 }
 
 Status S3Upload::SendPiece() {
@@ -149,7 +162,7 @@ Status S3Upload::SendPiece() {
   return Status::OK();
 }
 
-Status S3Upload::Complete() {
+Result<lake::Placed> S3Upload::Complete() {
   std::string xml = "<CompleteMultipartUpload>";
   for (size_t i = 0; i < etags_.size(); ++i) {
     xml += "<Part><PartNumber>" + std::to_string(i + 1) + "</PartNumber><ETag>" + etags_[i] +
@@ -168,29 +181,37 @@ Status S3Upload::Complete() {
     const std::vector<std::string> etags = {
         HexEncode(Md5(piece_md5s_)) + "-" + std::to_string(etags_.size()),
         HexEncode(whole_md5_.Finish())};
-    Status landed = ConfirmLanded(etags);
-    if (landed.ok()) upload_id_.clear();
-    return landed;
+    Result<lake::Placed> in_place = InPlace(etags);
+    // Gone: completed (ours, kSame) or nothing to abort. Taken after a 412: abort our pieces.
+    if (in_place.ok() && (*in_place == lake::Placed::kSame || answer.code == "NoSuchUpload")) {
+      upload_id_.clear();
+    }
+    return in_place;
   }
   if (!Success(*sent)) return Fail("CompleteMultipartUpload: " + answer.ToString());
   upload_id_.clear();  // complete: nothing left to abort
-  return Status::OK();
+  return lake::Placed::kNew;
 }
 
-Status S3Upload::ConfirmLanded(const std::vector<std::string>& etags) {
+Result<lake::Placed> S3Upload::InPlace(const std::vector<std::string>& etags) {
   Result<HttpResponse> head = owner_.client_->Send(S3Call{"HEAD", key_, {}, {}, {}});
   if (!head.ok()) return Fail("checking an existing object: " + head.status().message());
   if (!Success(*head)) {
     return Fail("the store said the object exists, then HEAD said " + AnswerOf(*head).ToString());
   }
   const std::string found = BareEtag(head->Header("etag"));
-  if (std::find(etags.begin(), etags.end(), found) != etags.end()) {
+  const std::string length = head->Header("content-length");
+  const bool same_size = length.empty() || length == std::to_string(size_);
+  if (same_size && std::find(etags.begin(), etags.end(), found) != etags.end()) {
     owner_.log_.Info("object already in place with our bytes (an earlier attempt landed)",
                      {{"object", owner_.client_->Name(key_)}});
-    return Status::OK();
+    return lake::Placed::kSame;
   }
-  return Fail("another object already exists at this key; If-None-Match kept it from being "
-              "overwritten (ETag " + found + ")");
+  owner_.log_.Info("another object holds this key; If-None-Match kept it, the Part goes under "
+                   "another name",
+                   {{"object", owner_.client_->Name(key_)}, {"etag", found},
+                    {"size", length}, {"our_size", size_}});
+  return lake::Placed::kTaken;
 }
 
 void S3Upload::Abort() {

@@ -364,7 +364,7 @@ TEST(S3Destination, AFailedUploadKeepsItsFirstError) {
   EXPECT_NE(first.message().find("gave up after 2 attempts"), std::string::npos) << first.message();
   Status again = (*upload)->Append(sinkd::testing::Bytes(bytes));
   EXPECT_EQ(again.message(), first.message());
-  EXPECT_EQ((*upload)->Commit().message(), first.message());
+  EXPECT_EQ((*upload)->Commit().status().message(), first.message());
 }
 
 // Virtual-hosted addressing puts the bucket in the host name (s3rver reads it from there).
