@@ -47,11 +47,15 @@ class S3Upload final : public lake::PartUpload {
   // MD5s for multipart), kTaken when the size or the ETag differs, Redeliver when HEAD fails.
   // An ETag we cannot reproduce (SSE-KMS, a store with its own scheme, multipart pieces of
   // another size) counts as other bytes: the Part goes under another name, a second copy that
-  // readers dedupe, never an overwrite nor a loss. Both answers are reported as found in place,
-  // never as placed by us, even when the earlier attempt was in fact ours (its answer was lost):
-  // a failed flush then never deletes an object another writer may have acked.
+  // readers dedupe, never an overwrite nor a loss. An object carrying this upload's token
+  // (x-amz-meta-sinkd-upload) is ours, created by an attempt whose answer was lost: kNew, which a
+  // failed flush may delete; any other is only found in place and never deleted by us.
   Result<lake::Placed> InPlace(const std::vector<std::string>& etags);
   Status Fail(const std::string& what);
+  // Aborts the multipart upload, if one is open (a failed abort costs a warning).
+  void AbortPieces();
+  // After a failed create: deletes the object at the key if it carries our token.
+  void TakeBack();
   // Hands the shared buffer back (emptied, capacity kept) or frees the private one.
   void ReleaseBuffer();
 
@@ -65,8 +69,10 @@ class S3Upload final : public lake::PartUpload {
   std::string piece_md5s_;          // raw MD5 of each piece, for the multipart ETag
   Md5Stream whole_md5_;             // MD5 of the whole object, for stores that use it as ETag
   uint64_t size_ = 0;               // bytes appended
+  std::string token_;               // random, sent as x-amz-meta-sinkd-upload with the create
   bool committed_ = false;
   bool aborted_ = false;
+  bool create_sent_ = false;  // a PUT or completion went out: the object may exist
 };
 
 }  // namespace sinkd::s3
