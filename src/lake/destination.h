@@ -1,8 +1,9 @@
 // A Destination is where Parts land: a directory on this machine or a bucket in an object store.
 // Both receive the same keys (lake/key.h). It is the one seam between sinkd and the place its
-// lake lives: every Part and dead-letter file is placed through it (lake::LakeWriter for Parts,
-// never a write of its own), and the same seam lists, reads and deletes what is there (a failed
-// flush removing its Parts now; compaction later).
+// lake lives: every object is created through lake::Place (lake/lake_writer.h: Parts by
+// LakeWriter, dead-letter files, and compaction's outputs next), never by a write of its own, and
+// the same seam lists, reads and deletes what is there (a failed flush removing its Parts now;
+// compaction reading footers, and deleting superseded Parts after a grace, later).
 //
 // Placement policy, the same on both destinations: a key is never replaced. A Part is streamed
 // into a PartUpload and becomes visible under its key only when Commit succeeds, atomically (a
@@ -50,6 +51,7 @@ class PartUpload : public parquet::OutputStream {
 struct StoredObject {
   std::string key;  // relative, '/'-separated, as Begin took it
   uint64_t size = 0;
+  int64_t modified_unix_ms = 0;  // when it appeared (mtime; S3 LastModified): for a grace period
 };
 
 class Destination {

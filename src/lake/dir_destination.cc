@@ -192,7 +192,9 @@ class DirUpload final : public PartUpload {
     }
     if (err != EEXIST) return Status::Redeliver("place " + key_ + ": rename: " + Errno(err));
     Result<bool> same = SameContents(temp, final_);
-    if (!same.ok()) return same.status().WithContext("place " + key_ + ": comparing with the Part in place");
+    if (!same.ok()) {
+      return same.status().WithContext("place " + key_ + ": comparing with the Part in place");
+    }
     return *same ? Placed::kSame : Placed::kTaken;
   }
 
@@ -320,9 +322,10 @@ Result<std::vector<StoredObject>> DirDestination::List(const std::string& prefix
                     kIncompleteSuffix) == 0) {
       continue;
     }
-    const uint64_t size = it->file_size(ec);
-    if (ec) break;
-    objects.push_back(StoredObject{key, size});
+    struct stat st;
+    if (::stat(it->path().c_str(), &st) != 0) continue;  // removed while we listed
+    const int64_t modified_ms = int64_t{st.st_mtim.tv_sec} * 1000 + st.st_mtim.tv_nsec / 1'000'000;
+    objects.push_back(StoredObject{key, static_cast<uint64_t>(st.st_size), modified_ms});
   }
   if (ec) return Status::Redeliver("list " + (root_ / prefix).string() + ": " + ec.message());
   std::sort(objects.begin(), objects.end(),
@@ -349,7 +352,8 @@ Result<std::string> DirDestination::Read(const std::string& key, uint64_t offset
   std::string out(offset >= size ? 0 : std::min(length, size - offset), '\0');
   size_t done = 0;
   while (done < out.size()) {
-    ssize_t n = ::pread(fd, out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
+    ssize_t n =
+        ::pread(fd, out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       int err = n < 0 ? errno : EIO;

@@ -1,6 +1,7 @@
 // Object keys of the lake, built by this one piece of code for every destination, so a directory
 // lake can be copied into a bucket and read unchanged:
-//   <prefix>/date=YYYY-MM-DD/<column>=<escaped value>/…/part-<instance>[.<k>]-<firstSeq>-<lastSeq>-<n>.parquet
+//   <prefix>/date=YYYY-MM-DD/<column>=<escaped value>/…/
+//       part-<instance>[.<k>]-<firstSeq>-<lastSeq>-<n>.parquet
 // Partition values are untrusted input: they are escaped as Hive and DuckDB do, so no value can
 // leave its directory (`../x`, `a/b`) or collide with another (`a=b`, `%41`).
 // Threads: pure functions.

@@ -1,12 +1,31 @@
 #include "s3/s3_destination.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
+#include <ctime>
 
 #include "s3/s3_client.h"
 #include "s3/s3_upload.h"
 
 namespace sinkd::s3 {
+
+namespace {
+
+// "2026-12-01T20:00:00.123Z" (ListObjectsV2's LastModified) → Unix milliseconds; 0 if unreadable.
+int64_t IsoUnixMillis(const std::string& text) {
+  struct tm tm = {};
+  int millis = 0;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d.%3d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &millis) < 6) {
+    return 0;
+  }
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  return int64_t{timegm(&tm)} * 1000 + millis;
+}
+
+}  // namespace
 
 Status S3Options::Validate() const {
   if (bucket.empty()) return Status::Refuse("s3: no bucket: pass --s3-bucket or export S3_BUCKET");
@@ -134,6 +153,7 @@ Result<std::vector<lake::StoredObject>> S3Destination::List(const std::string& p
       lake::StoredObject object;
       object.key = XmlValue(entry, "Key");
       object.size = std::strtoull(XmlValue(entry, "Size").c_str(), nullptr, 10);
+      object.modified_unix_ms = IsoUnixMillis(XmlValue(entry, "LastModified"));
       objects.push_back(std::move(object));
     }
     token = XmlValue(body, "NextContinuationToken");
@@ -153,7 +173,9 @@ Result<std::string> S3Destination::Read(const std::string& key, uint64_t offset,
   Result<HttpResponse> sent = client_->Send(S3Call{"GET", key, {}, {{"range", range}}, {}});
   if (!sent.ok()) return Status::Redeliver("read " + client_->Name(key) + ": " +
                                            sent.status().message());
-  if (sent->status == 404) return Status::NotFound("read " + client_->Name(key) + ": no such object");
+  if (sent->status == 404) {
+    return Status::NotFound("read " + client_->Name(key) + ": no such object");
+  }
   if (sent->status == 416) return std::string();  // offset at or past the end
   if (sent->status == 206) return std::move(sent->body);
   if (sent->status == 200) {  // a store that ignores Range sends it all

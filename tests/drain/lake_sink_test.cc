@@ -31,7 +31,9 @@ row::RowBatch Rows() {
 
 size_t PartFiles(const fs::path& root) {
   size_t n = 0;
-  for (const auto& e : fs::recursive_directory_iterator(root)) n += e.path().extension() == ".parquet";
+  for (const auto& e : fs::recursive_directory_iterator(root)) {
+    n += e.path().extension() == ".parquet";
+  }
   return n;
 }
 

@@ -111,6 +111,10 @@ TEST(DirDestination, ListReadAndDeleteSeeOnlyCompleteObjects) {
   ASSERT_EQ(all->size(), 2u);
   EXPECT_EQ((*all)[0].key, "ledger/date=2026-09-29/app=a/part-1.parquet");
   EXPECT_EQ((*all)[0].size, 10u);
+  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+  EXPECT_LT(std::abs((*all)[0].modified_unix_ms - now_ms), 120'000) << "mtime read";
   EXPECT_EQ((*all)[1].key, "ledger/date=2026-09-29/app=b/part-2.parquet");
   auto some = dest->List("ledger/date=2026-09-29/app=a");
   ASSERT_TRUE(some.ok());

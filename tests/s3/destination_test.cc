@@ -270,6 +270,10 @@ TEST_F(SharedStore, ListReadAndDeleteWorkOnTheBucket) {
   ASSERT_EQ(listed->size(), 5u);
   EXPECT_EQ((*listed)[2].key, "listed/app=a/part-2.parquet");
   EXPECT_EQ((*listed)[2].size, 12u);
+  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+  EXPECT_LT(std::abs((*listed)[2].modified_unix_ms - now_ms), 120'000) << "LastModified read";
   ASSERT_TRUE(PutPart(*destination, "listed/app=a/range.parquet", "0123456789").ok());
   EXPECT_EQ(*destination->Read("listed/app=a/range.parquet", 3, 4), "3456");
   EXPECT_EQ(*destination->Read("listed/app=a/range.parquet", 8, 100), "89");
