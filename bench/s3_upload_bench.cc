@@ -111,7 +111,7 @@ double SinkdFlush(sinkd::s3::S3Destination& destination, const std::string& byte
     for (size_t at = 0; at < size; at += 1 << 20) {
       if (!(*upload)->Append({data + at, std::min<size_t>(1 << 20, size - at)}).ok()) return -1;
     }
-    sinkd::Status s = (*upload)->Commit();
+    sinkd::Status s = (*upload)->Commit().status();
     if (!s.ok()) {
       std::fprintf(stderr, "%s\n", s.ToString().c_str());
       return -1;

@@ -1,32 +1,51 @@
 #include "backfill/backfill.h"
 
+#include <chrono>
+
 #include "backfill/dead_letter_file.h"
-#include "row/ledger_columns.h"
 
 namespace sinkd::backfill {
+
+namespace {
+
+// A message as the drain holds it. It is never settled: it has no connection.
+Result<jetstream::Message> Held(std::string_view data, std::string_view subject,
+                                uint64_t sequence) {
+  const std::string name = subject.empty() ? std::string("-") : std::string(subject);
+  natsMsg* msg = nullptr;
+  natsStatus s = natsMsg_Create(&msg, name.c_str(), nullptr, data.data(),
+                                static_cast<int>(data.size()));
+  if (s != NATS_OK) {
+    return Status::Internal("import: cannot hold message " + std::to_string(sequence) + ": " +
+                            natsStatus_GetText(s));
+  }
+  return jetstream::Message(msg);
+}
+
+}  // namespace
 
 Backfill::Backfill(lake::Destination& destination, BackfillOptions options, Logger& log)
     : destination_(destination),
       options_(std::move(options)),
       log_(log),
-      writer_(destination, options_.lake),
-      rows_(row::kLedgerColumns) {}
+      writer_(destination, options_.lake) {}
 
 Status Backfill::Add(std::string_view message, std::string_view subject) {
   const uint64_t sequence = next_sequence_++;
-  if (first_sequence_ == 0) first_sequence_ = sequence;
-  last_sequence_ = sequence;
   ++report_.messages;
-  rejects_scratch_.clear();
-  decoder_.Decode(options_.envelope, message, rows_, rejects_scratch_);
-  for (contract::Reject& reject : rejects_scratch_) {
-    log_.Error("unreadable record; dead-lettering",
-               {{"subject", subject}, {"seq", sequence}, {"reject", reject.ToString()}});
-    DeadLetter letter{std::move(reject), options_.stream, std::string(subject), sequence};
-    dead_lines_ += DeadLetterLine(letter);
-    ++report_.rejects;
+  if (message.size() > static_cast<size_t>(INT32_MAX)) {
+    return Status::Refuse("import: message " + std::to_string(sequence) + " is over 2 GiB");
   }
-  if (rows_.rows() >= options_.batch_max_rows) return Flush();
+  SINKD_ASSIGN_OR_RETURN(jetstream::Message held, Held(message, subject, sequence));
+  for (const drain::HeldReject& reject : batch_.Add(std::move(held), sequence, options_.envelope,
+                                                    std::chrono::steady_clock::now())) {
+    log_.Error("unreadable record; dead-lettering",
+               {{"subject", subject}, {"seq", sequence}, {"reject", reject.reject.ToString()}});
+  }
+  if (batch_.rows.rows() >= options_.batch_max_rows ||
+      batch_.bytes() >= options_.batch_max_bytes) {
+    return Flush();
+  }
   return Status::OK();
 }
 
@@ -35,29 +54,42 @@ Status Backfill::Finish() { return Flush(); }
 // Same order as a drain's flush: dead letters first (small, and a record must never be lost
 // because its neighbours' Parts failed), then the Parts.
 Status Backfill::Flush() {
-  if (first_sequence_ == 0) return Status::OK();
-  if (!dead_lines_.empty()) {
-    const std::string key = DeadLetterKey(options_.lake.key_prefix, options_.lake.instance,
-                                          first_sequence_, last_sequence_);
-    SINKD_RETURN_IF_ERROR(WriteDeadLetters(destination_, key, dead_lines_));
+  if (batch_.empty()) return Status::OK();
+  const uint64_t first = batch_.first_sequence(), last = batch_.last_sequence();
+  if (!batch_.rejects.empty()) {
+    std::string lines;
+    for (const drain::HeldReject& r : batch_.rejects) {
+      // Messages are numbered one after another, so the held index gives the sequence.
+      const jetstream::Message& from = batch_.held[r.message].message;
+      lines += DeadLetterLine(DeadLetter{r.reject, options_.stream, std::string(from.subject()),
+                                         first + r.message});
+    }
+    SINKD_ASSIGN_OR_RETURN(
+        const std::string key,
+        WriteDeadLetters(
+            destination_,
+            [&](uint32_t alternative) {
+              return DeadLetterKey(options_.lake.key_prefix, options_.lake.instance, first, last,
+                                   alternative);
+            },
+            lines));
     SINKD_RETURN_IF_ERROR(destination_.Sync());
     report_.dead_letter_keys.push_back(key);
-    dead_lines_.clear();
+    report_.rejects += batch_.rejects.size();
   }
-  lake::Provenance provenance{options_.stream, first_sequence_, last_sequence_};
-  auto flushed = writer_.Flush(rows_, provenance);
+  lake::Provenance provenance{options_.stream, first, last};
+  auto flushed = writer_.Flush(batch_.rows, provenance);
   if (!flushed.ok()) return flushed.status();
   log_.Info("flushed batch", {{"rows", flushed->rows},
                               {"parts", static_cast<uint64_t>(flushed->parts.size())},
                               {"bytes", flushed->bytes},
-                              {"first_seq", first_sequence_},
-                              {"last_seq", last_sequence_}});
+                              {"first_seq", first},
+                              {"last_seq", last}});
   report_.rows += flushed->rows;
   report_.parts += flushed->parts.size();
   report_.bytes += flushed->bytes;
   ++report_.flushes;
-  rows_.Clear();
-  first_sequence_ = last_sequence_ = 0;
+  batch_.Clear();
   return Status::OK();
 }
 

@@ -1,8 +1,10 @@
 // Backfill replays wire messages — the bytes that travelled on a stream, one by one — into a lake
-// exactly as a drain would have written them: the same decoder, the same batch limit in rows, the
-// same Parts under the same kind of keys. Messages are numbered from 1 in the order given; those
-// numbers stand in for stream sequences in keys and footers. What cannot be read is kept in a
-// dead-letter file (backfill/dead_letter_file.h), written before the Parts of its batch.
+// exactly as a drain would have written them: the drain's own Batch (drain/batch.h: decoding,
+// sequence range, rejects with the message each came from), the same batch limit in rows, the
+// same LakeWriter and keys. Messages are numbered from 1 in the order given; those numbers stand
+// in for stream sequences in keys and footers. What cannot be read is kept in a dead-letter file
+// (backfill/dead_letter_file.h), written before the Parts of its batch, as a drain stores its
+// dead letters before it flushes.
 // Ownership: borrows the Destination and the Logger. Threads: one thread at a time.
 // Errors: a failed flush stops the backfill with Redeliver; Parts already committed stay whole.
 #pragma once
@@ -15,8 +17,8 @@
 #include "base/log.h"
 #include "base/status.h"
 #include "contract/wire_decoder.h"
+#include "drain/batch.h"
 #include "lake/lake_writer.h"
-#include "row/row_batch.h"
 
 namespace sinkd::backfill {
 
@@ -24,6 +26,9 @@ struct BackfillOptions {
   contract::Envelope envelope = contract::Envelope::kBatch;
   std::string stream = "import";      // names the source in footers and dead letters
   size_t batch_max_rows = 250'000;    // rows, not messages: one ledger message holds hundreds
+  // Bytes held (messages and decoded rows, drain::Batch::bytes), as the drain's default bounds
+  // them: the messages are held until their batch is flushed, as a drain holds them until acked.
+  size_t batch_max_bytes = size_t{512} << 20;
   lake::LakeWriterOptions lake;       // key prefix, instance, Parquet options
 };
 
@@ -56,13 +61,8 @@ class Backfill {
   BackfillOptions options_;
   Logger& log_;
   lake::LakeWriter writer_;
-  contract::WireDecoder decoder_;
-  row::RowBatch rows_;
-  std::vector<contract::Reject> rejects_scratch_;
-  std::string dead_lines_;
+  drain::Batch batch_;
   uint64_t next_sequence_ = 1;
-  uint64_t first_sequence_ = 0;  // of the batch being built; 0 = empty batch
-  uint64_t last_sequence_ = 0;
   BackfillReport report_;
 };
 

@@ -21,20 +21,23 @@ std::string DeadLetterLine(const DeadLetter& letter) {
 }
 
 std::string DeadLetterKey(std::string_view prefix, std::string_view instance, uint64_t first,
-                          uint64_t last) {
-  return "dead-letters/" + std::string(prefix) + "/dead-" + std::string(instance) + "-" +
-         std::to_string(first) + "-" + std::to_string(last) + ".jsonl";
+                          uint64_t last, uint32_t alternative) {
+  std::string name(instance);
+  if (alternative > 0) name += "." + std::to_string(alternative);
+  return "dead-letters/" + std::string(prefix) + "/dead-" + name + "-" + std::to_string(first) +
+         "-" + std::to_string(last) + ".jsonl";
 }
 
-Status WriteDeadLetters(lake::Destination& destination, const std::string& key,
-                        const std::string& lines) {
-  if (lines.empty()) return Status::OK();
-  SINKD_ASSIGN_OR_RETURN(std::unique_ptr<lake::PartUpload> upload, destination.Begin(key));
-  Status s = upload->Append(
-      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(lines.data()), lines.size()));
-  if (s.ok()) s = upload->Commit();
-  if (!s.ok()) upload->Abort();
-  return s.WithContext("dead letters " + key);
+Result<std::string> WriteDeadLetters(
+    lake::Destination& destination,
+    const std::function<std::string(uint32_t alternative)>& key_for, const std::string& lines) {
+  if (lines.empty()) return std::string();
+  auto placed = lake::Place(destination, key_for, [&](lake::PartUpload& upload) {
+    return upload.Append(
+        std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(lines.data()), lines.size()));
+  });
+  if (!placed.ok()) return placed.status().WithContext("dead letters");
+  return placed->key;
 }
 
 }  // namespace sinkd::backfill

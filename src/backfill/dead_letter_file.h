@@ -4,18 +4,20 @@
 //   {"reason":"missing_time","error":"time is unset","stream":"import","subject":"<file>",
 //    "sequence":12,"event_index":3,"payload_base64":"…"}
 // The file is placed through the lake's Destination under
-//   dead-letters/<prefix>/dead-<instance>-<firstSeq>-<lastSeq>.jsonl
-// with the same write-then-commit discipline as a Part, so DuckDB's read_json reads it.
+//   dead-letters/<prefix>/dead-<instance>[.<k>]-<firstSeq>-<lastSeq>.jsonl
+// with the same placement as a Part (never replacing a key), so DuckDB's read_json reads it.
 // Threads: one thread at a time.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
-#include "base/status.h"
+#include "base/result.h"
 #include "contract/wire_decoder.h"
 #include "lake/destination.h"
+#include "lake/lake_writer.h"
 
 namespace sinkd::backfill {
 
@@ -29,11 +31,14 @@ struct DeadLetter {
 // One JSON line (with its newline) for a dead letter.
 std::string DeadLetterLine(const DeadLetter& letter);
 
-// Writes `lines` (already rendered) as one committed file. No lines: no file.
-Status WriteDeadLetters(lake::Destination& destination, const std::string& key,
-                        const std::string& lines);
+// Places `lines` (already rendered) as one file through lake::Place: at key_for(0), or at the next
+// alternative while a key holds other bytes. Returns the key used; no lines: no file, "".
+Result<std::string> WriteDeadLetters(
+    lake::Destination& destination,
+    const std::function<std::string(uint32_t alternative)>& key_for, const std::string& lines);
 
+// alternative k > 0 names the file dead-<instance>.<k>-…, as lake/key.h names Parts.
 std::string DeadLetterKey(std::string_view prefix, std::string_view instance, uint64_t first,
-                          uint64_t last);
+                          uint64_t last, uint32_t alternative = 0);
 
 }  // namespace sinkd::backfill

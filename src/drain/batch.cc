@@ -6,7 +6,8 @@ namespace sinkd::drain {
 
 Batch::Batch() : rows(row::kLedgerColumns) {}
 
-std::span<const HeldReject> Batch::Add(jetstream::Message message, contract::Envelope envelope,
+std::span<const HeldReject> Batch::Add(jetstream::Message message, uint64_t seq,
+                                       contract::Envelope envelope,
                                        std::chrono::steady_clock::time_point now) {
   if (held.empty()) {
     first_buffered_ = now;
@@ -14,7 +15,6 @@ std::span<const HeldReject> Batch::Add(jetstream::Message message, contract::Env
                                   std::chrono::system_clock::now().time_since_epoch())
                                   .count();
   }
-  const uint64_t seq = message.stream_sequence();
   if (seq != 0) {
     if (first_sequence_ == 0 || seq < first_sequence_) first_sequence_ = seq;
     if (seq > last_sequence_) last_sequence_ = seq;

@@ -36,6 +36,14 @@ class Batch {
   // Decodes `message` into rows and rejects and keeps it until settled. Returns the rejects it
   // produced (views valid until the next Add or Clear), for logging.
   std::span<const HeldReject> Add(jetstream::Message message, contract::Envelope envelope,
+                                  std::chrono::steady_clock::time_point now) {
+    const uint64_t sequence = message.stream_sequence();
+    return Add(std::move(message), sequence, envelope, now);
+  }
+  // The same with the sequence given rather than read from JetStream's metadata: `import` numbers
+  // recorded messages itself (backfill/backfill.h), which have none.
+  std::span<const HeldReject> Add(jetstream::Message message, uint64_t sequence,
+                                  contract::Envelope envelope,
                                   std::chrono::steady_clock::time_point now);
   void Clear();
 

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -35,21 +34,22 @@ class DeadLetters {
   virtual Result<bool> Publish(const jetstream::DeadLetterRecord& record) = 0;
 };
 
-// Sink over a lake Destination. Part keys carry the instance and the batch's sequence range; when
-// this process flushes the same range a second time (a batch whose acks were lost, redelivered to
-// the same instance with the same first and last sequence) the instance gets a ".<n>" suffix, so a
-// key that may already hold acked rows is never written over.
+// Sink over a lake Destination, through the one LakeWriter every lake writer uses. Part keys carry
+// the instance and the batch's sequence range; a batch redelivered with the same range finds its
+// Parts in place (the same bytes: success, no copy), and a key holding other bytes sends the Part
+// to another name (lake/lake_writer.h), so a key that may already hold acked rows is never
+// written over.
 class LakeSink final : public Sink {
  public:
   LakeSink(lake::Destination& destination, lake::LakeWriterOptions options)
-      : destination_(destination), options_(std::move(options)) {}
+      : writer_(destination, std::move(options)) {}
   Result<lake::FlushReport> Flush(const row::RowBatch& rows,
-                                  const lake::Provenance& provenance) override;
+                                  const lake::Provenance& provenance) override {
+    return writer_.Flush(rows, provenance);
+  }
 
  private:
-  lake::Destination& destination_;
-  lake::LakeWriterOptions options_;
-  std::map<std::pair<uint64_t, uint64_t>, int> ranges_written_;
+  lake::LakeWriter writer_;
 };
 
 class StreamDeadLetters final : public DeadLetters {

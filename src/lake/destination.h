@@ -1,27 +1,57 @@
 // A Destination is where Parts land: a directory on this machine or a bucket in an object store.
-// Both receive the same keys (lake/key.h). A Part is streamed into a PartUpload and becomes visible
-// under its key only when Commit succeeds; a reader never sees half a Part.
+// Both receive the same keys (lake/key.h). It is the one seam between sinkd and the place its
+// lake lives: every object is created through lake::Place (lake/lake_writer.h: Parts by
+// LakeWriter, dead-letter files, and compaction's outputs next), never by a write of its own, and
+// the same seam lists, reads and deletes what is there (a failed flush removing its Parts now;
+// compaction reading footers, and deleting superseded Parts after a grace, later).
+//
+// Placement policy, the same on both destinations: a key is never replaced. A Part is streamed
+// into a PartUpload and becomes visible under its key only when Commit succeeds, atomically (a
+// reader never sees half a Part), and only if the key was free (RENAME_NOREPLACE on a directory,
+// If-None-Match: * on S3). When the key is already taken Commit says whether by the same bytes
+// (kSame: an earlier attempt of this batch landed; success, nothing written) or by other bytes
+// (kTaken: nothing written; the caller places the Part under another name). How "the same bytes"
+// is decided is up to each destination and documented there: exact on a directory; size and
+// ETag on S3, where an ETag we cannot reproduce counts as other bytes (a second copy, never an
+// overwrite).
+//
 // Threads: one thread at a time per Destination and per PartUpload.
 // Errors: Ensure refuses (Refuse) a destination that cannot work, before anything is consumed;
-// upload failures are Redeliver (the batch is nak'd and written again later).
+// upload, list, read and delete failures are Redeliver (the batch is nak'd and written again).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "base/result.h"
 #include "parquet/output_stream.h"
 
 namespace sinkd::lake {
 
+enum class Placed {
+  kNew,    // our bytes are now at the key, placed by this upload
+  kSame,   // the key already held exactly these bytes; this upload wrote nothing
+  kTaken,  // the key holds other bytes; this upload wrote nothing (choose another key)
+};
+
 class PartUpload : public parquet::OutputStream {
  public:
-  // Makes the bytes appended so far durable and visible under the key: after an OK return the
-  // Part survives a crash of this process and of the machine (fsync'd / acknowledged by the store).
+  // Makes the bytes appended so far durable and visible under the key unless the key is taken:
+  // after kNew or kSame the Part survives a crash of this process and of the machine (fsync'd /
+  // acknowledged by the store; directory entries once Destination::Sync returned OK).
   // REQUIRES: called at most once; no Append after it.
-  virtual Status Commit() = 0;
+  virtual Result<Placed> Commit() = 0;
   // Throws the bytes away; nothing becomes visible under the key. Safe after a failed Commit.
   virtual void Abort() = 0;
+};
+
+// One object of the lake as List sees it.
+struct StoredObject {
+  std::string key;  // relative, '/'-separated, as Begin took it
+  uint64_t size = 0;
+  int64_t modified_unix_ms = 0;  // when it appeared (mtime; S3 LastModified): for a grace period
 };
 
 class Destination {
@@ -34,10 +64,21 @@ class Destination {
   virtual std::string Describe() const = 0;
   // Starts a Part under `key` (relative, '/'-separated, from lake::PartKey).
   virtual Result<std::unique_ptr<PartUpload>> Begin(const std::string& key) = 0;
-  // Makes every commit since the last Sync durable as a set (directory entries for a directory
-  // lake; nothing to do for an object store, whose PUT is durable on its own). Called once per
-  // flush, after its last Commit and before anything is acknowledged.
+  // Makes every commit and delete since the last Sync durable as a set (directory entries for a
+  // directory lake, every directory from a Part's up to the lake root at least once per process;
+  // nothing to do for an object store, whose PUT is durable on its own). Called once per flush,
+  // after its last Commit and before anything is acknowledged.
   virtual Status Sync() = 0;
+
+  // Removes the object at `key`; a key that is not there is success (a delete retried). The
+  // caller deletes only what it knows it placed (kNew) and nobody can have acknowledged.
+  virtual Status Delete(const std::string& key) = 0;
+  // Every complete object whose key starts with `prefix` ("" for all), sorted by key. Uploads in
+  // progress (a directory's `.incomplete` files, multipart pieces) are not objects.
+  virtual Result<std::vector<StoredObject>> List(const std::string& prefix) = 0;
+  // Up to `length` bytes of the object at `key` from `offset` (fewer at its end). NotFound when
+  // the key is not there.
+  virtual Result<std::string> Read(const std::string& key, uint64_t offset, uint64_t length) = 0;
 };
 
 }  // namespace sinkd::lake

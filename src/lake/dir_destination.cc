@@ -4,8 +4,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <mutex>
 #include <vector>
 
 namespace sinkd::lake {
@@ -37,7 +40,75 @@ Status FsyncPath(const std::filesystem::path& dir) {
   return Status::OK();
 }
 
+// Directories fsync'd by this process: their entry in their parent is durable (or was made
+// durable by the fsync of that parent, which is recorded too).
+std::mutex& SyncedMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+std::set<std::filesystem::path>& SyncedDirs() {
+  static std::set<std::filesystem::path> dirs;
+  return dirs;
+}
+void MarkSynced(const std::filesystem::path& dir) {
+  std::lock_guard<std::mutex> lock(SyncedMutex());
+  SyncedDirs().insert(dir);
+}
+
+// Keys come from lake::PartKey or from a List; one that could leave the root is a bug.
+Status CheckKey(const std::string& key) {
+  if (key.empty() || key.front() == '/') return Status::Internal("lake: bad key \"" + key + "\"");
+  for (const auto& part : std::filesystem::path(key)) {
+    if (part == "..") return Status::Internal("lake: bad key \"" + key + "\"");
+  }
+  return Status::OK();
+}
+
+// Byte for byte: the only honest "same" on a local disk, and a Part is read back only when a
+// key was already taken, which a healthy lake sees once per redelivered batch at most.
+Result<bool> SameContents(const std::filesystem::path& a, const std::filesystem::path& b) {
+  int fa = ::open(a.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fa < 0) return Status::Redeliver("open " + a.string() + ": " + Errno(errno));
+  int fb = ::open(b.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fb < 0) {
+    int err = errno;
+    ::close(fa);
+    return Status::Redeliver("open " + b.string() + ": " + Errno(err));
+  }
+  Result<bool> same = true;
+  struct stat sa, sb;
+  if (::fstat(fa, &sa) != 0 || ::fstat(fb, &sb) != 0) {
+    same = Status::Redeliver("stat " + b.string() + ": " + Errno(errno));
+  } else if (sa.st_size != sb.st_size) {
+    same = false;
+  } else {
+    std::vector<char> ba(1 << 20), bb(1 << 20);
+    while (true) {
+      ssize_t na = ::read(fa, ba.data(), ba.size());
+      ssize_t nb = na > 0 ? ::read(fb, bb.data(), static_cast<size_t>(na)) : 0;
+      if (na < 0 || nb < 0) {
+        if (errno == EINTR) continue;
+        same = Status::Redeliver("read " + b.string() + ": " + Errno(errno));
+        break;
+      }
+      if (na == 0) break;
+      if (nb != na || std::memcmp(ba.data(), bb.data(), static_cast<size_t>(na)) != 0) {
+        same = false;
+        break;
+      }
+    }
+  }
+  ::close(fa);
+  ::close(fb);
+  return same;
+}
+
 }  // namespace
+
+bool DirectorySyncedInThisProcess(const std::filesystem::path& dir) {
+  std::lock_guard<std::mutex> lock(SyncedMutex());
+  return SyncedDirs().count(dir) > 0;
+}
 
 // One Part on its way to disk: buffered writes into `<final>.incomplete`, then fsync + rename.
 class DirUpload final : public PartUpload {
@@ -62,7 +133,7 @@ class DirUpload final : public PartUpload {
     return Status::OK();
   }
 
-  Status Commit() override {
+  Result<Placed> Commit() override {
     if (!status_.ok()) return status_;
     status_ = Drain();
     // Without this fsync a rename that survives a power cut could point at bytes that did not,
@@ -73,16 +144,20 @@ class DirUpload final : public PartUpload {
     if (status_.ok() && ::close(std::exchange(fd_, -1)) != 0) {
       status_ = Status::Redeliver("place " + key_ + ": close: " + Errno(errno));
     }
-    if (status_.ok() && ::rename(TempPath().c_str(), final_.c_str()) != 0) {
-      status_ = Status::Redeliver("place " + key_ + ": rename: " + Errno(errno));
-    }
-    if (!status_.ok()) {
+    Result<Placed> placed = status_.ok() ? MoveIntoPlace() : Result<Placed>(status_);
+    if (!placed.ok()) {
+      status_ = placed.status();
       Abort();
       return status_;
     }
-    committed_ = true;
-    owner_->dirty_dirs_.insert(final_.parent_path());
-    return Status::OK();
+    if (*placed == Placed::kNew) {
+      committed_ = true;
+    } else {
+      Abort();  // our copy goes; the one in place stays
+    }
+    // kSame too: the entry we rely on may be another writer's, not yet fsync'd by it.
+    if (*placed != Placed::kTaken) owner_->dirty_dirs_.insert(final_.parent_path());
+    return placed;
   }
 
   void Abort() override {
@@ -98,6 +173,30 @@ class DirUpload final : public PartUpload {
   static constexpr size_t kBufferBytes = 1 << 20;
 
   std::filesystem::path TempPath() const { return final_.string() + kIncompleteSuffix; }
+
+  // Never replaces: a plain rename(2) would silently put our bytes over a Part whose rows
+  // may already be acknowledged.
+  Result<Placed> MoveIntoPlace() {
+    const std::filesystem::path temp = TempPath();
+    if (::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, final_.c_str(), RENAME_NOREPLACE) == 0) {
+      return Placed::kNew;
+    }
+    int err = errno;
+    if (err == EINVAL || err == ENOSYS || err == ENOTSUP) {
+      // A filesystem without RENAME_NOREPLACE: link(2) refuses an existing name just as well.
+      if (::link(temp.c_str(), final_.c_str()) == 0) {
+        ::unlink(temp.c_str());
+        return Placed::kNew;
+      }
+      err = errno;
+    }
+    if (err != EEXIST) return Status::Redeliver("place " + key_ + ": rename: " + Errno(err));
+    Result<bool> same = SameContents(temp, final_);
+    if (!same.ok()) {
+      return same.status().WithContext("place " + key_ + ": comparing with the Part in place");
+    }
+    return *same ? Placed::kSame : Placed::kTaken;
+  }
 
   Status Drain() {
     Status s = WriteAll(fd_, buffer_.data(), buffer_.size()).WithContext("place " + key_);
@@ -159,6 +258,7 @@ Status DirDestination::MakeParents(const std::filesystem::path& dir) {
 }
 
 Result<std::unique_ptr<PartUpload>> DirDestination::Begin(const std::string& key) {
+  SINKD_RETURN_IF_ERROR(CheckKey(key));
   const std::filesystem::path final_path = root_ / key;
   SINKD_RETURN_IF_ERROR(MakeParents(final_path.parent_path()));
   const std::string temp = final_path.string() + kIncompleteSuffix;
@@ -168,11 +268,102 @@ Result<std::unique_ptr<PartUpload>> DirDestination::Begin(const std::string& key
 }
 
 Status DirDestination::Sync() {
+  // Every directory from a changed one up to the root, each once per process: whoever created
+  // it, its entry in its parent must be durable before a Part inside it is acked.
+  std::set<std::filesystem::path> ancestors;
+  for (const std::filesystem::path& dir : dirty_dirs_) {
+    std::filesystem::path up = dir;
+    while (up != root_) {
+      const std::filesystem::path rel = up.lexically_relative(root_);
+      if (rel.empty() || *rel.begin() == "..") break;  // not under the root
+      up = up.parent_path();
+      if (!DirectorySyncedInThisProcess(up)) ancestors.insert(up);
+    }
+  }
   for (auto it = dirty_dirs_.begin(); it != dirty_dirs_.end();) {
     SINKD_RETURN_IF_ERROR(FsyncPath(*it));
+    MarkSynced(*it);
     it = dirty_dirs_.erase(it);
   }
+  for (const std::filesystem::path& dir : ancestors) {
+    if (DirectorySyncedInThisProcess(dir)) continue;
+    SINKD_RETURN_IF_ERROR(FsyncPath(dir));
+    MarkSynced(dir);
+  }
   return Status::OK();
+}
+
+Status DirDestination::Delete(const std::string& key) {
+  SINKD_RETURN_IF_ERROR(CheckKey(key));
+  const std::filesystem::path path = root_ / key;
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+    return Status::Redeliver("delete " + key + ": " + Errno(errno));
+  }
+  dirty_dirs_.insert(path.parent_path());
+  return Status::OK();
+}
+
+Result<std::vector<StoredObject>> DirDestination::List(const std::string& prefix) {
+  std::vector<StoredObject> objects;
+  if (!prefix.empty()) SINKD_RETURN_IF_ERROR(CheckKey(prefix));
+  // Walk only the deepest directory the prefix names whole.
+  const size_t slash = prefix.rfind('/');
+  const std::filesystem::path start =
+      slash == std::string::npos ? root_ : root_ / prefix.substr(0, slash);
+  std::error_code ec;
+  if (!std::filesystem::is_directory(start, ec)) return objects;
+  auto it = std::filesystem::recursive_directory_iterator(start, ec);
+  for (; !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    if (!it->is_regular_file(ec)) continue;
+    const std::string key = it->path().lexically_relative(root_).generic_string();
+    if (key.rfind(prefix, 0) != 0) continue;
+    if (key.size() >= sizeof kIncompleteSuffix - 1 &&
+        key.compare(key.size() - (sizeof kIncompleteSuffix - 1), std::string::npos,
+                    kIncompleteSuffix) == 0) {
+      continue;
+    }
+    struct stat st;
+    if (::stat(it->path().c_str(), &st) != 0) continue;  // removed while we listed
+    const int64_t modified_ms = int64_t{st.st_mtim.tv_sec} * 1000 + st.st_mtim.tv_nsec / 1'000'000;
+    objects.push_back(StoredObject{key, static_cast<uint64_t>(st.st_size), modified_ms});
+  }
+  if (ec) return Status::Redeliver("list " + (root_ / prefix).string() + ": " + ec.message());
+  std::sort(objects.begin(), objects.end(),
+            [](const StoredObject& a, const StoredObject& b) { return a.key < b.key; });
+  return objects;
+}
+
+Result<std::string> DirDestination::Read(const std::string& key, uint64_t offset,
+                                         uint64_t length) {
+  SINKD_RETURN_IF_ERROR(CheckKey(key));
+  const std::filesystem::path path = root_ / key;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return Status::NotFound("read " + key + ": no such Part");
+    return Status::Redeliver("read " + key + ": " + Errno(errno));
+  }
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    int err = errno;
+    ::close(fd);
+    return Status::Redeliver("read " + key + ": " + Errno(err));
+  }
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  std::string out(offset >= size ? 0 : std::min(length, size - offset), '\0');
+  size_t done = 0;
+  while (done < out.size()) {
+    ssize_t n =
+        ::pread(fd, out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int err = n < 0 ? errno : EIO;
+      ::close(fd);
+      return Status::Redeliver("read " + key + ": " + Errno(err));
+    }
+    done += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  return out;
 }
 
 }  // namespace sinkd::lake

@@ -1,9 +1,15 @@
 // DirDestination writes a lake into a directory: each Part is written as
-// `<final name>.incomplete` in its final directory, fsync'd, renamed onto its name, and the
-// directories that changed are fsync'd in Sync(). The rename is atomic, so a reader globbing
-// *.parquet never opens a half-written file, and a crash leaves an `.incomplete` file rather than
-// a corrupt Part (`sinkd sweep` removes stale ones).
-// Ownership: owns the file descriptors of open uploads. Threads: one thread at a time.
+// `<final name>.incomplete` in its final directory, fsync'd, and moved onto its name with
+// renameat2(RENAME_NOREPLACE) (link + unlink where the filesystem lacks it), so a key is never
+// replaced; a taken key is compared byte for byte with what we wrote (kSame or kTaken, see
+// lake/destination.h). The move is atomic, so a reader globbing *.parquet never opens a
+// half-written file, and a crash leaves an `.incomplete` file rather than a corrupt Part
+// (`sinkd sweep` removes stale ones).
+// Durability: Sync() fsyncs every directory whose entries changed, and every directory from a
+// Part's up to the root once per process whoever created it (another drain may have made
+// `date=…/` a moment ago and crashed before its fsync; our acked Part would sit in it).
+// Ownership: owns the file descriptors of open uploads. Threads: one thread at a time per
+// destination; the once-per-process record is shared by every DirDestination and locked.
 #pragma once
 
 #include <filesystem>
@@ -25,6 +31,9 @@ class DirDestination final : public Destination {
   std::string Describe() const override;
   Result<std::unique_ptr<PartUpload>> Begin(const std::string& key) override;
   Status Sync() override;
+  Status Delete(const std::string& key) override;
+  Result<std::vector<StoredObject>> List(const std::string& prefix) override;
+  Result<std::string> Read(const std::string& key, uint64_t offset, uint64_t length) override;
 
   const std::filesystem::path& root() const { return root_; }
 
@@ -37,5 +46,8 @@ class DirDestination final : public Destination {
   std::set<std::filesystem::path> dirty_dirs_;
   friend class DirUpload;
 };
+
+// Whether this process has fsync'd `dir` since it started (any DirDestination): what Sync skips.
+bool DirectorySyncedInThisProcess(const std::filesystem::path& dir);
 
 }  // namespace sinkd::lake

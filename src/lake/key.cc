@@ -67,6 +67,7 @@ std::string PartKey(const PartKeyFields& f) {
   }
   key += "/part-";
   key += f.instance;
+  if (f.alternative > 0) key += '.' + std::to_string(f.alternative);
   key += '-' + std::to_string(f.first_sequence) + '-' + std::to_string(f.last_sequence) + '-' +
          std::to_string(f.number) + ".parquet";
   return key;

@@ -1,6 +1,7 @@
 // Object keys of the lake, built by this one piece of code for every destination, so a directory
 // lake can be copied into a bucket and read unchanged:
-//   <prefix>/date=YYYY-MM-DD/<column>=<escaped value>/…/part-<instance>-<firstSeq>-<lastSeq>-<n>.parquet
+//   <prefix>/date=YYYY-MM-DD/<column>=<escaped value>/…/
+//       part-<instance>[.<k>]-<firstSeq>-<lastSeq>-<n>.parquet
 // Partition values are untrusted input: they are escaped as Hive and DuckDB do, so no value can
 // leave its directory (`../x`, `a/b`) or collide with another (`a=b`, `%41`).
 // Threads: pure functions.
@@ -34,6 +35,9 @@ struct PartKeyFields {
   uint64_t first_sequence = 0;
   uint64_t last_sequence = 0;
   uint64_t number = 0;                 // n: counts parts across one flush, in key order
+  // 0 for the plain name; k > 0 when the first k names were taken by other bytes (the instance
+  // becomes "<instance>.<k>"): a key is never replaced, so a different Part goes beside it.
+  uint32_t alternative = 0;
 };
 
 // The full key, '/'-separated, relative (no leading '/').

@@ -6,6 +6,71 @@
 
 namespace sinkd::lake {
 
+namespace {
+
+// A key token must not be able to climb out of the lake or split into two segments.
+bool SafeToken(const std::string& s) {
+  if (s.empty() || s == "." || s == "..") return false;
+  for (unsigned char c : s) {
+    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                    c == '-' || c == '_' || c == '.';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+bool SafePrefix(const std::string& prefix) {
+  size_t start = 0;
+  while (true) {
+    const size_t slash = prefix.find('/', start);
+    if (!SafeToken(prefix.substr(start, slash - start))) return false;
+    if (slash == std::string::npos) return true;
+    start = slash + 1;
+  }
+}
+
+}  // namespace
+
+Status LakeWriterOptions::Validate() const {
+  if (!SafePrefix(key_prefix)) {
+    return Status::Refuse("key_prefix \"" + key_prefix +
+                          "\": use '/'-separated segments of letters, digits, '-', '_' and '.'");
+  }
+  if (!SafeToken(instance)) {
+    return Status::Refuse("instance \"" + instance +
+                          "\": use letters, digits, '-', '_' and '.' only");
+  }
+  if (parquet.zstd_level < 1 || parquet.zstd_level > 19) {
+    return Status::Refuse("zstd_level " + std::to_string(parquet.zstd_level) +
+                          ": must be between 1 and 19");
+  }
+  if (parquet.row_group_rows < 1 || parquet.row_group_rows > 10'000'000) {
+    return Status::Refuse("row_group_rows " + std::to_string(parquet.row_group_rows) +
+                          ": must be between 1 and 10000000");
+  }
+  return Status::OK();
+}
+
+Result<PlacedObject> Place(Destination& destination,
+                           const std::function<std::string(uint32_t alternative)>& key_for,
+                           const std::function<Status(PartUpload&)>& write) {
+  for (uint32_t alternative = 0; alternative <= kMaxAlternatives; ++alternative) {
+    const std::string key = key_for(alternative);
+    SINKD_ASSIGN_OR_RETURN(std::unique_ptr<PartUpload> upload, destination.Begin(key));
+    Status s = write(*upload);
+    if (!s.ok()) {
+      upload->Abort();
+      return s.As(Status::Redeliver).WithContext("place " + key);
+    }
+    Result<Placed> placed = upload->Commit();
+    if (!placed.ok()) return placed.status().As(Status::Redeliver);
+    if (*placed != Placed::kTaken) return PlacedObject{key, *placed};
+  }
+  return Status::Redeliver("place " + key_for(0) + ": it and its " +
+                           std::to_string(kMaxAlternatives) +
+                           " alternatives all hold other bytes");
+}
+
 LakeWriter::LakeWriter(Destination& destination, LakeWriterOptions options)
     : destination_(destination), options_(std::move(options)) {}
 
@@ -33,33 +98,73 @@ Result<FlushReport> LakeWriter::Flush(const row::RowBatch& batch, const Provenan
   key_fields.first_sequence = provenance.first_sequence;
   key_fields.last_sequence = provenance.last_sequence;
 
+  // The Parts this flush placed itself: the only ones it may take back.
+  std::vector<std::string> placed_here;
+  auto fail = [&](const Status& s) {
+    const std::string removed = RemovePlaced(placed_here);
+    // The note on what was removed keeps the failure's kind (Reject, Internal, Redeliver).
+    return removed.empty() ? s : s.WithContext(removed);
+  };
+
   const std::vector<batch::Partition> partitions = batch::PartitionRows(batch);
   for (size_t n = 0; n < partitions.size(); ++n) {
     const batch::Partition& partition = partitions[n];
     key_fields.date = partition.date;
     key_fields.values = partition.values;
     key_fields.number = n;
-    const std::string key = PartKey(key_fields);
-
-    SINKD_ASSIGN_OR_RETURN(std::unique_ptr<PartUpload> upload, destination_.Begin(key));
-    parquet::PartWriter writer(schema, options_.parquet, *upload);
-    Status s = writer.WriteRows(view, partition.rows);
-    if (s.ok()) s = writer.Finish(metadata);
-    if (s.ok()) s = upload->Commit();
-    if (!s.ok()) {
-      writer.Abandon();
-      upload->Abort();
-      // Rows the writer can never encode stay a Reject and a bug stays Internal (the drain reports
-      // it as one); any other failure is worth a redelivery.
-      return (s.IsReject() || s.IsInternal() ? s : s.As(Status::Redeliver))
-          .WithContext("flush part " + key);
+    uint64_t bytes = 0;
+    Result<PlacedObject> placed = Place(
+        destination_,
+        [&](uint32_t alternative) {
+          key_fields.alternative = alternative;
+          return PartKey(key_fields);
+        },
+        [&](PartUpload& upload) {
+          parquet::PartWriter writer(schema, options_.parquet, upload);
+          Status s = writer.WriteRows(view, partition.rows);
+          if (s.ok()) s = writer.Finish(metadata);
+          if (!s.ok()) writer.Abandon();
+          bytes = writer.bytes_written();
+          return s;
+        });
+    if (!placed.ok()) {
+      // Rows the writer can never encode stay a Reject and a bug stays Internal (the drain
+      // reports it as one); any other failure is worth a redelivery.
+      const Status& s = placed.status();
+      return fail((s.IsReject() || s.IsInternal() ? s : s.As(Status::Redeliver))
+                      .WithContext("flush"));
     }
-    report.parts.push_back(PartReport{key, partition.rows.size(), writer.bytes_written()});
+    if (placed->placed == Placed::kNew) placed_here.push_back(placed->key);
+    report.parts.push_back(
+        PartReport{placed->key, partition.rows.size(), bytes, placed->placed == Placed::kSame});
     report.rows += partition.rows.size();
-    report.bytes += writer.bytes_written();
+    report.bytes += bytes;
   }
-  SINKD_RETURN_IF_ERROR(destination_.Sync().As(Status::Redeliver).WithContext("sync lake"));
+  Status synced = destination_.Sync();
+  if (!synced.ok()) return fail(synced.As(Status::Redeliver).WithContext("sync lake"));
   return report;
+}
+
+// Best effort: a Part left behind only costs duplicates, which readers remove; the flush fails
+// either way. Returns what happened, for the error's context.
+std::string LakeWriter::RemovePlaced(const std::vector<std::string>& keys) {
+  if (keys.empty()) return "";
+  size_t removed = 0;
+  std::string first_error;
+  for (const std::string& key : keys) {
+    Status s = destination_.Delete(key);
+    if (s.ok()) {
+      ++removed;
+    } else if (first_error.empty()) {
+      first_error = s.message();
+    }
+  }
+  Status synced = destination_.Sync();
+  if (!synced.ok() && first_error.empty()) first_error = synced.message();
+  std::string what = "removed " + std::to_string(removed) + " of the " +
+                     std::to_string(keys.size()) + " Parts this flush had placed";
+  if (!first_error.empty()) what += " (" + first_error + ")";
+  return what;
 }
 
 }  // namespace sinkd::lake

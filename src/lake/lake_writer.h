@@ -1,15 +1,23 @@
 // LakeWriter turns one batch of rows into Parts in a Destination: one Part per partition
 // (date + partition columns), rows sorted by (time, id), each Part streamed row group by row group
-// into its upload and committed, then the Destination synced once. When Flush returns OK every row
-// is durable and may be acknowledged.
+// into its upload and placed (lake::Place: never replacing a key), then the Destination synced
+// once. When Flush returns OK every row is durable and may be acknowledged. It is the one way a
+// Part enters a lake, for the drain, `import` and the outbox lake sinks alike.
+// Keys: the same rows with the same provenance give the same bytes under the same key, so a
+// redelivered batch whose Parts landed finds them in place (kSame) and writes nothing; a key
+// taken by other bytes (a fixed instance re-flushing a range that now holds other rows) moves
+// the Part to the key's next alternative (lake/key.h), never over it.
 // Ownership: borrows the Destination (must outlive the writer). Threads: one thread at a time.
-// Errors: a failure aborts the Part in progress and returns Redeliver naming its key (Reject when
-// the Parquet writer refused the rows themselves, e.g. a STRING that is not UTF-8: no redelivery
-// can help); Parts committed before it stay whole (a redelivery writes their rows again:
-// duplicates, never a gap).
+// Errors: a failure aborts the Part in progress, deletes (best effort, before returning) the
+// Parts this flush placed itself (kNew; never one found in place, which may hold acked rows),
+// and returns Redeliver naming the key — Reject when the Parquet writer refused the rows
+// themselves (a STRING that is not UTF-8: no redelivery can help), Internal for a bug. Only a
+// crash between a Commit and that delete leaves a Part whose rows the redelivery writes again:
+// duplicates, never a gap.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -35,7 +43,26 @@ struct LakeWriterOptions {
   std::string key_prefix;  // "ledger", "audit", …: the first key segment
   std::string instance;    // unique per process (lake::DefaultInstanceId)
   parquet::WriterOptions parquet = LakePartOptions();
+
+  // Refuse, naming the option ("key_prefix \"../x\": …"): a prefix that is not '/'-separated
+  // safe tokens, an instance that is not one safe token (letters, digits, '-', '_', '.'; never
+  // "." or ".."), a ZSTD level outside 1-19, row groups outside 1-10,000,000 rows. Every command
+  // and sink that writes a lake checks its options here, before anything is read.
+  Status Validate() const;
 };
+
+// Places one object through `write` (which streams its bytes into the upload) under
+// `key_for(0)`, or, while that key holds other bytes, under key_for(1), key_for(2), … up to
+// kMaxAlternatives. Returns the key used and whether the object was placed (kNew) or found in
+// place (kSame); Redeliver when every alternative is taken or the upload failed.
+inline constexpr uint32_t kMaxAlternatives = 64;
+struct PlacedObject {
+  std::string key;
+  Placed placed = Placed::kNew;
+};
+Result<PlacedObject> Place(Destination& destination,
+                           const std::function<std::string(uint32_t alternative)>& key_for,
+                           const std::function<Status(PartUpload&)>& write);
 
 // Where the rows of a flush came from: names the Part keys and goes into every Part's footer.
 struct Provenance {
@@ -48,6 +75,7 @@ struct PartReport {
   std::string key;
   uint64_t rows = 0;
   uint64_t bytes = 0;
+  bool found_in_place = false;  // kSame: an earlier attempt had placed these exact bytes
 };
 
 struct FlushReport {
@@ -66,6 +94,8 @@ class LakeWriter {
   const LakeWriterOptions& options() const { return options_; }
 
  private:
+  std::string RemovePlaced(const std::vector<std::string>& keys);
+
   Destination& destination_;
   LakeWriterOptions options_;
 };

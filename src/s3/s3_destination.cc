@@ -1,9 +1,31 @@
 #include "s3/s3_destination.h"
 
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+
 #include "s3/s3_client.h"
 #include "s3/s3_upload.h"
 
 namespace sinkd::s3 {
+
+namespace {
+
+// "2026-12-01T20:00:00.123Z" (ListObjectsV2's LastModified) → Unix milliseconds; 0 if unreadable.
+int64_t IsoUnixMillis(const std::string& text) {
+  struct tm tm = {};
+  int millis = 0;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d.%3d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &millis) < 6) {
+    return 0;
+  }
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  return int64_t{timegm(&tm)} * 1000 + millis;
+}
+
+}  // namespace
 
 Status S3Options::Validate() const {
   if (bucket.empty()) return Status::Refuse("s3: no bucket: pass --s3-bucket or export S3_BUCKET");
@@ -98,6 +120,69 @@ Result<std::unique_ptr<lake::PartUpload>> S3Destination::Begin(const std::string
     return Status::Internal("s3: a Part key must be relative and non-empty: \"" + key + "\"");
   }
   return std::unique_ptr<lake::PartUpload>(new S3Upload(*this, key));
+}
+
+Status S3Destination::Delete(const std::string& key) {
+  if (key.empty() || key.front() == '/') return Status::Internal("s3: bad key \"" + key + "\"");
+  Result<HttpResponse> sent = client_->Send(S3Call{"DELETE", key, {}, {}, {}});
+  if (!sent.ok()) return Status::Redeliver("delete " + key + ": " + sent.status().message());
+  if (sent->status / 100 == 2 || sent->status == 404) return Status::OK();
+  return Status::Redeliver("delete " + client_->Name(key) + ": " + AnswerOf(*sent).ToString());
+}
+
+Result<std::vector<lake::StoredObject>> S3Destination::List(const std::string& prefix) {
+  std::vector<lake::StoredObject> objects;
+  std::string token;
+  // Bounded: a page holds up to 1,000 keys, so 1,000,000 pages is far past any lake.
+  for (int page = 0; page < 1'000'000; ++page) {
+    QueryList query = {{"list-type", "2"}, {"prefix", prefix}};
+    if (!token.empty()) query.emplace_back("continuation-token", token);
+    Result<HttpResponse> sent = client_->Send(S3Call{"GET", "", query, {}, {}});
+    if (!sent.ok()) return Status::Redeliver("list " + client_->Name(prefix) + ": " +
+                                             sent.status().message());
+    if (sent->status / 100 != 2) {
+      return Status::Redeliver("list " + client_->Name(prefix) + ": " +
+                               AnswerOf(*sent).ToString());
+    }
+    std::string_view body = sent->body;
+    for (size_t at = body.find("<Contents>"); at != std::string_view::npos;
+         at = body.find("<Contents>", at + 1)) {
+      const size_t end = body.find("</Contents>", at);
+      if (end == std::string_view::npos) break;
+      const std::string_view entry = body.substr(at, end - at);
+      lake::StoredObject object;
+      object.key = XmlValue(entry, "Key");
+      object.size = std::strtoull(XmlValue(entry, "Size").c_str(), nullptr, 10);
+      object.modified_unix_ms = IsoUnixMillis(XmlValue(entry, "LastModified"));
+      objects.push_back(std::move(object));
+    }
+    token = XmlValue(body, "NextContinuationToken");
+    if (XmlValue(body, "IsTruncated") != "true" || token.empty()) break;
+  }
+  std::sort(objects.begin(), objects.end(),
+            [](const lake::StoredObject& a, const lake::StoredObject& b) { return a.key < b.key; });
+  return objects;
+}
+
+Result<std::string> S3Destination::Read(const std::string& key, uint64_t offset,
+                                        uint64_t length) {
+  if (key.empty() || key.front() == '/') return Status::Internal("s3: bad key \"" + key + "\"");
+  if (length == 0) return std::string();
+  const std::string range =
+      "bytes=" + std::to_string(offset) + "-" + std::to_string(offset + length - 1);
+  Result<HttpResponse> sent = client_->Send(S3Call{"GET", key, {}, {{"range", range}}, {}});
+  if (!sent.ok()) return Status::Redeliver("read " + client_->Name(key) + ": " +
+                                           sent.status().message());
+  if (sent->status == 404) {
+    return Status::NotFound("read " + client_->Name(key) + ": no such object");
+  }
+  if (sent->status == 416) return std::string();  // offset at or past the end
+  if (sent->status == 206) return std::move(sent->body);
+  if (sent->status == 200) {  // a store that ignores Range sends it all
+    if (offset >= sent->body.size()) return std::string();
+    return sent->body.substr(offset, length);
+  }
+  return Status::Redeliver("read " + client_->Name(key) + ": " + AnswerOf(*sent).ToString());
 }
 
 void S3Destination::StopConditionalCreates(const std::string& answer) {

@@ -4,8 +4,11 @@
 // upload never holds more than one threshold of bytes. Creates carry If-None-Match: * so no
 // instance overwrites another's object; a store that does not implement the header is detected on
 // the first refusal, logged once, and written to without it from then on.
-// A Part is visible under its key only after Commit returned OK: the PUT or the multipart
-// completion was acknowledged (or a retry found our exact bytes already in place).
+// A Part is visible under its key only after Commit returned kNew or kSame: the PUT or the
+// multipart completion was acknowledged, or a 412 led to a HEAD that found our size and ETag in
+// place (see S3Upload::InPlace for what "the same bytes" can and cannot prove on S3); other bytes
+// at the key are kTaken, nothing written.
+// List is ListObjectsV2 (every page), Read a ranged GET, Delete a DELETE (404 counts as done).
 // Ownership: owns its S3Client; borrows the Logger (or owns a stderr one when given none).
 // Threads: one thread at a time, and one upload at a time per destination.
 // Errors: Ensure refuses (Refuse) with the bucket, the endpoint and the credentials in use named;
@@ -68,6 +71,9 @@ class S3Destination final : public lake::Destination {
   Result<std::unique_ptr<lake::PartUpload>> Begin(const std::string& key) override;
   // Nothing to do: an acknowledged PUT or multipart completion is durable in the store.
   Status Sync() override { return Status::OK(); }
+  Status Delete(const std::string& key) override;
+  Result<std::vector<lake::StoredObject>> List(const std::string& prefix) override;
+  Result<std::string> Read(const std::string& key, uint64_t offset, uint64_t length) override;
 
   // False once the store has refused If-None-Match; creates go without it from then on.
   bool conditional_creates() const { return conditional_creates_; }

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <random>
+
+#include <fmt/format.h>
 
 #include "s3/s3_client.h"
 #include "s3/s3_destination.h"
@@ -25,6 +28,11 @@ std::string BareEtag(std::string_view etag) {
 
 bool Success(const HttpResponse& r) { return r.status / 100 == 2; }
 
+// Names the upload that created an object, so a create whose answer was lost and whose retry got
+// 412 knows the object is its own (kNew: a failed flush may take it back) rather than one found
+// in place, which it must never delete.
+constexpr char kUploadTokenHeader[] = "x-amz-meta-sinkd-upload";
+
 // A store without conditional writes says so with 501, or with a NotImplemented code.
 bool RefusesConditional(const HttpResponse& r) {
   if (r.status == 501) return true;
@@ -41,6 +49,8 @@ std::string ContentTypeFor(std::string_view key) {
 
 S3Upload::S3Upload(S3Destination& owner, std::string key)
     : owner_(owner), key_(std::move(key)) {
+  std::random_device random;
+  for (int i = 0; i < 4; ++i) token_ += fmt::format("{:08x}", random());
   // Uploads follow one another, so they share the destination's buffer: its pages stay mapped
   // between Parts. A fresh 48 MiB buffer per Part cost half the single-PUT throughput in
   // s3_upload_bench (page faults and growth copies); an overlapping upload gets its own.
@@ -84,25 +94,39 @@ Status S3Upload::Append(std::span<const uint8_t> bytes) {
     }
     const size_t take = std::min<uint64_t>(bytes.size(), threshold - buffer_->size());
     buffer_->append(reinterpret_cast<const char*>(bytes.data()), take);
+    size_ += take;
     bytes = bytes.subspan(take);
   }
   return Status::OK();
 }
 
-Status S3Upload::Commit() {
+Result<lake::Placed> S3Upload::Commit() {
   if (status_.ok() && (committed_ || aborted_)) status_ = Fail("Commit after Commit or Abort");
-  if (status_.ok()) status_ = upload_id_.empty() ? PutWhole() : SendPiece();
-  if (status_.ok() && !upload_id_.empty()) status_ = Complete();
+  lake::Placed placed = lake::Placed::kNew;
+  if (status_.ok() && !upload_id_.empty()) status_ = SendPiece();
+  if (status_.ok()) {
+    Result<lake::Placed> done = upload_id_.empty() ? PutWhole() : Complete();
+    if (done.ok()) {
+      placed = *done;
+    } else {
+      status_ = done.status();
+    }
+  }
   if (!status_.ok()) {
     Abort();
     return status_;
   }
+  if (placed == lake::Placed::kTaken) {
+    Abort();  // a multipart upload that never completed is taken back
+    return placed;
+  }
   committed_ = true;
   ReleaseBuffer();
-  return Status::OK();
+  return placed;
 }
 
 Result<HttpResponse> S3Upload::SendCreate(S3Call call) {
+  create_sent_ = true;
   const bool conditional = owner_.conditional_creates_;
   if (conditional) call.headers.emplace_back("if-none-match", "*");
   Result<HttpResponse> sent = owner_.client_->Send(call);
@@ -112,18 +136,20 @@ Result<HttpResponse> S3Upload::SendCreate(S3Call call) {
   return owner_.client_->Send(call);
 }
 
-Status S3Upload::PutWhole() {
-  S3Call call{"PUT", key_, {}, {{"content-type", ContentTypeFor(key_)}}, *buffer_};
+Result<lake::Placed> S3Upload::PutWhole() {
+  S3Call call{"PUT", key_, {},
+              {{"content-type", ContentTypeFor(key_)}, {kUploadTokenHeader, token_}}, *buffer_};
   Result<HttpResponse> sent = SendCreate(std::move(call));
   if (!sent.ok()) return Fail(sent.status().message());
-  if (sent->status == 412) return ConfirmLanded({HexEncode(Md5(*buffer_))});
+  if (sent->status == 412) return InPlace({HexEncode(Md5(*buffer_))});
   if (!Success(*sent)) return Fail("PUT: " + AnswerOf(*sent).ToString());
-  return Status::OK();
+  return lake::Placed::kNew;
 }
 
 Status S3Upload::SendPiece() {
   if (upload_id_.empty()) {
-    S3Call create{"POST", key_, {{"uploads", ""}}, {{"content-type", ContentTypeFor(key_)}}, {}};
+    S3Call create{"POST", key_, {{"uploads", ""}},
+                  {{"content-type", ContentTypeFor(key_)}, {kUploadTokenHeader, token_}}, {}};
     Result<HttpResponse> made = owner_.client_->Send(create);
     if (!made.ok()) return Fail(made.status().message());
     if (!Success(*made)) return Fail("CreateMultipartUpload: " + AnswerOf(*made).ToString());
@@ -149,7 +175,7 @@ Status S3Upload::SendPiece() {
   return Status::OK();
 }
 
-Status S3Upload::Complete() {
+Result<lake::Placed> S3Upload::Complete() {
   std::string xml = "<CompleteMultipartUpload>";
   for (size_t i = 0; i < etags_.size(); ++i) {
     xml += "<Part><PartNumber>" + std::to_string(i + 1) + "</PartNumber><ETag>" + etags_[i] +
@@ -168,35 +194,70 @@ Status S3Upload::Complete() {
     const std::vector<std::string> etags = {
         HexEncode(Md5(piece_md5s_)) + "-" + std::to_string(etags_.size()),
         HexEncode(whole_md5_.Finish())};
-    Status landed = ConfirmLanded(etags);
-    if (landed.ok()) upload_id_.clear();
-    return landed;
+    Result<lake::Placed> in_place = InPlace(etags);
+    if (in_place.ok()) {
+      if (answer.code == "NoSuchUpload") {
+        upload_id_.clear();  // completed by a lost attempt, or gone: nothing to abort
+      } else {
+        AbortPieces();  // the completion was refused: our pieces are still billed
+      }
+    }
+    return in_place;
   }
   if (!Success(*sent)) return Fail("CompleteMultipartUpload: " + answer.ToString());
   upload_id_.clear();  // complete: nothing left to abort
-  return Status::OK();
+  return lake::Placed::kNew;
 }
 
-Status S3Upload::ConfirmLanded(const std::vector<std::string>& etags) {
+Result<lake::Placed> S3Upload::InPlace(const std::vector<std::string>& etags) {
   Result<HttpResponse> head = owner_.client_->Send(S3Call{"HEAD", key_, {}, {}, {}});
   if (!head.ok()) return Fail("checking an existing object: " + head.status().message());
   if (!Success(*head)) {
     return Fail("the store said the object exists, then HEAD said " + AnswerOf(*head).ToString());
   }
+  if (head->Header(kUploadTokenHeader) == token_) {
+    owner_.log_.Info("object already in place: an earlier attempt of this upload landed",
+                     {{"object", owner_.client_->Name(key_)}});
+    return lake::Placed::kNew;
+  }
   const std::string found = BareEtag(head->Header("etag"));
-  if (std::find(etags.begin(), etags.end(), found) != etags.end()) {
+  const std::string length = head->Header("content-length");
+  const bool same_size = length.empty() || length == std::to_string(size_);
+  if (same_size && std::find(etags.begin(), etags.end(), found) != etags.end()) {
     owner_.log_.Info("object already in place with our bytes (an earlier attempt landed)",
                      {{"object", owner_.client_->Name(key_)}});
-    return Status::OK();
+    return lake::Placed::kSame;
   }
-  return Fail("another object already exists at this key; If-None-Match kept it from being "
-              "overwritten (ETag " + found + ")");
+  owner_.log_.Info("another object holds this key; If-None-Match kept it, the Part goes under "
+                   "another name",
+                   {{"object", owner_.client_->Name(key_)}, {"etag", found},
+                    {"size", length}, {"our_size", size_}});
+  return lake::Placed::kTaken;
 }
 
 void S3Upload::Abort() {
   if (committed_ || aborted_) return;
   aborted_ = true;
   ReleaseBuffer();
+  AbortPieces();
+  if (create_sent_) TakeBack();
+}
+
+// A create that failed may still have landed (its last attempt answered 500 after the store did
+// the work, or the HEAD after a 412 failed). Only an object carrying our token is ours to remove;
+// anything else at the key belongs to another writer and stays. Best effort: a failure here
+// leaves a Part whose rows the redelivery writes again (duplicates, never a gap).
+void S3Upload::TakeBack() {
+  Result<HttpResponse> head = owner_.client_->Send(S3Call{"HEAD", key_, {}, {}, {}});
+  if (!head.ok() || !Success(*head) || head->Header(kUploadTokenHeader) != token_) return;
+  Result<HttpResponse> sent = owner_.client_->Send(S3Call{"DELETE", key_, {}, {}, {}});
+  if (sent.ok() && (Success(*sent) || sent->status == 404)) {
+    owner_.log_.Info("a failed create had landed; removed it",
+                     {{"object", owner_.client_->Name(key_)}});
+  }
+}
+
+void S3Upload::AbortPieces() {
   if (upload_id_.empty()) return;
   const std::string upload_id = std::exchange(upload_id_, "");
   Result<HttpResponse> sent =

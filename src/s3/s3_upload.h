@@ -6,7 +6,8 @@
 // destination's buffer; otherwise owns one.
 // Threads: one thread at a time.
 // Errors: sticky: the first failure is kept, later Appends return it at once, Commit returns it
-// (as Redeliver naming the key). Abort is safe at any time and after a failed Commit.
+// (as Redeliver naming the key). A key taken by other bytes is no failure: Commit says kTaken
+// and leaves nothing (lake/destination.h). Abort is safe at any time and after a failed Commit.
 // REQUIRES: Commit or Abort before destruction (the destructor aborts otherwise).
 #pragma once
 
@@ -31,20 +32,30 @@ class S3Upload final : public lake::PartUpload {
   ~S3Upload() override;
 
   Status Append(std::span<const uint8_t> bytes) override;
-  Status Commit() override;
+  Result<lake::Placed> Commit() override;
   void Abort() override;
 
  private:
-  Status PutWhole();
+  Result<lake::Placed> PutWhole();
   Status SendPiece();
-  Status Complete();
+  Result<lake::Placed> Complete();
   // Sends a create (PUT or completion) with If-None-Match while the store takes it; a store that
   // refuses the header is told to the destination and the call is sent again without it.
   Result<HttpResponse> SendCreate(S3Call call);
-  // After a 412 (or a completion whose upload is gone): OK when the object at the key has one of
-  // `etags` — an earlier attempt of ours landed and its answer was lost — Redeliver otherwise.
-  Status ConfirmLanded(const std::vector<std::string>& etags);
+  // After a 412 (or a completion whose upload is gone), what is at the key: kSame when HEAD finds
+  // our size and one of `etags` (the ETags our bytes get: MD5 for a single PUT, MD5 of the piece
+  // MD5s for multipart), kTaken when the size or the ETag differs, Redeliver when HEAD fails.
+  // An ETag we cannot reproduce (SSE-KMS, a store with its own scheme, multipart pieces of
+  // another size) counts as other bytes: the Part goes under another name, a second copy that
+  // readers dedupe, never an overwrite nor a loss. An object carrying this upload's token
+  // (x-amz-meta-sinkd-upload) is ours, created by an attempt whose answer was lost: kNew, which a
+  // failed flush may delete; any other is only found in place and never deleted by us.
+  Result<lake::Placed> InPlace(const std::vector<std::string>& etags);
   Status Fail(const std::string& what);
+  // Aborts the multipart upload, if one is open (a failed abort costs a warning).
+  void AbortPieces();
+  // After a failed create: deletes the object at the key if it carries our token.
+  void TakeBack();
   // Hands the shared buffer back (emptied, capacity kept) or frees the private one.
   void ReleaseBuffer();
 
@@ -57,8 +68,11 @@ class S3Upload final : public lake::PartUpload {
   std::vector<std::string> etags_;  // per piece, as the store answered
   std::string piece_md5s_;          // raw MD5 of each piece, for the multipart ETag
   Md5Stream whole_md5_;             // MD5 of the whole object, for stores that use it as ETag
+  uint64_t size_ = 0;               // bytes appended
+  std::string token_;               // random, sent as x-amz-meta-sinkd-upload with the create
   bool committed_ = false;
   bool aborted_ = false;
+  bool create_sent_ = false;  // a PUT or completion went out: the object may exist
 };
 
 }  // namespace sinkd::s3

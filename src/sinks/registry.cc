@@ -12,41 +12,19 @@ namespace {
 
 Status Invalid(const std::string& message) { return Status::Refuse("INVALID_CONFIG: " + message); }
 
-// A key token must not be able to climb out of the lake or split into two segments.
-bool SafeToken(const std::string& s) {
-  if (s.empty() || s == "." || s == "..") return false;
-  for (unsigned char c : s) {
-    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                    c == '-' || c == '_' || c == '.';
-    if (!ok) return false;
-  }
-  return true;
-}
-
 Result<lake::LakeWriterOptions> LakeOptions(const config::SinkConfig& entry,
                                             config::OptionReader& o, const SinkEnvironment& env,
                                             const char* default_prefix) {
   lake::LakeWriterOptions options;
   SINKD_ASSIGN_OR_RETURN(options.key_prefix, o.String("key_prefix", default_prefix));
-  size_t start = 0;
-  while (true) {
-    const size_t slash = options.key_prefix.find('/', start);
-    if (!SafeToken(options.key_prefix.substr(start, slash - start))) {
-      return Invalid(entry.Where() + ": key_prefix \"" + options.key_prefix +
-                     "\" must be '/'-separated segments of letters, digits, '-', '_' and '.'");
-    }
-    if (slash == std::string::npos) break;
-    start = slash + 1;
-  }
   options.instance = env.instance;
-  if (!SafeToken(options.instance)) {
-    return Invalid("instance \"" + options.instance + "\": use letters, digits, '-', '_', '.'");
-  }
   SINKD_ASSIGN_OR_RETURN(int64_t level, o.Int("zstd_level", 3, 1, 19));
   SINKD_ASSIGN_OR_RETURN(int64_t rows, o.Int("row_group_rows", 122'880, 1, 10'000'000));
   options.parquet.zstd_level = static_cast<int>(level);
   options.parquet.row_group_rows = static_cast<size_t>(rows);
   options.parquet.created_by = env.created_by;
+  Status valid = options.Validate();
+  if (!valid.ok()) return Invalid(entry.Where() + ": " + valid.message());
   return options;
 }
 

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <map>
 #include <random>
 #include <regex>
 #include <thread>
@@ -259,6 +260,43 @@ TEST(Import, TheSameMessagesGiveByteIdenticalParts) {
   for (size_t i = 0; i < a.size(); ++i) {
     EXPECT_EQ(fs::relative(a[i], tmp / "a"), fs::relative(b[i], tmp / "b"));
     EXPECT_TRUE(testing::ReadFile(a[i]) == testing::ReadFile(b[i])) << a[i] << " differs";
+  }
+}
+
+// A Part is acked only when the directory entries leading to it are durable: its directory and
+// every one above it up to the lake root are fsync'd, also when another process made them (this
+// test makes the tree; `sinkd import` only puts Parts in it), and each ancestor only once per
+// process. strace shows which directories the binary really fsync'd.
+TEST(Import, EveryDirectoryUpToTheLakeRootIsSyncedOnceWhoeverMadeIt) {
+  TempDir tmp;
+  const fs::path lake = tmp / "lake";
+  fs::create_directories(lake / "ledger/date=2026-09-29/app=a");
+  fs::create_directories(lake / "ledger/date=2026-09-29/app=b");
+  const fs::path root = fs::canonical(lake);
+  std::vector<std::vector<Event>> messages;
+  for (int m = 0; m < 4; ++m) {
+    messages.push_back({MakeEvent("a" + std::to_string(m), "a", k2026_09_29 + 60 * m),
+                        MakeEvent("b" + std::to_string(m), "b", k2026_09_29 + 60 * m)});
+  }
+  testing::WriteFile(tmp / "in.bin", LedgerFile(messages));
+  auto run = RunCommand({"strace", "-f", "-qq", "-y", "-e", "trace=fsync", "-o",
+                         (tmp / "trace.txt").string(), SinkdBinary().string(), "import", "ledger",
+                         "--lake-dir", lake.string(), "--instance-id", "box-77",
+                         "--batch-max-rows", "2", (tmp / "in.bin").string()});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  ASSERT_EQ(Files(lake, ".parquet").size(), 8u) << "the premise: four flushes of two Parts";
+  std::map<std::string, int> synced;
+  const std::regex line(R"(fsync\(\d+<([^>]*)>\) = 0)");
+  const std::string trace = testing::ReadFile(tmp / "trace.txt");
+  for (auto it = std::sregex_iterator(trace.begin(), trace.end(), line);
+       it != std::sregex_iterator(); ++it) {
+    ++synced[(*it)[1].str()];
+  }
+  for (const char* dir : {"", "/ledger", "/ledger/date=2026-09-29"}) {
+    EXPECT_EQ(synced[root.string() + dir], 1) << "once per process: " << root.string() + dir;
+  }
+  for (const char* dir : {"/ledger/date=2026-09-29/app=a", "/ledger/date=2026-09-29/app=b"}) {
+    EXPECT_EQ(synced[root.string() + dir], 4) << "after each flush's Part: " << dir;
   }
 }
 

@@ -72,19 +72,63 @@ TEST(DirDestination, ACommittedPartIsAtItsKeyAndNothingElseIsLeft) {
   EXPECT_EQ(ReadFile(tmp / key), "PAR1" + big);
 }
 
-// Only a rename can replace a read-only file; a direct write at the key would fail. This pins
-// that the Part is renamed onto its name, never written in place.
-TEST(DirDestination, APartIsRenamedOntoItsKeyRatherThanWrittenAtIt) {
+// A key is never replaced, not even a read-only file a rename(2) would go over: other bytes at
+// the key are kept and Commit says kTaken; the same bytes are kSame. Neither leaves our copy.
+TEST(DirDestination, AKeyIsNeverReplacedAndTheSameBytesThereAreSuccess) {
   TempDir tmp;
   auto dest = Make(tmp.path());
   const std::string key = "ledger/date=2026-09-29/app=agentd/part-box-77-1-1-0.parquet";
   WriteFile(tmp / key, "old");
   ASSERT_EQ(chmod((tmp / key).c_str(), 0444), 0);
-  auto upload = dest->Begin(key);
-  ASSERT_TRUE(upload.ok());
-  ASSERT_TRUE((*upload)->Append(Bytes("new")).ok());
-  ASSERT_TRUE((*upload)->Commit().ok());
-  EXPECT_EQ(ReadFile(tmp / key), "new");
+  auto put = [&](const std::string& bytes) {
+    auto upload = dest->Begin(key);
+    EXPECT_TRUE(upload.ok());
+    EXPECT_TRUE((*upload)->Append(Bytes(bytes)).ok());
+    auto placed = (*upload)->Commit();
+    EXPECT_TRUE(placed.ok()) << placed.status().ToString();
+    return placed.ok() ? *placed : Placed::kNew;
+  };
+  EXPECT_EQ(put("new"), Placed::kTaken);
+  EXPECT_EQ(ReadFile(tmp / key), "old");
+  EXPECT_EQ(put("ole"), Placed::kTaken) << "same size, other bytes";
+  EXPECT_EQ(put("old"), Placed::kSame);
+  ASSERT_TRUE(dest->Sync().ok());
+  EXPECT_EQ(ReadFile(tmp / key), "old");
+  EXPECT_EQ(FilesUnder(tmp.path()), std::vector<fs::path>{key}) << "no temporary file is left";
+}
+
+// The seam compaction will use: List sees complete objects only, Read reads a range, Delete of
+// a missing key is success.
+TEST(DirDestination, ListReadAndDeleteSeeOnlyCompleteObjects) {
+  TempDir tmp;
+  auto dest = Make(tmp.path());
+  WriteFile(tmp / "ledger/date=2026-09-29/app=a/part-1.parquet", "0123456789");
+  WriteFile(tmp / "ledger/date=2026-09-29/app=b/part-2.parquet", "abc");
+  WriteFile(tmp / "ledger/date=2026-09-29/app=b/part-3.parquet.incomplete", "half");
+  WriteFile(tmp / "audit/date=2026-09-29/part-4.parquet", "x");
+  auto all = dest->List("ledger/");
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  ASSERT_EQ(all->size(), 2u);
+  EXPECT_EQ((*all)[0].key, "ledger/date=2026-09-29/app=a/part-1.parquet");
+  EXPECT_EQ((*all)[0].size, 10u);
+  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+  EXPECT_LT(std::abs((*all)[0].modified_unix_ms - now_ms), 120'000) << "mtime read";
+  EXPECT_EQ((*all)[1].key, "ledger/date=2026-09-29/app=b/part-2.parquet");
+  auto some = dest->List("ledger/date=2026-09-29/app=a");
+  ASSERT_TRUE(some.ok());
+  EXPECT_EQ(some->size(), 1u);
+  EXPECT_EQ(dest->List("")->size(), 3u);
+  EXPECT_TRUE(dest->List("nothing/here/")->empty());
+  EXPECT_EQ(*dest->Read("ledger/date=2026-09-29/app=a/part-1.parquet", 6, 10), "6789");
+  EXPECT_EQ(*dest->Read("ledger/date=2026-09-29/app=a/part-1.parquet", 20, 10), "");
+  EXPECT_TRUE(dest->Read("ledger/none.parquet", 0, 1).status().IsNotFound());
+  ASSERT_TRUE(dest->Delete("ledger/date=2026-09-29/app=b/part-2.parquet").ok());
+  ASSERT_TRUE(dest->Delete("ledger/date=2026-09-29/app=b/part-2.parquet").ok()) << "again";
+  ASSERT_TRUE(dest->Sync().ok());
+  EXPECT_EQ(dest->List("ledger/")->size(), 1u);
+  EXPECT_TRUE(dest->Delete("../outside").IsInternal());
 }
 
 TEST(DirDestination, AnAbortedPartLeavesNothingAReaderWouldPickUp) {

@@ -203,24 +203,84 @@ TEST_F(SharedStore, APartLandsUnderItsKeyWithItsContentType) {
   EXPECT_EQ(ContentTypeFor("x.bin"), "application/octet-stream");
 }
 
-// Two writers of one key must not overwrite each other; a retry of our own create that had
-// landed must not fail.
+lake::Placed Put(lake::Destination& destination, const std::string& key, const std::string& bytes) {
+  auto upload = destination.Begin(key);
+  EXPECT_TRUE(upload.ok());
+  for (size_t at = 0; at < bytes.size(); at += 4096) {
+    EXPECT_TRUE((*upload)->Append(sinkd::testing::Bytes(bytes).subspan(
+                    at, std::min<size_t>(4096, bytes.size() - at))).ok());
+  }
+  auto placed = (*upload)->Commit();
+  EXPECT_TRUE(placed.ok()) << placed.status().ToString();
+  return placed.ok() ? *placed : lake::Placed::kNew;
+}
+
+// Two writers of one key must not overwrite each other: other bytes at the key are kTaken (the
+// caller picks another name), a repeat of our own create that had landed is kSame.
 TEST_F(SharedStore, ACreateNeverOverwritesAnotherObjectButARepeatOfOursSucceeds) {
   S3Server& server = *server_;
   ASSERT_TRUE(server.ok()) << server.error();
   CapturedLog log;
   auto destination = Make(TestOptions(server.endpoint()), log.log());
   const std::string key = "overwrite/date=2026-09-29/app=a/part-1.parquet";
-  ASSERT_TRUE(PutPart(*destination, key, "first writer").ok());
-  Status clash = PutPart(*destination, key, "second writer");
-  EXPECT_TRUE(clash.IsRedeliver()) << clash.ToString();
-  EXPECT_NE(clash.message().find("another object already exists at this key"), std::string::npos)
-      << clash.message();
+  EXPECT_EQ(Put(*destination, key, "first writer"), lake::Placed::kNew);
+  EXPECT_EQ(Put(*destination, key, "second writer"), lake::Placed::kTaken);
+  EXPECT_EQ(Put(*destination, key, "first-writer"), lake::Placed::kTaken) << "same size";
   EXPECT_EQ(ReadFile(server.ObjectPath(key)), "first writer");
-  EXPECT_TRUE(PutPart(*destination, key, "first writer").ok()) << "the same bytes again";
-  EXPECT_EQ(Count(server.Requests(), "PUT", "overwrite/", 412), 2u)
-      << "the premise: the store enforced If-None-Match both times";
+  EXPECT_EQ(Put(*destination, key, "first writer"), lake::Placed::kSame) << "the same bytes again";
+  EXPECT_EQ(Count(server.Requests(), "PUT", "overwrite/", 412), 3u)
+      << "the premise: the store enforced If-None-Match every time";
   EXPECT_TRUE(destination->conditional_creates());
+}
+
+// The same for multipart: a completion refused with 412 is compared by size and the multipart
+// ETag, and a taken key gets its pieces aborted, not left billed.
+TEST_F(SharedStore, AMultipartCreateOnATakenKeyIsAbortedAndOnOurOwnBytesIsSuccess) {
+  S3Server& server = *server_;
+  ASSERT_TRUE(server.ok()) << server.error();
+  CapturedLog log;
+  S3Options options = TestOptions(server.endpoint());
+  options.multipart_threshold = 16 * 1024;
+  auto destination = Make(options, log.log());
+  const std::string key = "overwrite-mp/date=2026-09-29/app=a/part-1.parquet";
+  const std::string ours = RandomBytes(40 * 1024, 3);
+  const std::string theirs = RandomBytes(40 * 1024, 4);
+  EXPECT_EQ(Put(*destination, key, ours), lake::Placed::kNew);
+  EXPECT_EQ(Put(*destination, key, theirs), lake::Placed::kTaken);
+  EXPECT_EQ(Put(*destination, key, ours), lake::Placed::kSame);
+  EXPECT_EQ(ReadFile(server.ObjectPath(key)), ours);
+  EXPECT_EQ(Count(server.Requests(), "DELETE", "overwrite-mp/", 0), 2u)
+      << "the refused completions' pieces were aborted";
+}
+
+// The seam compaction will use, on a bucket: List pages through every key under a prefix with
+// its size, Read is a ranged GET, Delete of a missing key is success.
+TEST_F(SharedStore, ListReadAndDeleteWorkOnTheBucket) {
+  S3Server& server = *server_;
+  ASSERT_TRUE(server.ok()) << server.error();
+  CapturedLog log;
+  auto destination = Make(TestOptions(server.endpoint()), log.log());
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_TRUE(PutPart(*destination, "listed/app=a/part-" + std::to_string(i) + ".parquet",
+                        std::string(10 + i, 'x')).ok());
+  }
+  ASSERT_TRUE(PutPart(*destination, "listed-not/part.parquet", "y").ok());
+  auto listed = destination->List("listed/");
+  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+  ASSERT_EQ(listed->size(), 5u);
+  EXPECT_EQ((*listed)[2].key, "listed/app=a/part-2.parquet");
+  EXPECT_EQ((*listed)[2].size, 12u);
+  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+  EXPECT_LT(std::abs((*listed)[2].modified_unix_ms - now_ms), 120'000) << "LastModified read";
+  ASSERT_TRUE(PutPart(*destination, "listed/app=a/range.parquet", "0123456789").ok());
+  EXPECT_EQ(*destination->Read("listed/app=a/range.parquet", 3, 4), "3456");
+  EXPECT_EQ(*destination->Read("listed/app=a/range.parquet", 8, 100), "89");
+  EXPECT_TRUE(destination->Read("listed/none.parquet", 0, 4).status().IsNotFound());
+  ASSERT_TRUE(destination->Delete("listed/app=a/part-0.parquet").ok());
+  ASSERT_TRUE(destination->Delete("listed/app=a/part-0.parquet").ok()) << "again";
+  EXPECT_EQ(destination->List("listed/")->size(), 5u);
 }
 
 // A store without conditional writes is found out once, logged once, and written to without the
@@ -364,7 +424,7 @@ TEST(S3Destination, AFailedUploadKeepsItsFirstError) {
   EXPECT_NE(first.message().find("gave up after 2 attempts"), std::string::npos) << first.message();
   Status again = (*upload)->Append(sinkd::testing::Bytes(bytes));
   EXPECT_EQ(again.message(), first.message());
-  EXPECT_EQ((*upload)->Commit().message(), first.message());
+  EXPECT_EQ((*upload)->Commit().status().message(), first.message());
 }
 
 // Virtual-hosted addressing puts the bucket in the host name (s3rver reads it from there).

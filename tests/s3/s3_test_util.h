@@ -46,7 +46,8 @@ class CapturedLog {
   Logger log_;
 };
 
-// Begin, Append (in `chunk`-byte pieces, as a Part writer streams), Commit.
+// Begin, Append (in `chunk`-byte pieces, as a Part writer streams), Commit; a key taken by other
+// bytes is an error here (Redeliver saying so), a key holding these bytes is success.
 inline Status PutPart(lake::Destination& destination, const std::string& key,
                       const std::string& bytes, size_t chunk = 4096) {
   auto upload = destination.Begin(key);
@@ -55,7 +56,10 @@ inline Status PutPart(lake::Destination& destination, const std::string& key,
     SINKD_RETURN_IF_ERROR(
         (*upload)->Append(Bytes(bytes).subspan(at, std::min(chunk, bytes.size() - at))));
   }
-  return (*upload)->Commit();
+  auto placed = (*upload)->Commit();
+  if (!placed.ok()) return placed.status();
+  if (*placed == lake::Placed::kTaken) return Status::Redeliver("the key holds other bytes");
+  return Status::OK();
 }
 
 }  // namespace sinkd::testing

@@ -1,0 +1,249 @@
+// LakeWriter's placement: never a key replaced, the same bytes in place are success, other bytes
+// go beside them, and a failed flush takes back the Parts it placed — on a real full disk too.
+#include "lake/lake_writer.h"
+
+#include <sys/mount.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <set>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "contract/wire_decoder.h"
+#include "lake/dir_destination.h"
+#include "support/support.h"
+#include "traffic/traffic_generator.h"
+
+namespace sinkd::lake {
+namespace {
+
+namespace fs = std::filesystem;
+using sinkd::testing::DuckDb;
+using sinkd::testing::SqlQuote;
+using sinkd::testing::TempDir;
+using sinkd::testing::WriteFile;
+
+LakeWriterOptions Options(const std::string& instance = "box-77") {
+  LakeWriterOptions o;
+  o.key_prefix = "ledger";
+  o.instance = instance;
+  o.parquet.created_by = "sinkd test";
+  return o;
+}
+
+// `messages` ledger messages of 100 events each from the traffic generator (several apps, so a
+// flush writes several Parts).
+row::RowBatch Rows(uint64_t seed, int messages) {
+  traffic::TrafficOptions traffic;
+  traffic.seed = seed;
+  traffic.events_per_batch = 100;
+  traffic.expected_events = 100 * messages;
+  traffic.span_micros = 3'600'000'000;  // one hour: one date
+  traffic::TrafficGenerator generator(traffic);
+  contract::WireDecoder decoder;
+  row::RowBatch rows(row::kLedgerColumns);
+  std::vector<contract::Reject> rejects;
+  for (int i = 0; i < messages; ++i) {
+    decoder.Decode(contract::Envelope::kBatch, generator.NextLedgerMessage(), rows, rejects);
+  }
+  return rows;
+}
+
+std::vector<std::string> Parts(const fs::path& root) {
+  std::vector<std::string> out;
+  if (!fs::exists(root)) return out;
+  for (const auto& e : fs::recursive_directory_iterator(root)) {
+    if (e.is_regular_file() && e.path().extension() == ".parquet") {
+      out.push_back(fs::relative(e.path(), root).generic_string());
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// rows in the lake, distinct event ids
+std::pair<int64_t, int64_t> Count(const fs::path& root) {
+  auto r = DuckDb("SELECT count(*), count(DISTINCT event_id) FROM read_parquet(" +
+                  SqlQuote((root / "ledger/**/*.parquet").string()) + ")");
+  EXPECT_TRUE(r.ok) << r.error;
+  if (!r.ok || r.rows.empty()) return {-1, -1};
+  return {std::stoll(r.rows[0][0]), std::stoll(r.rows[0][1])};
+}
+
+std::unique_ptr<DirDestination> Dir(const fs::path& root) {
+  auto made = DirDestination::Make(root.string());
+  EXPECT_TRUE(made.ok());
+  EXPECT_TRUE((*made)->Ensure().ok());
+  return std::move(made).value();
+}
+
+// The premise of every redelivery: it must never put a second copy of a Part's rows in the lake.
+// A flush that fails at its last Part has placed the others; they are deleted before it returns.
+TEST(LakeWriter, AFailedFlushRemovesThePartsItHadPlacedBeforeItReturns) {
+  const row::RowBatch rows = Rows(3, 10);
+  TempDir scratch;
+  auto probe_dest = Dir(scratch.path());
+  auto probe = LakeWriter(*probe_dest, Options()).Flush(rows, {"GARM_LEDGER", 1, 10});
+  ASSERT_TRUE(probe.ok());
+  ASSERT_GE(probe->parts.size(), 3u) << "the premise: a flush of several Parts";
+
+  // The last Part's partition directory cannot be made: a file holds its name.
+  TempDir tmp;
+  auto dest = Dir(tmp.path());
+  WriteFile(tmp / fs::path(probe->parts.back().key).parent_path(), "in the way");
+  auto failed = LakeWriter(*dest, Options()).Flush(rows, {"GARM_LEDGER", 1, 10});
+  ASSERT_FALSE(failed.ok());
+  EXPECT_TRUE(failed.status().IsRedeliver()) << failed.status().ToString();
+  EXPECT_NE(failed.status().message().find(
+                "removed " + std::to_string(probe->parts.size() - 1) + " of the " +
+                std::to_string(probe->parts.size() - 1) + " Parts this flush had placed"),
+            std::string::npos)
+      << failed.status().message();
+  EXPECT_TRUE(Parts(tmp.path()).empty()) << "no Part of a failed flush may stay";
+}
+
+// A batch flushed again (its acks were lost; the same rows, the same range) finds its Parts in
+// place: nothing is written, nothing is copied, and the flush succeeds.
+TEST(LakeWriter, ABatchFlushedAgainFindsItsPartsInPlaceAndWritesNothing) {
+  TempDir tmp;
+  auto dest = Dir(tmp.path());
+  const row::RowBatch rows = Rows(4, 6);
+  LakeWriter writer(*dest, Options());
+  auto first = writer.Flush(rows, {"GARM_LEDGER", 1, 6});
+  ASSERT_TRUE(first.ok());
+  const auto keys = Parts(tmp.path());
+  auto again = writer.Flush(rows, {"GARM_LEDGER", 1, 6});
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  for (const PartReport& p : again->parts) EXPECT_TRUE(p.found_in_place) << p.key;
+  EXPECT_EQ(Parts(tmp.path()), keys);
+  EXPECT_EQ(Count(tmp.path()), std::make_pair(int64_t(rows.rows()), int64_t(rows.rows())));
+}
+
+// A fixed instance flushing a range whose rows are now different (an outbox batch read again
+// after a bisection, a restarted import with other input) must not replace the Part in place:
+// its rows may be acknowledged. The new Part goes under the key's next alternative.
+TEST(LakeWriter, AKeyHoldingOtherBytesIsKeptAndTheNewPartGoesUnderTheNextAlternative) {
+  TempDir tmp;
+  auto dest = Dir(tmp.path());
+  const row::RowBatch a = Rows(5, 4);
+  const row::RowBatch b = Rows(6, 4);
+  LakeWriter writer(*dest, Options());
+  auto first = writer.Flush(a, {"GARM_LEDGER", 1, 4});
+  ASSERT_TRUE(first.ok());
+  auto second = writer.Flush(b, {"GARM_LEDGER", 1, 4});
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  std::set<std::string> first_keys;
+  for (const PartReport& p : first->parts) first_keys.insert(p.key);
+  size_t moved = 0;
+  for (const PartReport& p : second->parts) {
+    if (p.key.find("part-box-77.1-1-4-") != std::string::npos) ++moved;
+    EXPECT_EQ(first_keys.count(p.key), 0u) << p.key << " was written over";
+  }
+  EXPECT_GT(moved, 0u) << "the premise: the two flushes share partitions";
+  const int64_t total = static_cast<int64_t>(a.rows() + b.rows());
+  EXPECT_EQ(Count(tmp.path()), std::make_pair(total, total)) << "every row of both flushes";
+}
+
+// What a drain does under a full disk: each flush fails and its batch comes back, often with
+// other boundaries (so other keys). Parts that still fit must not accumulate one copy per retry.
+// The disk is a real tmpfs, filled by a ballast file for SINKD_FULL_DISK_SECONDS (default 2;
+// RELIABILITY.md's figure uses 60) while flushes are retried every 100 ms.
+TEST(LakeWriter, RetriesThroughAFullDiskLeaveAtMostFivePercentExtraRows) {
+  TempDir tmp;
+  const fs::path mount = tmp / "disk";
+  fs::create_directories(mount);
+  ASSERT_EQ(::mount("tmpfs", mount.c_str(), "tmpfs", 0, "size=16m"), 0)
+      << "tests run as root here: " << std::strerror(errno);
+  struct Unmount {
+    fs::path path;
+    ~Unmount() { ::umount2(path.c_str(), MNT_DETACH); }
+  } unmount{mount};
+  const fs::path root = mount / "lake";
+  auto dest = Dir(root);
+  LakeWriter writer(*dest, Options());
+
+  const char* env = std::getenv("SINKD_FULL_DISK_SECONDS");
+  const auto full_for = std::chrono::seconds(env ? std::atoi(env) : 2);
+  int64_t expected = 0;
+  uint64_t next_sequence = 1;
+  int failures = 0;
+  int batch = 0;
+  // Batches until the disk has been full for full_for and five more flushes went through.
+  std::optional<std::chrono::steady_clock::time_point> filled;
+  int after = 0;
+  while (after < 5) {
+    const row::RowBatch rows = Rows(100 + batch, 8);
+    if (batch == 3 && !filled) {
+      // Leave ~150 KiB: a flush's first Parts fit, its later ones do not.
+      const auto space = fs::space(mount);
+      const uintmax_t ballast = space.available - 150 * 1024;
+      std::string chunk(1 << 20, 'b');
+      std::FILE* f = std::fopen((mount / "ballast").c_str(), "w");
+      ASSERT_NE(f, nullptr);
+      for (uintmax_t done = 0; done < ballast;) {
+        const size_t n = std::min<uintmax_t>(chunk.size(), ballast - done);
+        done += std::fwrite(chunk.data(), 1, n, f);
+        if (n == 0 || std::ferror(f)) break;
+      }
+      std::fclose(f);
+      filled = std::chrono::steady_clock::now();
+    }
+    // Retried until it lands; each attempt is a redelivery with new boundaries.
+    for (int attempt = 0;; ++attempt) {
+      ASSERT_LT(attempt, 10'000);
+      if (filled && fs::exists(mount / "ballast") &&
+          std::chrono::steady_clock::now() - *filled >= full_for) {
+        fs::remove(mount / "ballast");
+      }
+      const uint64_t first = next_sequence;
+      next_sequence += 8;
+      auto flushed = writer.Flush(rows, {"GARM_LEDGER", first, first + 7});
+      if (flushed.ok()) break;
+      ++failures;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    expected += static_cast<int64_t>(rows.rows());
+    ++batch;
+    if (filled && !fs::exists(mount / "ballast")) ++after;
+  }
+  EXPECT_GT(failures, 3) << "the premise: flushes failed on the full disk";
+  const auto [rows, distinct] = Count(root);
+  EXPECT_EQ(distinct, expected) << "every row is in the lake";
+  const double ratio = static_cast<double>(rows) / static_cast<double>(expected);
+  std::printf("full disk for %llds: %d failed flushes, %lld rows for %lld expected: %.4f rows "
+              "per expected row\n",
+              static_cast<long long>(full_for.count()), failures, static_cast<long long>(rows),
+              static_cast<long long>(expected), ratio);
+  EXPECT_LE(ratio, 1.05);
+}
+
+TEST(LakeWriterOptions, ValidateRefusesWhatCannotBeAKeyOrAPartNamingTheOption) {
+  EXPECT_TRUE(Options().Validate().ok());
+  auto refused = [](LakeWriterOptions o, const std::string& needle) {
+    Status s = o.Validate();
+    EXPECT_TRUE(s.IsRefuse()) << needle;
+    EXPECT_NE(s.message().find(needle), std::string::npos) << s.message();
+  };
+  LakeWriterOptions o = Options();
+  o.key_prefix = "ledger/../up";
+  refused(o, "key_prefix \"ledger/../up\"");
+  o = Options();
+  o.key_prefix = "";
+  refused(o, "key_prefix \"\"");
+  o = Options("a/b");
+  refused(o, "instance \"a/b\"");
+  o = Options("..");
+  refused(o, "instance \"..\"");
+  o = Options();
+  o.parquet.zstd_level = 20;
+  refused(o, "zstd_level 20");
+  o = Options();
+  o.parquet.row_group_rows = 0;
+  refused(o, "row_group_rows 0");
+}
+
+}  // namespace
+}  // namespace sinkd::lake
