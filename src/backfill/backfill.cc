@@ -26,7 +26,9 @@ Status Backfill::Add(std::string_view message, std::string_view subject) {
     dead_lines_ += DeadLetterLine(letter);
     ++report_.rejects;
   }
-  if (rows_.rows() >= options_.batch_max_rows) return Flush();
+  if (rows_.rows() >= options_.batch_max_rows || rows_.bytes() >= options_.batch_max_bytes) {
+    return Flush();
+  }
   return Status::OK();
 }
 

@@ -24,6 +24,8 @@ struct BackfillOptions {
   contract::Envelope envelope = contract::Envelope::kBatch;
   std::string stream = "import";      // names the source in footers and dead letters
   size_t batch_max_rows = 250'000;    // rows, not messages: one ledger message holds hundreds
+  // Bytes of decoded rows before a flush; at most row::kMaxBatchBytes (32-bit string offsets).
+  size_t batch_max_bytes = row::kDefaultBatchBytes;
   lake::LakeWriterOptions lake;       // key prefix, instance, Parquet options
 };
 
@@ -42,7 +44,7 @@ class Backfill {
   Backfill(lake::Destination& destination, BackfillOptions options, Logger& log);
 
   // Decodes one message (from input `subject`, e.g. a file name) and flushes when the batch
-  // reached its row limit.
+  // reached its row or byte limit.
   Status Add(std::string_view message, std::string_view subject);
   // Flushes what is left. REQUIRES: called once, last.
   Status Finish();
