@@ -24,11 +24,14 @@ TEST(RowBatch, AStringColumnFillsToItsOffsetLimitAndAValuePastItNeverWraps) {
   EXPECT_EQ(column.at(last).size(), left);
   EXPECT_EQ(column.at(last - 1), chunk);
   column.push_back("past");
+  column.push_back("next");
   EXPECT_TRUE(column.overflowed());
-  EXPECT_EQ(column.offsets.back(), UINT32_MAX) << "the offset must not wrap to 3";
-  EXPECT_TRUE(column.at(last + 1).empty()) << "a value past the limit must not read another's";
+  EXPECT_EQ(column.offsets[last + 2], UINT32_MAX) << "the offset must not wrap to 3";
+  EXPECT_TRUE(column.at(last + 1).empty());
+  EXPECT_TRUE(column.at(last + 2).empty()) << "a value past the limit must not read another's "
+                                              "bytes (a wrapped offset reads \"stzz\" here)";
   EXPECT_EQ(column.at(0), "first");
-  EXPECT_EQ(column.size(), last + 2);
+  EXPECT_EQ(column.size(), last + 3);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // deduplication.
 #include "sinks/lake_sink.h"
 
+#include <algorithm>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -112,6 +113,33 @@ TEST(LakeSink, AnEventTypeTooLongForItsDirectoryIsExactInsideThePart) {
   ASSERT_TRUE(in_path.ok) << in_path.error;
   ASSERT_EQ(in_path.rows.size(), 2u);
   EXPECT_EQ(in_path.rows[0][0], fits) << "a type that fits its directory name is kept exactly";
+}
+
+// A delivery whose rows pass batch_max_bytes is flushed in consecutive sub-ranges, each a Part of
+// its own, so no flush grows a column toward its 4 GiB offset limit whatever the read size.
+TEST(LakeSink, ADeliveryPastItsByteLimitIsFlushedInConsecutiveRanges) {
+  TempDir tmp;
+  auto dest = lake::DirDestination::Make(tmp.path().string());
+  ASSERT_TRUE(dest.ok());
+  LakeEventSink sink("lake", std::move(dest).value(), Options(), size_t{1} << 20);
+  ASSERT_TRUE(sink.Open().ok());
+  std::vector<Event> events;
+  for (int n = 1; n <= 6; ++n) {
+    events.push_back(MakeEvent(n, "node.connected", "2026-12-01T00:00:00Z"));
+    events.back().data_json = "\"" + std::string(400'000, 'd') + "\"";  // three pass 1 MiB
+  }
+  ASSERT_TRUE(sink.Deliver(events).ok());
+  std::vector<std::string> names;
+  for (const auto& e : fs::recursive_directory_iterator(tmp.path())) {
+    if (e.path().extension() == ".parquet") names.push_back(e.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"part-test-1-1-3-0.parquet",
+                                             "part-test-1-4-6-0.parquet"}));
+  auto r = DuckDb("SELECT count(*), count(DISTINCT event_id), min(length(data_json)) FROM "
+                  "read_parquet(" + Glob(tmp.path()) + ")");
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.rows[0], (std::vector<std::string>{"6", "6", "400002"}));
 }
 
 // An event the lake cannot take would fail every redelivery: it is a permanent failure, and
