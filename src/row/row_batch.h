@@ -26,9 +26,10 @@ inline constexpr size_t kMaxColumnBytes = UINT32_MAX;
 
 // The largest byte limit a batch may be given: the drain's and import's --batch-max-bytes and a
 // lake sink's batch_max_bytes are refused above it. A batch is checked against its limit after
-// each add (a drain's fetch, at most 16 MiB of messages that decode to at most about 7 times
-// that; one import message; one outbox event, at most 1 GB in PostgreSQL), and bytes() counts
-// every column, so 2 GiB leaves every column 2 GiB of room for that last add.
+// each add (a drain's fetch: at most 16 MiB of messages, whose strings decode to at most 6 bytes
+// per byte, JSON escaping's worst; one import message; one outbox event, at most 1 GB in
+// PostgreSQL), and bytes() counts every column, so 2 GiB leaves every column 2 GiB of room for
+// that last add.
 inline constexpr size_t kMaxBatchBytes = size_t{2} << 30;
 inline constexpr size_t kMinBatchBytes = size_t{1} << 20;
 // The default byte limit of every batch that has one.
