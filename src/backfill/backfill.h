@@ -28,7 +28,8 @@ struct BackfillOptions {
   size_t batch_max_rows = 250'000;    // rows, not messages: one ledger message holds hundreds
   // Bytes held (messages and decoded rows, drain::Batch::bytes), as the drain's default bounds
   // them: the messages are held until their batch is flushed, as a drain holds them until acked.
-  size_t batch_max_bytes = size_t{512} << 20;
+  // At most row::kMaxBatchBytes (32-bit string offsets).
+  size_t batch_max_bytes = row::kDefaultBatchBytes;
   lake::LakeWriterOptions lake;       // key prefix, instance, Parquet options
 };
 
@@ -47,7 +48,7 @@ class Backfill {
   Backfill(lake::Destination& destination, BackfillOptions options, Logger& log);
 
   // Decodes one message (from input `subject`, e.g. a file name) and flushes when the batch
-  // reached its row limit.
+  // reached its row or byte limit.
   Status Add(std::string_view message, std::string_view subject);
   // Flushes what is left. REQUIRES: called once, last.
   Status Finish();

@@ -29,9 +29,7 @@ parquet::Field FieldFor(const row::ColumnSpec& spec) {
 parquet::Schema FileSchema(const row::ColumnTable& table) {
   parquet::Schema schema;
   for (size_t i = 0; i < table.columns.size(); ++i) {
-    const row::ColumnSpec& spec = table.columns[i];
-    if (spec.partition) continue;
-    parquet::Field field = FieldFor(spec);
+    parquet::Field field = FieldFor(table.columns[i]);
     field.field_id = static_cast<int32_t>(i + 1);
     field.bloom_filter = static_cast<int>(i) == table.id_column;
     schema.push_back(std::move(field));
@@ -44,7 +42,6 @@ parquet::TableView FileView(const row::RowBatch& batch) {
   view.rows = batch.rows();
   const row::ColumnTable& table = batch.table();
   for (size_t i = 0; i < table.columns.size(); ++i) {
-    if (table.columns[i].partition) continue;
     const row::ColumnBuffer& c = batch.column(static_cast<int>(i));
     switch (c.type) {
       case row::ColumnType::kString:

@@ -27,7 +27,7 @@ struct DrainFlags {
   DestinationFlags destination;
   LakeFlags lake;
   size_t batch_max_rows = 250'000;
-  size_t batch_max_bytes = size_t{512} << 20;
+  size_t batch_max_bytes = row::kDefaultBatchBytes;
   std::string batch_interval = "5m";
   int fetch_max = 512;
   std::string flush_timeout = "5m";
@@ -133,7 +133,8 @@ void AddDrainOrigin(CLI::App& parent, Invocation& invocation, const StreamOrigin
                   "flush after this many ROWS; one ledger message holds many")
       ->capture_default_str();
   cmd->add_option("--batch-max-bytes", flags->batch_max_bytes,
-                  "flush once the batch holds this many bytes (messages + decoded rows)")
+                  "flush once the batch holds this many bytes (messages + decoded rows; "
+                  "1 MiB to 2 GiB)")
       ->capture_default_str();
   cmd->add_option("--batch-interval", flags->batch_interval,
                   "flush this long after the batch's first message arrived")

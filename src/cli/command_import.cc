@@ -12,6 +12,7 @@
 #include "cli/destination_flags.h"
 #include "cli/lake_flags.h"
 #include "contract/delimited.h"
+#include "row/row_batch.h"
 
 namespace sinkd::cli {
 
@@ -21,6 +22,7 @@ struct ImportFlags {
   DestinationFlags destination;
   LakeFlags lake;
   size_t batch_max_rows = 250'000;
+  size_t batch_max_bytes = row::kDefaultBatchBytes;
   std::vector<std::string> files;
 };
 
@@ -56,6 +58,7 @@ class Input {
 Status RunImport(const ImportFlags& flags, const std::string& origin, contract::Envelope envelope) {
   if (flags.files.empty()) return Status::Refuse("import needs at least one FILE (or - for stdin)");
   if (flags.batch_max_rows < 1) return Status::Refuse("--batch-max-rows must be at least 1");
+  SINKD_RETURN_IF_ERROR(row::CheckBatchMaxBytes("--batch-max-bytes", flags.batch_max_bytes));
   SINKD_ASSIGN_OR_RETURN(lake::LakeWriterOptions lake_options,
                          LakeWriterOptionsFrom(flags.lake, origin));
   SINKD_ASSIGN_OR_RETURN(std::unique_ptr<lake::Destination> destination,
@@ -67,10 +70,13 @@ Status RunImport(const ImportFlags& flags, const std::string& origin, contract::
   log.Info("sinkd import started", {{"destination", destination->Describe()},
                                     {"key_prefix", lake_options.key_prefix},
                                     {"instance", lake_options.instance},
-                                    {"batch_max_rows", static_cast<uint64_t>(flags.batch_max_rows)}});
+                                    {"batch_max_rows", static_cast<uint64_t>(flags.batch_max_rows)},
+                                    {"batch_max_bytes",
+                                     static_cast<uint64_t>(flags.batch_max_bytes)}});
   backfill::BackfillOptions options;
   options.envelope = envelope;
   options.batch_max_rows = flags.batch_max_rows;
+  options.batch_max_bytes = flags.batch_max_bytes;
   options.lake = lake_options;
   backfill::Backfill backfill(*destination, options, log);
   for (const std::string& name : flags.files) {
@@ -105,6 +111,9 @@ void AddImportOrigin(CLI::App& parent, Invocation& invocation, const std::string
   AddLakeFlags(*cmd, flags->lake);
   cmd->add_option("--batch-max-rows", flags->batch_max_rows,
                   "flush after this many ROWS; one ledger message holds many")
+      ->capture_default_str();
+  cmd->add_option("--batch-max-bytes", flags->batch_max_bytes,
+                  "flush once the decoded rows hold this many bytes (1 MiB to 2 GiB)")
       ->capture_default_str();
   cmd->add_option("files", flags->files,
                   "files of varint-length-delimited wire messages; - reads standard input");

@@ -22,9 +22,7 @@ constexpr std::chrono::seconds kGaugeEvery{5};
 
 Status DrainOptions::Validate() const {
   if (batch_max_rows < 1) return Status::Refuse("--batch-max-rows must be at least 1");
-  if (batch_max_bytes < (size_t{1} << 20)) {
-    return Status::Refuse("--batch-max-bytes must be at least 1 MiB");
-  }
+  SINKD_RETURN_IF_ERROR(row::CheckBatchMaxBytes("--batch-max-bytes", batch_max_bytes));
   if (batch_interval <= std::chrono::nanoseconds(0)) {
     return Status::Refuse("--batch-interval must be positive");
   }

@@ -29,6 +29,7 @@
 #include "drain/sink.h"
 #include "jetstream/pull_consumer.h"
 #include "metrics/drain_metrics.h"
+#include "row/row_batch.h"
 
 namespace sinkd::drain {
 
@@ -40,8 +41,9 @@ struct DrainOptions {
   // footer); cost: up to that many records unacked in JetStream at once.
   size_t batch_max_rows = 250'000;
   // Bytes a batch may hold (message payloads + decoded rows) before it closes: bounds memory when
-  // messages are much larger than usual. A typical full ledger batch holds ~350 MB.
-  size_t batch_max_bytes = size_t{512} << 20;
+  // messages are much larger than usual. A typical full ledger batch holds ~350 MB. At most
+  // row::kMaxBatchBytes (2 GiB): a column's offsets are 32-bit.
+  size_t batch_max_bytes = row::kDefaultBatchBytes;
   // Longest a buffered message waits for its batch to close.
   std::chrono::nanoseconds batch_interval = std::chrono::minutes(5);
   // Messages asked for per fetch; a batch may overshoot its row limit by one fetch.

@@ -30,10 +30,19 @@ std::string EscapePartitionValue(std::string_view value) {
       out.push_back(kHex[c & 0xF]);
     }
   }
-  if (out.size() <= kMaxEscapedValue) return out;
+  return out;
+}
+
+std::string PartitionSegment(std::string_view column, std::string_view value) {
+  std::string out(column);
+  out += '=';
+  out += EscapePartitionValue(value);
+  if (out.size() <= kMaxSegmentBytes) return out;
   // Cut on an escape boundary so the prefix still unescapes cleanly, then make it unique again.
-  size_t cut = kMaxEscapedValue - 17;
-  while (cut > 0 && (out[cut - 1] == '%' || (cut >= 2 && out[cut - 2] == '%'))) --cut;
+  constexpr size_t kHashSuffix = 17;  // "~" + 16 hex digits
+  const size_t start = column.size() + 1;
+  size_t cut = kMaxSegmentBytes - kHashSuffix;
+  while (cut > start && (out[cut - 1] == '%' || (cut >= start + 2 && out[cut - 2] == '%'))) --cut;
   const uint64_t hash = XXH64(value.data(), value.size(), 0);
   out.resize(cut);
   out.push_back('~');
@@ -61,9 +70,7 @@ std::string PartKey(const PartKeyFields& f) {
   key += f.date;
   for (size_t i = 0; i < f.columns.size(); ++i) {
     key += '/';
-    key += f.columns[i];
-    key += '=';
-    key += EscapePartitionValue(f.values[i]);
+    key += PartitionSegment(f.columns[i], f.values[i]);
   }
   key += "/part-";
   key += f.instance;

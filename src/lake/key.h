@@ -15,11 +15,21 @@
 namespace sinkd::lake {
 
 // Every byte outside [A-Za-z0-9-_.~] becomes %XX (uppercase hex), as DuckDB's hive writer does
-// and as its hive reader undoes. A value whose escaped form would pass kMaxEscapedValue bytes is
-// cut to a prefix plus "~" and 16 hex digits of its XXH64, because a directory name is limited to
-// 255 bytes; such a value reads back as that shortened form (see README, "Partition values").
+// and as its hive reader undoes. Exact: never shortened (PartitionSegment shortens, and only when
+// it must).
 std::string EscapePartitionValue(std::string_view value);
-inline constexpr size_t kMaxEscapedValue = 200;
+
+// The most bytes of one key segment: a directory name holds at most NAME_MAX (255) bytes on Linux
+// file systems, and a directory lake copied into a bucket must read unchanged, so S3 keys keep it.
+inline constexpr size_t kMaxSegmentBytes = 255;
+
+// "<column>=<escaped value>": exact whenever it fits kMaxSegmentBytes (`app=` + 251 escaped bytes
+// fits). Past it, the escaped value is cut on an escape boundary to a prefix plus "~" and 16 hex
+// digits of the raw value's XXH64, so the segment fits and stays unique. Nothing is lost: the
+// exact value is also a column inside every Part (batch/part_schema.h), and readers that ignore
+// the path (hive_partitioning=false) read it there. REQUIRES: column is a safe key token much
+// shorter than kMaxSegmentBytes (the tables' partition columns are `app` and `type`).
+std::string PartitionSegment(std::string_view column, std::string_view value);
 
 // "<hostname with '.' → '_'>-<pid>" ("unknown-<pid>" for an empty hostname): unique per process on
 // a host, so drains sharing one durable never write the same key.

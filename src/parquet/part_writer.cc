@@ -65,6 +65,12 @@ Status CheckTable(const Schema& schema, const TableView& table) {
       return Status::Internal("parquet: column " + schema[c].name + " has the wrong array type");
     }
     if (const auto* strings = std::get_if<StringArray>(&column)) {
+      if (strings->bytes.size() > UINT32_MAX) {
+        return Status::Refuse("parquet: column " + schema[c].name + " holds " +
+                              std::to_string(strings->bytes.size()) +
+                              " bytes of strings, past the 4294967295 its 32-bit offsets "
+                              "address; close batches earlier (a lower batch byte limit)");
+      }
       long_enough = strings->offsets.size() > table.rows &&
                     strings->offsets[table.rows] <= strings->bytes.size();
     } else {

@@ -48,8 +48,10 @@ class PartWriter {
   // options.row_group_rows rows each and appends them to the stream. Each call starts a new row
   // group; call once per file for full row groups.
   // Returns Reject for input no reader could take (invalid UTF-8 in a STRING column, naming the
-  // column and row; a value past Parquet's 2 GiB page size), the stream's own error if an Append
-  // fails, and Internal when the REQUIRES below are broken (checked, not trusted).
+  // column and row; a value past Parquet's 2 GiB page size), Refuse for a string column of more
+  // than 4 GiB - 1 bytes (its 32-bit offsets cannot address it: the batch closed too late; before
+  // any byte is written), the stream's own error if an Append fails, and Internal when the
+  // REQUIRES below are broken (checked, not trusted).
   // The table is only read during the call: nothing of it is kept afterwards.
   // REQUIRES: table.columns matches the schema (types and count) and each array holds
   //           table.rows values; every index < table.rows; Finish/Abandon not yet called.

@@ -34,7 +34,9 @@ enum class WireShape : uint8_t {
 struct ColumnSpec {
   std::string_view name;
   ColumnType type;
-  // A partition column lives in the object key (`name=value/`), not inside the Parquet file.
+  // A partition column is also in the object key (`name=<escaped value>/`), so readers prune on
+  // it. The file holds it as well: a key segment is shortened past a directory name's 255 bytes,
+  // and the exact value must stay in the lake (lake/key.h).
   bool partition = false;
   WireShape shape = WireShape::kNone;
   uint32_t wire_field = 0;     // protobuf field number in the source message

@@ -1,7 +1,8 @@
 // The ledger lake's columns: every field of garm.ledger.v1.Event, in the order of the Go reference's
 // row.Columns (so existing ordinals never move), with execution_subject (field 71) as the last one.
-// `app` is a partition column and `date` (the UTC calendar date of `time`) is derived: both live in
-// the object key, not inside the Parquet files. See README "Schema" and CHANGELOG for the decisions.
+// `app` is a partition column: in the object key and, since schema version 2, inside every Part as
+// well (the key may hold a shortened form). `date` (the UTC calendar date of `time`) is derived and
+// lives in the key only. See README "Schema" and CHANGELOG for the decisions.
 // Threads: constexpr data, immutable.
 #pragma once
 
@@ -18,7 +19,7 @@ inline constexpr std::array<ColumnSpec, 40> kLedgerColumnList = {{
      "when the event happened, UTC, microseconds (nanoseconds are truncated)"},
     {"tenant", ColumnType::kString, false, WireShape::kScalar, 10, 0, "tenant"},
     {"app", ColumnType::kString, true, WireShape::kScalar, 11, 0,
-     "application; a partition column (in the key, not in the file)"},
+     "application; also a partition column (`app=` in the key, shortened past 255 bytes)"},
     {"feature", ColumnType::kString, false, WireShape::kScalar, 12, 0, "feature"},
     {"run_id", ColumnType::kString, false, WireShape::kScalar, 13, 0, "run id"},
     {"correlation_id", ColumnType::kString, false, WireShape::kScalar, 14, 0, "correlation id"},
@@ -75,8 +76,9 @@ inline constexpr std::array<ColumnSpec, 40> kLedgerColumnList = {{
      "exec.sub of the caller's token; '' = a direct call; NULL in parts written before it existed"},
 }};
 
-// Bumped whenever kLedgerColumnList changes shape; written into every Part's footer.
-inline constexpr int kLedgerSchemaVersion = 1;
+// Bumped whenever the shape of a Part changes; written into every Part's footer.
+// 2: `app` is inside the file too (version 1 Parts have it in the key only).
+inline constexpr int kLedgerSchemaVersion = 2;
 
 inline constexpr ColumnTable kLedgerColumns{
     "ledger", kLedgerColumnList, /*time_column=*/1, /*id_column=*/0, kLedgerSchemaVersion};

@@ -1,8 +1,16 @@
 #include "row/row_batch.h"
 
 #include <cassert>
+#include <string>
 
 namespace sinkd::row {
+
+Status CheckBatchMaxBytes(std::string_view what, size_t bytes) {
+  if (bytes >= kMinBatchBytes && bytes <= kMaxBatchBytes) return Status::OK();
+  return Status::Refuse(std::string(what) + " " + std::to_string(bytes) +
+                        ": must be between 1048576 (1 MiB) and 2147483648 (2 GiB), so that no "
+                        "column of a batch reaches the 4 GiB its 32-bit offsets address");
+}
 
 RowBatch::RowBatch(const ColumnTable& table) : table_(&table) {
   columns_.resize(table.columns.size());

@@ -5,16 +5,39 @@
 // Strings are stored back to back in one byte buffer per column with uint32 offsets, so a batch is a
 // handful of large allocations rather than one per value (250,000 rows × 40 columns would otherwise
 // be ten million small strings).
+// Limits: uint32 offsets address kMaxColumnBytes per string column. Batches close on bytes() at a
+// limit of at most kMaxBatchBytes, so no column gets near it; one that is pushed past it anyway
+// never wraps: it reports overflowed(), and the Parquet writer refuses it naming the column.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "base/status.h"
 #include "row/column_table.h"
 
 namespace sinkd::row {
+
+// The most bytes one string column can hold: its offsets are uint32 (4 GiB - 1).
+inline constexpr size_t kMaxColumnBytes = UINT32_MAX;
+
+// The largest byte limit a batch may be given: the drain's and import's --batch-max-bytes and a
+// lake sink's batch_max_bytes are refused above it. A batch is checked against its limit after
+// each add (a drain's fetch: at most 16 MiB of messages, whose strings decode to at most 6 bytes
+// per byte, JSON escaping's worst; one import message; one outbox event, at most 1 GB in
+// PostgreSQL), and bytes() counts every column, so 2 GiB leaves every column 2 GiB of room for
+// that last add.
+inline constexpr size_t kMaxBatchBytes = size_t{2} << 30;
+inline constexpr size_t kMinBatchBytes = size_t{1} << 20;
+// The default byte limit of every batch that has one.
+inline constexpr size_t kDefaultBatchBytes = size_t{512} << 20;
+
+// OK when `bytes` is a byte limit a batch may be given (kMinBatchBytes to kMaxBatchBytes), else
+// Refuse naming `what` (the flag or option) and the range.
+Status CheckBatchMaxBytes(std::string_view what, size_t bytes);
 
 struct StringBuffer {
   std::string bytes;
@@ -24,10 +47,15 @@ struct StringBuffer {
   std::string_view at(size_t i) const {
     return std::string_view(bytes.data() + offsets[i], offsets[i + 1] - offsets[i]);
   }
+  // Past kMaxColumnBytes the bytes are still appended (so bytes.size() tells how far past) but
+  // the offset stays at the limit: values beyond it read as empty or cut, never as another row's
+  // bytes, and the column reports overflowed().
   void push_back(std::string_view value) {
     bytes.append(value);
-    offsets.push_back(static_cast<uint32_t>(bytes.size()));
+    offsets.push_back(bytes.size() <= kMaxColumnBytes ? static_cast<uint32_t>(bytes.size())
+                                                      : static_cast<uint32_t>(kMaxColumnBytes));
   }
+  bool overflowed() const { return bytes.size() > kMaxColumnBytes; }
 };
 
 struct ColumnBuffer {

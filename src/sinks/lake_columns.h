@@ -1,6 +1,7 @@
 // The outbox lakes' columns: ONE ordered list per lake, as for the ledger, read by the Parquet
-// schema, the README and DuckDB alike. `type` (events) is a partition column and `date` (the UTC
-// calendar date of `time`) is derived: both live in the object key, not inside the files.
+// schema, the README and DuckDB alike. `type` (events) is a partition column: in the object key
+// and, since schema version 2, inside every Part too. `date` (the UTC calendar date of `time`) is
+// derived and lives in the key only.
 // Append new columns at the end, never reorder, and bump the schema version.
 // Threads: constexpr data, immutable.
 #pragma once
@@ -19,7 +20,7 @@ inline constexpr std::array<ColumnSpec, 9> kOutboxEventColumnList = {{
     {"event_id", ColumnType::kString, false, WireShape::kNone, 0, 0,
      "ComputeEvent.id (evt_…), stable across redeliveries: the deduplication key"},
     {"type", ColumnType::kString, true, WireShape::kNone, 0, 0,
-     "event type (reservation.placed, …); a partition column (in the key, not in the file)"},
+     "event type (reservation.placed, …); also a partition column (`type=` in the key)"},
     {"tenant", ColumnType::kString, false, WireShape::kNone, 0, 0, "ComputeEvent.tenantId"},
     {"subject", ColumnType::kString, false, WireShape::kNone, 0, 0,
      "ComputeEvent.subject, e.g. reservation/rsv_…"},
@@ -34,7 +35,8 @@ inline constexpr std::array<ColumnSpec, 9> kOutboxEventColumnList = {{
      "ComputeEvent.data as JSON text, null when absent"},
 }};
 
-inline constexpr int kOutboxEventSchemaVersion = 1;
+// 2: `type` is inside the file too (version 1 Parts have it in the key only).
+inline constexpr int kOutboxEventSchemaVersion = 2;
 inline constexpr row::ColumnTable kOutboxEventColumns{
     "outbox_events", kOutboxEventColumnList, /*time_column=*/4, /*id_column=*/0,
     kOutboxEventSchemaVersion};

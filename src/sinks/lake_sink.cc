@@ -27,10 +27,11 @@ lake::Provenance ProvenanceOf(const std::string& id, int64_t first, int64_t last
 }  // namespace
 
 LakeEventSink::LakeEventSink(std::string id, std::unique_ptr<lake::Destination> destination,
-                             lake::LakeWriterOptions options)
+                             lake::LakeWriterOptions options, size_t batch_max_bytes)
     : id_(std::move(id)),
       destination_(std::move(destination)),
       writer_(*destination_, std::move(options)),
+      batch_max_bytes_(batch_max_bytes),
       batch_(kOutboxEventColumns) {}
 
 Status LakeEventSink::Open() {
@@ -39,43 +40,52 @@ Status LakeEventSink::Open() {
 }
 
 Status LakeEventSink::Deliver(std::span<const Event> events) {
-  batch_.Clear();
-  batch_.Reserve(events.size());
+  // Checked before anything is written: no Part holds part of a batch that is then refused.
+  micros_.clear();
   for (const Event& e : events) {
-    // Checked before anything is written: a Part never holds half a batch it then refuses.
     const std::optional<int64_t> micros = ParseRfc3339Micros(e.time);
     if (e.id.empty() || !micros) {
       return Status::Reject("the lake cannot take event " + e.sequence +
                             (e.id.empty() ? ": it has no id" : ": its time \"" + e.time +
                                                                    "\" is not RFC 3339"));
     }
+    micros_.push_back(*micros);
+  }
+  batch_.Clear();
+  batch_.Reserve(events.size());
+  size_t first = 0;  // of the rows in batch_
+  for (size_t i = 0; i < events.size(); ++i) {
+    const Event& e = events[i];
     PushString(batch_, 0, e.id);
     PushString(batch_, 1, e.type);
     PushString(batch_, 2, e.tenant_id);
     PushString(batch_, 3, e.subject);
-    PushInt(batch_, 4, *micros);
+    PushInt(batch_, 4, micros_[i]);
     PushString(batch_, 5, e.sequence);
     PushInt(batch_, 6, static_cast<int64_t>(e.txid));
     PushInt(batch_, 7, e.seq);
     PushString(batch_, 8, JsonOrNull(e.data_json));
     batch_.CommitRow();
-  }
-  if (events.empty()) return Status::OK();
-  auto report = writer_.Flush(batch_, ProvenanceOf(id_, events.front().seq, events.back().seq));
-  if (!report.ok()) {
-    // A Reject (rows the Parquet writer can never encode) stays one, so a lone event is
-    // dead-lettered at once; every other failure is transient for the dispatcher.
-    const Status& s = report.status();
-    return (s.IsReject() ? s : s.As(Status::Retry)).WithContext("lake sink " + id_);
+    if (batch_.bytes() < batch_max_bytes_ && i + 1 < events.size()) continue;
+    auto report = writer_.Flush(batch_, ProvenanceOf(id_, events[first].seq, e.seq));
+    if (!report.ok()) {
+      // A Reject (rows the Parquet writer can never encode) stays one, so a lone event is
+      // dead-lettered at once; every other failure is transient for the dispatcher.
+      const Status& s = report.status();
+      return (s.IsReject() ? s : s.As(Status::Retry)).WithContext("lake sink " + id_);
+    }
+    batch_.Clear();
+    first = i + 1;
   }
   return Status::OK();
 }
 
 LakeAuditSink::LakeAuditSink(std::string id, std::unique_ptr<lake::Destination> destination,
-                             lake::LakeWriterOptions options)
+                             lake::LakeWriterOptions options, size_t batch_max_bytes)
     : id_(std::move(id)),
       destination_(std::move(destination)),
       writer_(*destination_, std::move(options)),
+      batch_max_bytes_(batch_max_bytes),
       batch_(kOutboxAuditColumns) {}
 
 Status LakeAuditSink::Open() {
@@ -87,7 +97,9 @@ Status LakeAuditSink::Write(std::span<const AuditRecord> records) {
   // Audit rows are never skipped, so nothing here refuses one: an empty id is written as it is.
   batch_.Clear();
   batch_.Reserve(records.size());
-  for (const AuditRecord& r : records) {
+  size_t first = 0;  // of the rows in batch_
+  for (size_t i = 0; i < records.size(); ++i) {
+    const AuditRecord& r = records[i];
     PushString(batch_, 0, r.id);
     PushString(batch_, 1, r.tenant_id);
     PushInt(batch_, 2, r.time_micros);
@@ -98,10 +110,14 @@ Status LakeAuditSink::Write(std::span<const AuditRecord> records) {
     PushString(batch_, 7, JsonOrNull(r.details_json));
     PushString(batch_, 8, r.sequence);
     batch_.CommitRow();
+    if (batch_.bytes() < batch_max_bytes_ && i + 1 < records.size()) continue;
+    auto report = writer_.Flush(batch_, ProvenanceOf(id_, records[first].seq, r.seq));
+    if (!report.ok()) {
+      return report.status().As(Status::Retry).WithContext("lake audit sink " + id_);
+    }
+    batch_.Clear();
+    first = i + 1;
   }
-  if (records.empty()) return Status::OK();
-  auto report = writer_.Flush(batch_, ProvenanceOf(id_, records.front().seq, records.back().seq));
-  if (!report.ok()) return report.status().As(Status::Retry).WithContext("lake audit sink " + id_);
   return Status::OK();
 }
 

@@ -12,11 +12,15 @@
 // An event the lake cannot take — no id, a time that is not RFC 3339, or a value the Parquet
 // writer refuses (a string that is not UTF-8) — makes the call fail with Reject (permanent: the
 // dispatcher isolates and dead-letters it); any other failed flush is Retry.
+// A delivery whose rows pass `batch_max_bytes` is flushed in several consecutive sub-ranges, each
+// under its own key, so no column of a flush nears the 4 GiB its 32-bit offsets address; the same
+// batch always splits at the same events, so a redelivery still writes the same keys.
 // Ownership: owns its Destination. Threads: one thread at a time (the sink's loop).
 #pragma once
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "lake/destination.h"
 #include "lake/lake_writer.h"
@@ -28,8 +32,9 @@ namespace sinkd::sinks {
 class LakeEventSink final : public EventSink {
  public:
   // REQUIRES: options.key_prefix and options.instance are safe key tokens (checked by the registry).
+  // REQUIRES: row::CheckBatchMaxBytes accepts batch_max_bytes (the registry checks it).
   LakeEventSink(std::string id, std::unique_ptr<lake::Destination> destination,
-                lake::LakeWriterOptions options);
+                lake::LakeWriterOptions options, size_t batch_max_bytes = row::kDefaultBatchBytes);
 
   const std::string& id() const override { return id_; }
   // Ensures the destination (creates the lake root, checks the bucket).
@@ -40,13 +45,15 @@ class LakeEventSink final : public EventSink {
   std::string id_;
   std::unique_ptr<lake::Destination> destination_;
   lake::LakeWriter writer_;
+  size_t batch_max_bytes_;
   row::RowBatch batch_;  // reused between calls
+  std::vector<int64_t> micros_;  // each event's time, parsed before anything is written
 };
 
 class LakeAuditSink final : public AuditSink {
  public:
   LakeAuditSink(std::string id, std::unique_ptr<lake::Destination> destination,
-                lake::LakeWriterOptions options);
+                lake::LakeWriterOptions options, size_t batch_max_bytes = row::kDefaultBatchBytes);
 
   const std::string& id() const override { return id_; }
   Status Open() override;
@@ -56,6 +63,7 @@ class LakeAuditSink final : public AuditSink {
   std::string id_;
   std::unique_ptr<lake::Destination> destination_;
   lake::LakeWriter writer_;
+  size_t batch_max_bytes_;
   row::RowBatch batch_;
 };
 

@@ -1,8 +1,10 @@
 #include "sinks/registry.h"
 
 #include <cstdlib>
+#include <limits>
 
 #include "lake/lake_writer.h"
+#include "row/row_batch.h"
 #include "sinks/jetstream_sink.h"
 #include "sinks/lake_sink.h"
 
@@ -28,6 +30,16 @@ Result<lake::LakeWriterOptions> LakeOptions(const config::SinkConfig& entry,
   return options;
 }
 
+// A lake sink's batch_max_bytes: the rows one flush may hold (32-bit string offsets).
+Result<size_t> BatchMaxBytes(const config::SinkConfig& entry, config::OptionReader& o) {
+  SINKD_ASSIGN_OR_RETURN(int64_t bytes,
+                         o.Int("batch_max_bytes", static_cast<int64_t>(row::kDefaultBatchBytes), 0,
+                               std::numeric_limits<int64_t>::max()));
+  const Status s = row::CheckBatchMaxBytes("batch_max_bytes", static_cast<size_t>(bytes));
+  if (!s.ok()) return Invalid(entry.Where() + ": " + s.message());
+  return static_cast<size_t>(bytes);
+}
+
 Result<std::unique_ptr<lake::Destination>> Destination(const config::SinkConfig& entry,
                                                        config::OptionReader& o,
                                                        const SinkEnvironment& env) {
@@ -42,9 +54,10 @@ Result<std::unique_ptr<EventSink>> MakeLakeEvents(const config::SinkConfig& entr
                                                   const SinkEnvironment& env) {
   SINKD_ASSIGN_OR_RETURN(lake::LakeWriterOptions options,
                          LakeOptions(entry, o, env, "outbox_events"));
+  SINKD_ASSIGN_OR_RETURN(size_t max_bytes, BatchMaxBytes(entry, o));
   SINKD_ASSIGN_OR_RETURN(std::unique_ptr<lake::Destination> dest, Destination(entry, o, env));
-  return std::unique_ptr<EventSink>(
-      std::make_unique<LakeEventSink>(entry.id, std::move(dest), std::move(options)));
+  return std::unique_ptr<EventSink>(std::make_unique<LakeEventSink>(
+      entry.id, std::move(dest), std::move(options), max_bytes));
 }
 
 Result<std::unique_ptr<AuditSink>> MakeLakeAudit(const config::SinkConfig& entry,
@@ -52,9 +65,10 @@ Result<std::unique_ptr<AuditSink>> MakeLakeAudit(const config::SinkConfig& entry
                                                  const SinkEnvironment& env) {
   SINKD_ASSIGN_OR_RETURN(lake::LakeWriterOptions options,
                          LakeOptions(entry, o, env, "outbox_audit"));
+  SINKD_ASSIGN_OR_RETURN(size_t max_bytes, BatchMaxBytes(entry, o));
   SINKD_ASSIGN_OR_RETURN(std::unique_ptr<lake::Destination> dest, Destination(entry, o, env));
-  return std::unique_ptr<AuditSink>(
-      std::make_unique<LakeAuditSink>(entry.id, std::move(dest), std::move(options)));
+  return std::unique_ptr<AuditSink>(std::make_unique<LakeAuditSink>(
+      entry.id, std::move(dest), std::move(options), max_bytes));
 }
 
 Result<std::unique_ptr<EventSink>> MakeJetStream(const config::SinkConfig& entry,

@@ -69,20 +69,26 @@ TEST(Partitioner, RowsAreSplitByUtcDateAndAppAndSortedByTimeThenId) {
   EXPECT_EQ(total, batch.rows()) << "every row must land in exactly one partition";
 }
 
-// The file carries every column but the partition ones (app lives in the key), in table order,
-// and the dedupe key carries the Bloom filter.
-TEST(PartSchema, TheFileHoldsEveryColumnButThePartitionOnes) {
+// The file carries every column, the partition one included (its key segment may be shortened;
+// the file keeps the exact value), in table order with field ids by position, and the dedupe key
+// carries the Bloom filter.
+TEST(PartSchema, TheFileHoldsEveryColumnThePartitionOnesIncluded) {
   parquet::Schema schema = FileSchema(row::kLedgerColumns);
-  ASSERT_EQ(schema.size(), row::kLedgerColumns.columns.size() - 1);
+  ASSERT_EQ(schema.size(), row::kLedgerColumns.columns.size());
   EXPECT_EQ(schema.front().name, "event_id");
   EXPECT_TRUE(schema.front().bloom_filter);
   EXPECT_EQ(schema[1].annotation, parquet::Annotation::kTimestampMicrosUtc);
+  EXPECT_EQ(schema[3].name, "app");
+  EXPECT_EQ(schema[3].field_id, 4);
+  EXPECT_EQ(schema[3].annotation, parquet::Annotation::kString);
   EXPECT_EQ(schema.back().name, "execution_subject");
   EXPECT_EQ(schema.back().field_id, 40);
-  for (const auto& f : schema) EXPECT_NE(f.name, "app");
+  for (const auto& f : schema) EXPECT_NE(f.name, "date") << "time gives the date";
   row::RowBatch batch(row::kLedgerColumns);
   AddRow(batch, "e", 0, "a");
-  EXPECT_EQ(FileView(batch).columns.size(), schema.size());
+  const parquet::TableView view = FileView(batch);
+  ASSERT_EQ(view.columns.size(), schema.size());
+  EXPECT_EQ(std::get<parquet::StringArray>(view.columns[3]).at(0), "a");
 }
 
 }  // namespace

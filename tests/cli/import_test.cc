@@ -234,10 +234,16 @@ TEST(Import, UntrustedAppNamesStayInTheirPartitionAndReadBackExactly) {
     EXPECT_EQ(q.rows[i][0], "e" + std::to_string(i));
     EXPECT_EQ(q.rows[i][1], apps[i]) << "app of e" << i << " did not read back exactly";
   }
-  // The documented exception: a name too long for a directory reads back shortened but unique.
+  // A name too long for a directory (`app=` + 300 > 255) is shortened in the path, which hive
+  // reading prefers; the Part itself holds it exactly.
   EXPECT_EQ(q.rows.back()[0], "long");
   EXPECT_EQ(q.rows.back()[1].substr(0, 100), long_app.substr(0, 100));
   EXPECT_NE(q.rows.back()[1], long_app);
+  auto exact = DuckDb("SELECT app FROM read_parquet(" + LakeGlob(tmp / "lake") +
+                      ", hive_partitioning=false) WHERE event_id = 'long'");
+  ASSERT_TRUE(exact.ok) << exact.error;
+  ASSERT_EQ(exact.rows.size(), 1u);
+  EXPECT_EQ(exact.rows[0][0], long_app);
 }
 
 // The same messages must give byte-identical Parts, so a redelivered batch rewrites the same file
@@ -320,6 +326,39 @@ TEST(Import, TheBatchLimitCountsRowsNotMessages) {
   for (const auto& p : Files(tmp / "lake", ".parquet")) names.push_back(p.filename().string());
   EXPECT_EQ(names, (std::vector<std::string>{"part-box-77-1-3-0.parquet",
                                              "part-box-77-4-5-0.parquet"}));
+}
+
+// Bytes close a batch too: 400 KB messages against a 1 MiB limit close one after the third
+// message, long before the row limit. A limit past 2 GiB is refused: a string column's offsets
+// are 32-bit, and a batch overshoots its limit by up to one message.
+TEST(Import, TheBatchByteLimitClosesABatchAndIsCappedAtTwoGiB) {
+  TempDir tmp;
+  std::vector<std::vector<Event>> messages;
+  for (int m = 0; m < 5; ++m) {
+    std::vector<Event> events;
+    for (int i = 0; i < 50; ++i) {
+      events.push_back(MakeEvent("m" + std::to_string(m) + "-" + std::to_string(i), "svc",
+                                 k2026_09_29 + m * 100 + i));
+      events.back().set_error_detail(std::string(8000, 'd'));
+    }
+    messages.push_back(events);
+  }
+  testing::WriteFile(tmp / "in.bin", LedgerFile(messages));
+  auto r = Import(tmp / "lake", tmp / "in.bin", {"--batch-max-bytes", "1048576"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> names;
+  for (const auto& p : Files(tmp / "lake", ".parquet")) names.push_back(p.filename().string());
+  EXPECT_EQ(names, (std::vector<std::string>{"part-box-77-1-3-0.parquet",
+                                             "part-box-77-4-5-0.parquet"}));
+  for (const char* bad : {"2147483649", "1000"}) {
+    auto refused = Import(tmp / "other", tmp / "in.bin", {"--batch-max-bytes", bad});
+    EXPECT_EQ(refused.exit_code, 1) << bad;
+    EXPECT_NE(refused.err.find(std::string("--batch-max-bytes ") + bad +
+                               ": must be between 1048576 (1 MiB) and 2147483648 (2 GiB)"),
+              std::string::npos)
+        << refused.err;
+    EXPECT_FALSE(fs::exists(tmp / "other")) << "refused before anything is written";
+  }
 }
 
 // A message with no readable event must not create an empty Part: zero rows write no file.

@@ -20,20 +20,39 @@ TEST(Key, PartitionValuesAreEscapedAsHiveAndDuckDbDo) {
   EXPECT_EQ(EscapePartitionValue("12345"), "12345");
 }
 
-// A directory name is limited to 255 bytes: a long value must still get a unique, valid name.
-TEST(Key, ALongValueIsShortenedToAUniqueNameThatFitsADirectory) {
-  const std::string a(300, 'a');
+// `app=` + 251 bytes is exactly a directory name's 255: such a value must stay exact, not be cut
+// to a prefix and a hash (it once was, past 200 bytes, and read back as that shortened form).
+TEST(Key, AValueWhoseSegmentFitsADirectoryNameIsKeptExactly) {
+  PartKeyFields f;
+  f.prefix = "ledger";
+  f.date = "2026-09-29";
+  f.columns = {"app"};
+  f.instance = "box-77";
+  const std::string name(251, 'n');
+  f.values = {name};
+  EXPECT_EQ(PartKey(f), "ledger/date=2026-09-29/app=" + name + "/part-box-77-0-0-0.parquet");
+  const std::string slashes(83, '/');  // 83 × "%2F" = 249 bytes escaped: `app=` + 249 fits
+  f.values = {slashes};
+  EXPECT_NE(PartKey(f).find("/app=" + EscapePartitionValue(slashes) + "/"), std::string::npos);
+  const std::string long_type(300, 't');
+  EXPECT_EQ(EscapePartitionValue(long_type), long_type) << "escaping alone never shortens";
+}
+
+// A directory name is limited to 255 bytes: past it, a value must still get a unique, valid name.
+TEST(Key, AValuePastADirectoryNameIsShortenedToAUniqueNameThatFits) {
+  const std::string a(252, 'a');
   std::string b = a;
   b.back() = 'b';
-  const std::string ea = EscapePartitionValue(a), eb = EscapePartitionValue(b);
-  EXPECT_LE(ea.size(), kMaxEscapedValue);
+  const std::string ea = PartitionSegment("app", a), eb = PartitionSegment("app", b);
+  EXPECT_LE(ea.size(), kMaxSegmentBytes);
+  EXPECT_EQ(ea.rfind("app=aaa", 0), 0u) << ea;
   EXPECT_NE(ea, eb) << "two long values sharing a prefix must not collide";
   const std::string unicode(150, '\xE9');  // every byte escapes to three
-  const std::string eu = EscapePartitionValue(unicode);
-  EXPECT_LE(eu.size(), kMaxEscapedValue);
+  const std::string eu = PartitionSegment("type", unicode);
+  EXPECT_LE(eu.size(), kMaxSegmentBytes);
   const size_t tilde = eu.rfind('~');
   ASSERT_NE(tilde, std::string::npos);
-  EXPECT_EQ(tilde % 3, 0u) << "the cut must fall on an escape boundary: " << eu;
+  EXPECT_EQ((tilde - 5) % 3, 0u) << "the cut must fall on an escape boundary: " << eu;
 }
 
 TEST(Key, TheKeyNamesDatePartitionsInstanceAndSequenceRange) {

@@ -1,5 +1,7 @@
 // Failure behaviour of PartWriter: refusals before any byte, rejections of unreadable input, and
 // the sticky first error (later calls do nothing and return it).
+#include <sys/mman.h>
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -113,6 +115,33 @@ TEST(PartWriterErrors, ATableThatDoesNotMatchTheSchemaIsAnInternalError) {
   EXPECT_TRUE(writer.WriteRows(TableView{{std::span<const int64_t>(values)}, 3}, past_the_end)
                   .IsInternal());
   writer.Abandon();
+}
+
+// A string column's offsets are 32-bit: a column of more bytes than they address (a batch that
+// closed too late) is refused naming the column, before any byte, instead of being written with
+// wrapped offsets. The 4 GiB are zero pages of an anonymous mapping: no memory is used.
+TEST(PartWriterErrors, AStringColumnPastTheOffsetLimitIsRefusedNamingIt) {
+  const size_t size = size_t{UINT32_MAX} + 2;
+  void* p = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  ASSERT_NE(p, MAP_FAILED);
+  const std::vector<uint32_t> offsets = {0, 1, 2};
+  const Schema schema = {{"n", PhysicalType::kInt64}, {"app", PhysicalType::kByteArray,
+                                                       Annotation::kString}};
+  const std::vector<int64_t> numbers = {1, 2};
+  const TableView table{
+      {std::span<const int64_t>(numbers),
+       StringArray{std::span<const uint32_t>(offsets),
+                   std::string_view(static_cast<const char*>(p), size)}},
+      2};
+  MemoryOutputStream out;
+  PartWriter writer(schema, WriterOptions{}, out);
+  const Status s = writer.WriteRows(table, std::vector<uint32_t>{0, 1});
+  EXPECT_TRUE(s.IsRefuse()) << s.ToString();
+  EXPECT_NE(s.message().find("column app holds 4294967297 bytes"), std::string::npos)
+      << s.ToString();
+  EXPECT_TRUE(out.data().empty());
+  writer.Abandon();
+  munmap(p, size);
 }
 
 // A stream failure (disk full, upload refused) is returned as the stream said it, and sticks.

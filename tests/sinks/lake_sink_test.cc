@@ -3,6 +3,7 @@
 // deduplication.
 #include "sinks/lake_sink.h"
 
+#include <algorithm>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -86,9 +87,59 @@ TEST(LakeSink, ADeliveredBatchIsInTheLakeWhenDeliverReturns) {
   ASSERT_TRUE(types.ok) << types.error;
   std::vector<std::string> names;
   for (const auto& row : types.rows) names.push_back(row[0]);
-  EXPECT_EQ(names, (std::vector<std::string>{"event_id", "tenant", "subject", "time", "sequence",
-                                             "txid", "seq", "data_json"}))
-      << "the file holds the table's columns minus the partition column, in table order";
+  EXPECT_EQ(names, (std::vector<std::string>{"event_id", "type", "tenant", "subject", "time",
+                                             "sequence", "txid", "seq", "data_json"}))
+      << "the file holds every column of the table, the partition column too, in table order";
+}
+
+// A type whose key segment would pass a directory name's 255 bytes is shortened in the key; the
+// Part itself keeps the exact type, so the original value is never lost.
+TEST(LakeSink, AnEventTypeTooLongForItsDirectoryIsExactInsideThePart) {
+  TempDir tmp;
+  auto sink = MakeSink(tmp.path());
+  const std::string fits(250, 'f');  // `type=` + 250 = 255: exact in the key too
+  const std::string long_type = "reservation." + std::string(290, 'x');
+  const std::vector<Event> events = {MakeEvent(1, fits, "2026-12-01T00:00:00Z"),
+                                     MakeEvent(2, long_type, "2026-12-01T00:00:01Z")};
+  ASSERT_TRUE(sink->Deliver(events).ok());
+  auto in_file = DuckDb("SELECT type FROM read_parquet(" + Glob(tmp.path()) +
+                        ", hive_partitioning = false) ORDER BY seq");
+  ASSERT_TRUE(in_file.ok) << in_file.error;
+  ASSERT_EQ(in_file.rows.size(), 2u);
+  EXPECT_EQ(in_file.rows[0][0], fits);
+  EXPECT_EQ(in_file.rows[1][0], long_type);
+  auto in_path = DuckDb("SELECT type FROM read_parquet(" + Glob(tmp.path()) +
+                        ", hive_partitioning = true) ORDER BY seq");
+  ASSERT_TRUE(in_path.ok) << in_path.error;
+  ASSERT_EQ(in_path.rows.size(), 2u);
+  EXPECT_EQ(in_path.rows[0][0], fits) << "a type that fits its directory name is kept exactly";
+}
+
+// A delivery whose rows pass batch_max_bytes is flushed in consecutive sub-ranges, each a Part of
+// its own, so no flush grows a column toward its 4 GiB offset limit whatever the read size.
+TEST(LakeSink, ADeliveryPastItsByteLimitIsFlushedInConsecutiveRanges) {
+  TempDir tmp;
+  auto dest = lake::DirDestination::Make(tmp.path().string());
+  ASSERT_TRUE(dest.ok());
+  LakeEventSink sink("lake", std::move(dest).value(), Options(), size_t{1} << 20);
+  ASSERT_TRUE(sink.Open().ok());
+  std::vector<Event> events;
+  for (int n = 1; n <= 6; ++n) {
+    events.push_back(MakeEvent(n, "node.connected", "2026-12-01T00:00:00Z"));
+    events.back().data_json = "\"" + std::string(400'000, 'd') + "\"";  // three pass 1 MiB
+  }
+  ASSERT_TRUE(sink.Deliver(events).ok());
+  std::vector<std::string> names;
+  for (const auto& e : fs::recursive_directory_iterator(tmp.path())) {
+    if (e.path().extension() == ".parquet") names.push_back(e.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"part-test-1-1-3-0.parquet",
+                                             "part-test-1-4-6-0.parquet"}));
+  auto r = DuckDb("SELECT count(*), count(DISTINCT event_id), min(length(data_json)) FROM "
+                  "read_parquet(" + Glob(tmp.path()) + ")");
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.rows[0], (std::vector<std::string>{"6", "6", "400002"}));
 }
 
 // An event the lake cannot take would fail every redelivery: it is a permanent failure, and

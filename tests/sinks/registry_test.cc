@@ -71,6 +71,25 @@ TEST(Registry, UnknownTypesOptionsAndBadValuesAreRefusedNamingTheEntry) {
   ExpectInvalid(registry.MakeAuditSink(c.audit_sinks[0], env).status(), "unknown audit sink type");
 }
 
+// A lake sink's batch_max_bytes bounds the rows of one flush: past 2 GiB a string column could
+// reach the 4 GiB its 32-bit offsets address, so larger values are refused, as are tiny ones.
+TEST(Registry, ALakeSinksBatchByteLimitIsReadAndCappedAtTwoGiB) {
+  sinkd::testing::TempDir tmp;
+  const SinkRegistry registry = SinkRegistry::Builtin();
+  const auto c = Parse(
+      "[[sinks.events]]\nid = \"ok\"\ntype = \"lake\"\nbatch_max_bytes = 1048576\n"
+      "[[sinks.events]]\nid = \"big\"\ntype = \"lake\"\nbatch_max_bytes = 4294967296\n"
+      "[[sinks.events]]\nid = \"small\"\ntype = \"lake\"\nbatch_max_bytes = 1000\n"
+      "[[sinks.audit]]\nid = \"archive\"\ntype = \"lake\"\nbatch_max_bytes = 2147483649\n");
+  const SinkEnvironment env = Env(tmp.path().string());
+  auto ok = registry.MakeEventSink(c.event_sinks[0], env);
+  EXPECT_TRUE(ok.ok()) << ok.status().ToString();
+  ExpectInvalid(registry.MakeEventSink(c.event_sinks[1], env).status(),
+                "batch_max_bytes 4294967296: must be between 1048576 (1 MiB) and 2147483648");
+  ExpectInvalid(registry.MakeEventSink(c.event_sinks[2], env).status(), "batch_max_bytes 1000");
+  ExpectInvalid(registry.MakeAuditSink(c.audit_sinks[0], env).status(), "batch_max_bytes");
+}
+
 // A program linking sinkd can register its own sink type and configure it like a built-in.
 class MySink final : public EventSink {
  public:
