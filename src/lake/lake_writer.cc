@@ -60,7 +60,10 @@ Result<PlacedObject> Place(Destination& destination,
     Status s = write(*upload);
     if (!s.ok()) {
       upload->Abort();
-      return s.As(Status::Redeliver).WithContext("place " + key);
+      // Rows the writer can never encode stay a Reject and a bug stays Internal: retrying
+      // either cannot help, and the caller must be able to tell.
+      return (s.IsReject() || s.IsInternal() ? s : s.As(Status::Redeliver))
+          .WithContext("place " + key);
     }
     Result<Placed> placed = upload->Commit();
     if (!placed.ok()) return placed.status().As(Status::Redeliver);
