@@ -3,7 +3,7 @@
 // fixed share (1-j) plus a random share j of it, so waits still grow under jitter. Its callers:
 //   drain  nak delay and pause after a failed flush, 1 s doubling to 2 min; fetch errors 100 ms
 //          doubling to 5 s (drain/drain.h), no jitter;
-//   outbox a sink's retry after a failed delivery, 1 s doubling to 5 min (outbox/worker.h);
+//   outbox a sink's retry after a failed delivery, 1 s doubling to 5 min (outbox/delivery_plan.h);
 //   s3     a request the store may answer next time, 100 ms doubling to 20 s, jitter 0.5
 //          (s3/retry_policy.h): drains sharing one durable would otherwise retry in lockstep.
 // Why one type: three hand-written schedules had three overflow guards and three notions of
