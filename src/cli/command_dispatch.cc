@@ -12,11 +12,11 @@
 
 #include "base/duration.h"
 #include "base/log.h"
+#include "base/shutdown_signals.h"
 #include "cli/command.h"
 #include "cli/destination_flags.h"
 #include "cli/lake_flags.h"
 #include "config/config.h"
-#include "drain/shutdown_signals.h"
 #include "lake/key.h"
 #include "metrics/http_listener.h"
 #include "outbox/dispatcher.h"
@@ -118,7 +118,7 @@ Status RunDispatch(const DispatchFlags& flags) {
                           "to dispatch to");
   }
   // Installed before the first database call, so a SIGTERM during start-up is a clean stop too.
-  drain::ShutdownSignals::Install();
+  ShutdownSignals::Install();
   outbox::SteadyClock clock;
   const std::string holder = HolderName(instance);
   log.AddContext("holder", holder);
@@ -171,7 +171,7 @@ Status RunDispatch(const DispatchFlags& flags) {
             {"deliver_timeout", FormatDuration(c.dispatch.deliver_timeout)},
             {"metrics_listen", listen},
             {"metrics_port", endpoint.port()}});
-  Status status = dispatcher->Run(drain::ShutdownSignals::stop());
+  Status status = dispatcher->Run(ShutdownSignals::stop());
   endpoint.Stop();
   return status;
 }

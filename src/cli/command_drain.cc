@@ -3,12 +3,12 @@
 
 #include "base/duration.h"
 #include "base/log.h"
+#include "base/shutdown_signals.h"
 #include "cli/command.h"
 #include "cli/stream_origin.h"
 #include "cli/destination_flags.h"
 #include "cli/lake_flags.h"
 #include "drain/drain.h"
-#include "drain/shutdown_signals.h"
 #include "drain/sink.h"
 #include "jetstream/connection.h"
 #include "jetstream/dead_letter_publisher.h"
@@ -62,7 +62,7 @@ Status RunDrain(const DrainFlags& flags, const StreamOrigin& origin) {
   const std::string durable = flags.durable.empty() ? "sink-" + origin.name : flags.durable;
   // Installed before the first network call: a SIGTERM while connecting or binding must stop the
   // drain cleanly (exit 0, nothing fetched) rather than take the default action and exit 143.
-  drain::ShutdownSignals::Install();
+  ShutdownSignals::Install();
 
   metrics::DrainMetrics metrics;
   metrics.origin = origin.name;
@@ -112,7 +112,7 @@ Status RunDrain(const DrainFlags& flags, const StreamOrigin& origin) {
   drain::LakeSink sink(*destination, lake_options);
   drain::StreamDeadLetters dead_letters(publisher);
   drain::Drain drain(options, *consumer, dead_letters, sink, log, &metrics);
-  Status status = drain.Run(drain::ShutdownSignals::stop());
+  Status status = drain.Run(ShutdownSignals::stop());
   // Acks are small publishes the client may still hold; hand them to the server before leaving.
   (void)connection->FlushPending(std::chrono::seconds(5));
   log.Info("sinkd drain stopped");

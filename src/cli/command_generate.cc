@@ -1,6 +1,7 @@
 #include <cstdio>
 
 #include "cli/command.h"
+#include "cli/stream_origin.h"
 #include "traffic/traffic_generator.h"
 
 namespace sinkd::cli {
@@ -64,9 +65,10 @@ void AddGenerateOrigin(CLI::App& parent, Invocation& invocation, const std::stri
 void AddGenerateCommand(CLI::App& root, Invocation& invocation) {
   CLI::App* parent = AddParent(
       root, "generate", "write realistic, deterministic test traffic in the delimited wire form");
-  AddGenerateOrigin(*parent, invocation, "ledger", traffic::StreamKind::kLedger,
+  const auto origins = StreamOrigins();
+  AddGenerateOrigin(*parent, invocation, origins[0].name, traffic::StreamKind::kLedger,
                     "ledger traffic: garm.ledger.v1.Batch messages");
-  AddGenerateOrigin(*parent, invocation, "audit", traffic::StreamKind::kAudit,
+  AddGenerateOrigin(*parent, invocation, origins[1].name, traffic::StreamKind::kAudit,
                     "audit traffic: one garm.ledger.v1.Event per message");
 }
 

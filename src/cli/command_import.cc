@@ -11,6 +11,7 @@
 #include "cli/command.h"
 #include "cli/destination_flags.h"
 #include "cli/lake_flags.h"
+#include "cli/stream_origin.h"
 #include "contract/delimited.h"
 #include "row/row_batch.h"
 
@@ -127,9 +128,10 @@ void AddImportOrigin(CLI::App& parent, Invocation& invocation, const std::string
 void AddImportCommand(CLI::App& root, Invocation& invocation) {
   CLI::App* parent = AddParent(
       root, "import", "write recorded wire messages into a lake exactly as a drain would");
-  AddImportOrigin(*parent, invocation, "ledger", contract::Envelope::kBatch,
+  const auto origins = StreamOrigins();
+  AddImportOrigin(*parent, invocation, origins[0].name, origins[0].envelope,
                   "import GARM_LEDGER messages (each a garm.ledger.v1.Batch)");
-  AddImportOrigin(*parent, invocation, "audit", contract::Envelope::kEvent,
+  AddImportOrigin(*parent, invocation, origins[1].name, origins[1].envelope,
                   "import GARM_AUDIT messages (each one garm.ledger.v1.Event)");
 }
 

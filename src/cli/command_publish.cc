@@ -12,7 +12,9 @@
 #include <cstring>
 
 #include "cli/command.h"
+#include "cli/stream_origin.h"
 #include "contract/delimited.h"
+#include "contract/event_scope.h"
 #include "jetstream/connection.h"
 
 namespace sinkd::cli {
@@ -25,39 +27,6 @@ struct PublishFlags {
   int max_pending = 256;
 };
 
-// One protobuf varint at `p`; false when it runs past `end`.
-bool Varint(const char*& p, const char* end, uint64_t& v) {
-  v = 0;
-  for (int shift = 0; p < end && shift < 64; shift += 7) {
-    const uint8_t b = static_cast<uint8_t>(*p++);
-    v |= static_cast<uint64_t>(b & 0x7f) << shift;
-    if (!(b & 0x80)) return true;
-  }
-  return false;
-}
-
-// Calls `f(field, bytes)` for each length-delimited field of a message; stops at anything odd.
-template <typename F>
-void Fields(std::string_view m, F&& f) {
-  const char* p = m.data();
-  const char* end = p + m.size();
-  while (p < end) {
-    uint64_t tag = 0, v = 0;
-    if (!Varint(p, end, tag)) return;
-    switch (tag & 7) {
-      case 0: if (!Varint(p, end, v)) return; break;
-      case 1: p += 8; break;
-      case 5: p += 4; break;
-      case 2:
-        if (!Varint(p, end, v) || v > static_cast<uint64_t>(end - p)) return;
-        if (!f(static_cast<uint32_t>(tag >> 3), std::string_view(p, v))) return;
-        p += v;
-        break;
-      default: return;
-    }
-  }
-}
-
 // A subject token as garm makes one: empty → "_"; '.', '*', '>', space, tab, CR, LF → '_'.
 std::string Token(std::string_view s) {
   if (s.empty()) return "_";
@@ -68,23 +37,9 @@ std::string Token(std::string_view s) {
   return t;
 }
 
-std::string SubjectFor(const std::string& origin, std::string_view message) {
-  std::string_view event = message;
-  if (origin == "ledger") {
-    event = {};
-    Fields(message, [&](uint32_t field, std::string_view bytes) {
-      if (field != 1) return true;
-      event = bytes;
-      return false;
-    });
-  }
-  std::string_view tenant, app;
-  Fields(event, [&](uint32_t field, std::string_view bytes) {
-    if (field == 10) tenant = bytes;
-    if (field == 11) app = bytes;
-    return true;
-  });
-  return "garm.v1." + origin + "." + Token(tenant) + "." + Token(app);
+std::string SubjectFor(const StreamOrigin& origin, std::string_view message) {
+  const contract::EventScope scope = contract::ScopeOf(origin.envelope, message);
+  return "garm.v1." + origin.name + "." + Token(scope.tenant) + "." + Token(scope.app);
 }
 
 struct Failures {
@@ -97,11 +52,11 @@ void OnPublishError(jsCtx*, jsPubAckErr* pae, void* closure) {
   if (failures->count.fetch_add(1) == 0 && pae->ErrText != nullptr) failures->first = pae->ErrText;
 }
 
-Status RunPublish(const PublishFlags& flags, const std::string& origin) {
+Status RunPublish(const PublishFlags& flags, const StreamOrigin& origin) {
   if (flags.files.empty()) return Status::Refuse("publish needs at least one FILE");
   jetstream::ConnectOptions connect;
   connect.url = flags.nats_url;
-  connect.name = "sinkd publish " + origin;
+  connect.name = "sinkd publish " + origin.name;
   connect.reconnect_forever = false;
   SINKD_ASSIGN_OR_RETURN(auto connection, jetstream::Connection::Connect(connect));
   Failures failures;
@@ -153,14 +108,14 @@ Status RunPublish(const PublishFlags& flags, const std::string& origin) {
   }
   std::printf("published %llu messages (%llu bytes) to garm.v1.%s.>\n",
               static_cast<unsigned long long>(messages), static_cast<unsigned long long>(bytes),
-              origin.c_str());
+              origin.name.c_str());
   return Status::OK();
 }
 
-void AddPublishOrigin(CLI::App& parent, Invocation& invocation, const std::string& origin,
+void AddPublishOrigin(CLI::App& parent, Invocation& invocation, const StreamOrigin& origin,
                       const std::string& description) {
   auto flags = std::make_shared<PublishFlags>();
-  CLI::App* cmd = parent.add_subcommand(origin, description);
+  CLI::App* cmd = parent.add_subcommand(origin.name, description);
   cmd->add_option("--nats-url", flags->nats_url, "NATS server URL (env NATS_URL)")
       ->capture_default_str();
   cmd->add_option("--max-pending", flags->max_pending, "publishes in flight before waiting")
@@ -176,8 +131,9 @@ void AddPublishOrigin(CLI::App& parent, Invocation& invocation, const std::strin
 void AddPublishCommand(CLI::App& root, Invocation& invocation) {
   CLI::App* parent = AddParent(
       root, "publish", "development: publish recorded wire messages to GARM_LEDGER or GARM_AUDIT");
-  AddPublishOrigin(*parent, invocation, "ledger", "publish garm.ledger.v1.Batch messages");
-  AddPublishOrigin(*parent, invocation, "audit", "publish garm.ledger.v1.Event messages");
+  const auto origins = StreamOrigins();
+  AddPublishOrigin(*parent, invocation, origins[0], "publish garm.ledger.v1.Batch messages");
+  AddPublishOrigin(*parent, invocation, origins[1], "publish garm.ledger.v1.Event messages");
 }
 
 }  // namespace sinkd::cli

@@ -1,9 +1,9 @@
 // sinkd tail ledger|audit: print a stream's rows as JSON lines without consuming (tail/tail.h).
 #include <cstdio>
 
+#include "base/shutdown_signals.h"
 #include "cli/command.h"
 #include "cli/stream_origin.h"
-#include "drain/shutdown_signals.h"
 #include "jetstream/connection.h"
 #include "jetstream/streams.h"
 #include "tail/tail.h"
@@ -38,13 +38,14 @@ Status RunTailCommand(const TailFlags& flags, const StreamOrigin& origin) {
   options.json.pretty = flags.pretty;
   options.json.no_detail = flags.no_detail;
 
+  // Installed before connecting, as for drain: a signal from then on is a stop and exit 0.
+  ShutdownSignals::Install(/*exit_on_second=*/false);
   jetstream::ConnectOptions connect;
   connect.url = flags.nats_url;
   connect.name = "sinkd tail " + origin.name;
   connect.reconnect_forever = flags.follow;
   SINKD_ASSIGN_OR_RETURN(auto connection, jetstream::Connection::Connect(connect));
-  drain::ShutdownSignals::Install(/*exit_on_second=*/false);
-  return tail::RunTail(*connection, options, stdout, stderr, drain::ShutdownSignals::stop());
+  return tail::RunTail(*connection, options, stdout, stderr, ShutdownSignals::stop());
 }
 
 void AddTailOrigin(CLI::App& parent, Invocation& invocation, const StreamOrigin& origin,

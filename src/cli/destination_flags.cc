@@ -52,13 +52,14 @@ Result<std::unique_ptr<lake::Destination>> MakeS3(const DestinationFlags& flags,
   }
   options.multipart_threshold = flags.s3_multipart_threshold;
   options.retry.attempts = flags.s3_retry_attempts;
-  SINKD_ASSIGN_OR_RETURN(options.retry.max,
+  SINKD_ASSIGN_OR_RETURN(options.retry.backoff.cap,
                          Millis(flags.s3_retry_max_backoff, "--s3-retry-max-backoff"));
-  if (options.retry.max.count() <= 0) {
+  if (options.retry.backoff.cap.count() <= 0) {
     return Status::Refuse("--s3-retry-max-backoff must be at least 1ms");
   }
   // A cap below the first wait lowers the first wait too: every wait stays under the cap.
-  options.retry.base = std::min(options.retry.base, options.retry.max);
+  options.retry.backoff.initial =
+      std::min(options.retry.backoff.initial, options.retry.backoff.cap);
   SINKD_ASSIGN_OR_RETURN(options.request_timeout,
                          Millis(flags.s3_request_timeout, "--s3-request-timeout"));
   SINKD_ASSIGN_OR_RETURN(auto destination, s3::S3Destination::Make(std::move(options), log));

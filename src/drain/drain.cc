@@ -35,7 +35,8 @@ Status DrainOptions::Validate() const {
                           ": must be at least 3s (keep-alives go out every third of it)");
   }
   if (max_ack_pending < 0) return Status::Refuse("--max-ack-pending must not be negative");
-  return Status::OK();
+  SINKD_RETURN_IF_ERROR(nak_backoff.Validate("nak back-off"));
+  return fetch_backoff.Validate("fetch back-off");
 }
 
 std::chrono::nanoseconds DrainOptions::EffectiveAckWait() const {

@@ -19,10 +19,10 @@
 #include <cstdint>
 #include <string>
 
+#include "base/backoff.h"
 #include "base/log.h"
 #include "base/status.h"
 #include "contract/reject.h"
-#include "drain/backoff.h"
 #include "drain/batch.h"
 #include "drain/keep_alive.h"
 #include "drain/prefetcher.h"
@@ -58,8 +58,10 @@ struct DrainOptions {
   // MaxAckPending of the durable; 0 = 2 × (batch_max_rows + fetch_max): a full batch of
   // one-event messages (audit) fits in flight with room for a second instance or a retry.
   int64_t max_ack_pending = 0;
-  BackoffPolicy nak_backoff{};      // delay of a nak'd batch's redelivery, and the pause after it
-  BackoffPolicy fetch_backoff{std::chrono::milliseconds(100), std::chrono::milliseconds(5000), 2};
+  // Delay of a nak'd batch's redelivery, and the pause after it: 1 s doubling to 2 min.
+  Backoff nak_backoff{std::chrono::seconds(1), std::chrono::minutes(2)};
+  // Pause after a failed fetch: 100 ms doubling to 5 s.
+  Backoff fetch_backoff{std::chrono::milliseconds(100), std::chrono::seconds(5)};
 
   // Refuse naming the first bad field.
   Status Validate() const;
@@ -92,8 +94,8 @@ class Drain {
   Logger& log_;
   metrics::DrainMetrics* metrics_;
   Batch batch_;
-  Backoff nak_backoff_;
-  Backoff fetch_backoff_;
+  BackoffCounter nak_backoff_;
+  BackoffCounter fetch_backoff_;
   std::chrono::milliseconds keepalive_every_;
   std::chrono::steady_clock::time_point last_gauges_{};
   std::vector<jetstream::Message> fetched_;

@@ -20,9 +20,9 @@
 #include <string>
 #include <string_view>
 
+#include "base/backoff.h"
 #include "base/log.h"
 #include "base/status.h"
-#include "drain/backoff.h"
 #include "drain/batch.h"
 #include "drain/keep_alive.h"
 #include "drain/sink.h"
@@ -39,7 +39,7 @@ struct SettleContext {
   DeadLetters& dead_letters;
   Sink& sink;
   Logger& log;
-  Backoff& backoff;                         // Next() on failure, Reset() on success
+  BackoffCounter& backoff;                  // Next() on failure, Reset() on success
   KeepAlive& keepalive;                     // tracks every message of the batch
   metrics::DrainMetrics* metrics = nullptr;  // may be null
   std::string source;                       // "GARM_LEDGER": footers and Part provenance

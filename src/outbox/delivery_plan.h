@@ -18,24 +18,15 @@
 
 #include <algorithm>
 
+#include "base/backoff.h"
 #include "outbox/clock.h"
 
 namespace sinkd::outbox {
 
 inline constexpr int kProbeAfter = 5;
 
-// Waits after consecutive failures: first, doubling, capped at max — 1, 2, 4, …, 256, 300, 300 s.
-struct BackoffPolicy {
-  Duration first = std::chrono::seconds(1);
-  Duration max = std::chrono::minutes(5);
-
-  // REQUIRES: failures >= 1.
-  Duration Wait(int failures) const {
-    Duration wait = first;
-    for (int i = 1; i < failures && wait < max; ++i) wait *= 2;
-    return std::min(wait, max);
-  }
-};
+// A sink's waits after consecutive failed deliveries: 1, 2, 4, …, 256, 300, 300 s.
+inline constexpr Backoff kDeliveryBackoff{std::chrono::seconds(1), std::chrono::minutes(5)};
 
 class DeliveryPlan {
  public:

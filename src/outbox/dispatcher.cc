@@ -87,6 +87,7 @@ Result<std::unique_ptr<Dispatcher>> Dispatcher::Make(
   if (options.deliver_timeout <= Duration::zero()) {
     return Status::Refuse("INVALID_CONFIG: deliver_timeout must be more than 0");
   }
+  SINKD_RETURN_IF_ERROR(options.backoff.Validate("INVALID_CONFIG: the delivery back-off"));
   std::vector<std::string> ids;
   for (const EventSinkEntry& e : event_sinks) ids.push_back(e.sink->id());
   SINKD_RETURN_IF_ERROR(CheckIds(ids, "event"));

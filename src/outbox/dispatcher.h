@@ -48,7 +48,7 @@ struct DispatcherOptions {
   Duration audit_interval = std::chrono::seconds(5);        // between audit passes
   int audit_batch = kAuditBatchDefault;                     // records per AuditSink::Write
   LeaseOptions lease;
-  BackoffPolicy backoff;  // 1 s doubling to 5 min
+  Backoff backoff = kDeliveryBackoff;  // 1 s doubling to 5 min
   Duration deliver_timeout = std::chrono::seconds(60);  // a Deliver/Write past it is stuck
   const Clock* clock = nullptr;  // required
   Logger* logger = nullptr;      // required

@@ -1,6 +1,6 @@
 #include "outbox/lease.h"
 
-#include "outbox/sha256.h"
+#include "base/sha256.h"
 
 namespace sinkd::outbox {
 

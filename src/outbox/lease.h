@@ -1,8 +1,13 @@
 // Leases make one process at a time the deliverer of a sink. A lease is a row of sinkd_leases
 // (name, holder, epoch, expires_at): taking it when it is free or expired bumps the epoch; its
 // holder renews it every renew_every (2 s) to now() + ttl (10 s); a clean stop expires it at once.
-// So a killed holder is replaced within ttl + acquire_every (11 s < 15 s), and a stalled holder
-// whose process still holds a healthy connection loses the lease too.
+// So a killed holder is replaced within ttl + acquire_every (11 s < 15 s), and so is a stalled
+// process (stopped, or its lease connection hung): nothing renews for it.
+// Renewals come from the dispatcher's lease thread, not from the sink's loop, so a holder stuck
+// in a delivery (a Deliver/Write that never returns) would keep renewing. Instead, once the
+// delivery has run for deliver_timeout, the dispatcher suspends that lease (LeaseKeeper::Suspend):
+// this process neither renews it nor takes it back while the call hangs, so another process
+// takes it about deliver_timeout + ttl + acquire_every after the delivery began (dispatcher.h).
 // Why a table and not session advisory locks: an advisory lock lives as long as a TCP session,
 // so a hung client or a half-open connection keeps it until keepalives give up (minutes to
 // hours); it does not survive a transaction-mode pooler; and it carries no epoch. The epoch is
@@ -12,7 +17,6 @@
 // only until 3/4 ttl after it sent its last successful renewal, on its own monotonic clock.
 // Cursor saves are forward-only and fenced by the epoch too (sink_store.h), so a holder that lost
 // its lease without noticing moves no cursor at all once another process took the lease.
-// A holder stuck in a delivery gives its lease up on purpose (Suspend, see dispatcher.h).
 // Names: singleton:outbox-dispatch:<key> for event sinks, singleton:audit-sinks:<key> for audit
 // sinks, where <key> is the sink id when it is 1–100 of [A-Za-z0-9._@-], else "h-" + the lowercase
 // hex SHA-256 of its UTF-8 bytes (66 characters, itself lease-safe).

@@ -34,7 +34,7 @@ struct WorkerContext {
   const Clock* clock = nullptr;
   Logger* logger = nullptr;
   LeaseKeeper* leases = nullptr;
-  BackoffPolicy backoff;
+  Backoff backoff = kDeliveryBackoff;
   std::string conninfo;
   const std::atomic<bool>* stop = nullptr;  // set when the process is stopping
 };

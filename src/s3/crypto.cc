@@ -18,8 +18,6 @@ std::string Digest(const EVP_MD* md, std::string_view data) {
 
 }  // namespace
 
-std::string Sha256(std::string_view data) { return Digest(EVP_sha256(), data); }
-std::string Sha256Hex(std::string_view data) { return HexEncode(Sha256(data)); }
 std::string Md5(std::string_view data) { return Digest(EVP_md5(), data); }
 
 std::string HmacSha256(std::string_view key, std::string_view data) {
@@ -31,17 +29,6 @@ std::string HmacSha256(std::string_view key, std::string_view data) {
     std::abort();
   }
   return std::string(reinterpret_cast<const char*>(out), size);
-}
-
-std::string HexEncode(std::string_view bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (unsigned char c : bytes) {
-    out.push_back(kDigits[c >> 4]);
-    out.push_back(kDigits[c & 15]);
-  }
-  return out;
 }
 
 struct Md5Stream::Context {

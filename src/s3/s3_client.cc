@@ -219,7 +219,7 @@ Result<HttpResponse> S3Client::Send(const S3Call& call) {
       return Status::Retry(fmt::format("{}: gave up after {} attempts; the last said {}", what,
                                        attempt, failure));
     }
-    const std::chrono::milliseconds wait = options_.retry.Backoff(attempt, unit(random_));
+    const std::chrono::milliseconds wait = options_.retry.backoff.Wait(attempt, unit(random_));
     log_.Warn("s3 request failed; retrying",
               {{"request", what}, {"attempt", attempt}, {"wait_ms", int64_t{wait.count()}},
                {"err", failure}});

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "drain/backoff.h"
+#include "base/backoff.h"
 #include "drain/drain_rig.h"
 
 namespace sinkd {
@@ -322,16 +322,22 @@ TEST(Drain, MaxAckPendingFitsAFullBatchOfSingleEventMessages) {
   EXPECT_EQ(o.EffectiveAckWait(), std::chrono::minutes(11));
 }
 
-TEST(Backoff, DelaysGrowToTheCapAndResetAfterASuccess) {
-  drain::Backoff b({1000ms, 5000ms, 2});
-  EXPECT_EQ(b.Next(), 1000ms);
-  EXPECT_EQ(b.Next(), 2000ms);
-  EXPECT_EQ(b.Next(), 4000ms);
-  EXPECT_EQ(b.Next(), 5000ms);
-  EXPECT_EQ(b.Next(), 5000ms) << "capped";
-  EXPECT_EQ(b.failures(), 5);
-  b.Reset();
-  EXPECT_EQ(b.Next(), 1000ms);
+// The drain's schedules, as DrainOptions gives them: a nak'd batch comes back after 1 s, then
+// 2 s, … and at least every 2 minutes; a failing broker is asked again after 100 ms, … 5 s.
+TEST(Backoff, TheDrainNaksAfterOneSecondDoublingToTwoMinutesAndRefetchesAfter100msDoublingTo5s) {
+  const drain::DrainOptions o;
+  BackoffCounter nak(o.nak_backoff);
+  for (auto want : {1s, 2s, 4s, 8s, 16s, 32s, 64s, 120s, 120s}) EXPECT_EQ(nak.Next(), want);
+  nak.Reset();
+  EXPECT_EQ(nak.Next(), 1s) << "a success starts the series again";
+  BackoffCounter fetch(o.fetch_backoff);
+  for (auto want : {100ms, 200ms, 400ms, 800ms, 1600ms, 3200ms, 5000ms, 5000ms}) {
+    EXPECT_EQ(fetch.Next(), want);
+  }
+  EXPECT_TRUE(o.Validate().ok());
+  drain::DrainOptions bad;
+  bad.nak_backoff.cap = 10ms;
+  EXPECT_TRUE(bad.Validate().IsRefuse());
 }
 
 }  // namespace

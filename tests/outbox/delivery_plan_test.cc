@@ -11,7 +11,7 @@ using std::chrono::seconds;
 
 // The series of the Sinks page: 1 s doubling to 5 minutes; the cap is reached at the 10th wait.
 TEST(Backoff, WaitsDoubleFromOneSecondToFiveMinutes) {
-  BackoffPolicy policy;
+  const Backoff policy = kDeliveryBackoff;
   std::vector<int64_t> waits;
   for (int failures = 1; failures <= 12; ++failures) {
     waits.push_back(std::chrono::duration_cast<seconds>(policy.Wait(failures)).count());

@@ -1,19 +1,10 @@
 #include <gtest/gtest.h>
 
+#include "base/sha256.h"
 #include "outbox/lease.h"
-#include "outbox/sha256.h"
 
 namespace sinkd::outbox {
 namespace {
-
-TEST(Sha256, KnownVectorsMatch) {
-  EXPECT_EQ(Sha256Hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-  EXPECT_EQ(Sha256Hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-  EXPECT_EQ(Sha256Hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
-            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
-      << "a message that pads into a second block";
-  EXPECT_EQ(Sha256Hex(std::string(1000, 'a')).size(), 64u);
-}
 
 // The table of the outbox semantics (D1): safe ids are used as they are, others hashed.
 TEST(LeaseName, SafeIdsAreUsedAsTheyAreAndOthersAreHashed) {

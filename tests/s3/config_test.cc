@@ -124,14 +124,14 @@ TEST(Environment, TheRegionIsAwsRegionThenAwsDefaultRegionThenUsEast1) {
 // Backoff must grow, stay under its cap, and vary, or throttled drains retry in lockstep.
 TEST(RetryPolicy, BackoffDoublesWithJitterUpToItsCap) {
   RetryPolicy p;
-  p.base = std::chrono::milliseconds(100);
-  p.max = std::chrono::milliseconds(1000);
-  EXPECT_EQ(p.Backoff(1, 0.0).count(), 50);
-  EXPECT_EQ(p.Backoff(1, 0.999).count(), 99);
-  EXPECT_EQ(p.Backoff(3, 0.0).count(), 200);
-  EXPECT_EQ(p.Backoff(3, 0.5).count(), 300);
-  EXPECT_EQ(p.Backoff(20, 0.999).count(), 999);
-  EXPECT_LE(p.Backoff(200, 1.0).count(), 1000);
+  p.backoff.initial = std::chrono::milliseconds(100);
+  p.backoff.cap = std::chrono::milliseconds(1000);
+  EXPECT_EQ(p.backoff.Wait(1, 0.0).count(), 50);
+  EXPECT_EQ(p.backoff.Wait(1, 0.999).count(), 99);
+  EXPECT_EQ(p.backoff.Wait(3, 0.0).count(), 200);
+  EXPECT_EQ(p.backoff.Wait(3, 0.5).count(), 300);
+  EXPECT_EQ(p.backoff.Wait(20, 0.999).count(), 999);
+  EXPECT_LE(p.backoff.Wait(200, 1.0).count(), 1000);
   EXPECT_TRUE(p.Validate().ok());
   p.attempts = 0;
   EXPECT_TRUE(p.Validate().IsRefuse());

@@ -160,8 +160,8 @@ s3::S3Options TestOptions(const std::string& endpoint, const std::string& bucket
   o.bucket = bucket;
   o.credentials = {kTestKey, kTestSecret, ""};
   o.retry.attempts = 4;
-  o.retry.base = std::chrono::milliseconds(1);
-  o.retry.max = std::chrono::milliseconds(10);
+  o.retry.backoff.initial = std::chrono::milliseconds(1);
+  o.retry.backoff.cap = std::chrono::milliseconds(10);
   o.connect_timeout = std::chrono::milliseconds(2000);
   o.request_timeout = std::chrono::milliseconds(20'000);
   return o;

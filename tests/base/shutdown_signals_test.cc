@@ -1,5 +1,5 @@
 // ShutdownSignals in a forked child each (death tests): the handlers are process-wide state.
-#include "drain/shutdown_signals.h"
+#include "base/shutdown_signals.h"
 
 #include <signal.h>
 
@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-namespace sinkd::drain {
+namespace sinkd {
 namespace {
 
 // Raises `sig` and waits (bounded) until its handler has run. A handler need not run inside
@@ -72,4 +72,4 @@ TEST(ShutdownSignals, WithoutExitOnSecondEverySignalOnlyCounts) {
 }
 
 }  // namespace
-}  // namespace sinkd::drain
+}  // namespace sinkd

@@ -1,7 +1,9 @@
-// ShutdownSignals turns SIGINT and SIGTERM into a stop flag: the first one sets it (the drain stops
-// fetching, flushes what it holds under the usual rules and exits 0); a second one exits the
-// process at once with 128+signal, acking nothing more. Nothing unacked is lost by that: messages
-// whose Parts were not durable were never acked and come back after the ack wait.
+// ShutdownSignals turns SIGINT and SIGTERM into a stop flag for the commands that run until
+// stopped (drain, dispatch, tail): the first one sets it (a drain stops fetching, flushes what it
+// holds under the usual rules and exits 0; dispatch finishes each sink's pass and releases its
+// leases); a second one exits the process at once with 128+signal, acking nothing more. Nothing
+// unacked is lost by that: messages whose Parts were not durable were never acked and come back
+// after the ack wait, and an outbox cursor moves only after its delivery returned.
 // The flag lives in a process-wide atomic because a signal handler can reach nothing else; this is
 // the one piece of global state sinkd has, and only the commands that run until stopped install it.
 // Threads: Install once from main's thread; stop() is safe to read from any thread.
@@ -9,7 +11,7 @@
 
 #include <atomic>
 
-namespace sinkd::drain {
+namespace sinkd {
 
 class ShutdownSignals {
  public:
@@ -20,4 +22,4 @@ class ShutdownSignals {
   static int count();
 };
 
-}  // namespace sinkd::drain
+}  // namespace sinkd

@@ -1,11 +1,11 @@
-#include "drain/shutdown_signals.h"
+#include "base/shutdown_signals.h"
 
 #include <signal.h>
 #include <unistd.h>
 
 #include <cstring>
 
-namespace sinkd::drain {
+namespace sinkd {
 
 namespace {
 
@@ -41,4 +41,4 @@ const std::atomic<bool>& ShutdownSignals::stop() { return g_stop; }
 
 int ShutdownSignals::count() { return g_count.load(); }
 
-}  // namespace sinkd::drain
+}  // namespace sinkd
