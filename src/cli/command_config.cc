@@ -9,6 +9,7 @@
 #include "base/duration.h"
 #include "cli/command.h"
 #include "cli/config_flags.h"
+#include "base/redact.h"
 #include "config/config.h"
 
 namespace sinkd::cli {
@@ -30,10 +31,10 @@ std::string Quoted(const std::string& s) {
 
 std::string Shown(const config::SettingSpec& spec, const std::string& text) {
   if (spec.secret) {
-    return Quoted(spec.key == "postgres.url" ? config::MaskConninfo(text) : "***");
+    return Quoted(spec.key == "postgres.url" ? RedactPassword(text) : "***");
   }
   // A URL may carry a password (nats://user:pw@host).
-  return spec.kind == config::SettingKind::kString ? Quoted(config::MaskConninfo(text)) : text;
+  return spec.kind == config::SettingKind::kString ? Quoted(RedactPassword(text)) : text;
 }
 
 std::string EnvValue(const std::string& name) {
@@ -112,7 +113,7 @@ Status RunConfigShow(const ShowFlags& flags, const Invocation& invocation) {
   if (f != nullptr && !f->postgres_url.empty() && f->settings.count("postgres.url_env")) {
     const config::FileSetting& s = f->settings.at("postgres.url_env");
     out += fmt::format("postgres.url = {}  # env {} (named at {})\n",
-                       Quoted(config::MaskConninfo(f->postgres_url)), s.text, s.where);
+                       Quoted(RedactPassword(f->postgres_url)), s.text, s.where);
   }
   // The S3 credentials never sit in the file; show which variables supply them.
   for (const char* name : {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"}) {
@@ -125,7 +126,7 @@ Status RunConfigShow(const ShowFlags& flags, const Invocation& invocation) {
         for (const auto& [name, value] : sink.options) {
           std::string text;
           if (const auto* s = std::get_if<std::string>(&value)) {
-            text = Quoted(SecretOption(name) ? "***" : config::MaskConninfo(*s));
+            text = Quoted(SecretOption(name) ? "***" : RedactPassword(*s));
           } else if (const auto* i = std::get_if<int64_t>(&value)) {
             text = std::to_string(*i);
           } else {

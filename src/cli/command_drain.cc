@@ -3,6 +3,7 @@
 
 #include "base/duration.h"
 #include "base/log.h"
+#include "base/redact.h"
 #include "config/config.h"
 #include "cli/command.h"
 #include "cli/config_flags.h"
@@ -92,7 +93,7 @@ Status RunDrain(const DrainFlags& flags, const StreamOrigin& origin) {
   Logger log;
   log.AddContext("origin", origin.name);
   log.Info("sinkd drain started",
-           {{"nats", config::MaskConninfo(flags.nats.url)},
+           {{"nats", RedactPassword(flags.nats.url)},
             {"stream", origin.stream},
             {"durable", durable},
             {"destination", destination->Describe()},

@@ -79,10 +79,6 @@ const std::vector<SettingSpec>& FileSettings();
 // The spec of `key`, or null.
 const SettingSpec* FindSetting(std::string_view key);
 
-// "postgresql://app:***@db/app": the password of a URL (or a password= in a keyword conninfo)
-// replaced, so the rest can be shown.
-std::string MaskConninfo(const std::string& conninfo);
-
 struct Config {
   std::string origin;  // the file name given to ParseConfig
   std::map<std::string, FileSetting> settings;  // every FileSettings() key the file set

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "base/redact.h"
 #include "jetstream/nkey.h"
 
 namespace sinkd::jetstream {
@@ -18,7 +19,7 @@ Result<std::unique_ptr<Connection>> Connection::Connect(const ConnectOptions& op
   natsOptions* raw = nullptr;
   natsStatus s = natsOptions_Create(&raw);
   c->opts_.reset(raw);
-  const std::string where = "connect to NATS at " + options.url;
+  const std::string where = "connect to NATS at " + RedactPassword(options.url);
   if (s == NATS_OK) s = natsOptions_SetURL(raw, options.url.c_str());
   if (s == NATS_OK) s = natsOptions_SetName(raw, options.name.c_str());
   if (s == NATS_OK) s = natsOptions_SetTimeout(raw, options.timeout.count());
@@ -72,7 +73,7 @@ Result<std::unique_ptr<Connection>> Connection::Connect(const ConnectOptions& op
   jo.Wait = options.timeout.count();
   jsCtx* js = nullptr;
   s = natsConnection_JetStream(&js, nc, &jo);
-  if (s != NATS_OK) return FromNats(s, "JetStream context on " + options.url);
+  if (s != NATS_OK) return FromNats(s, "JetStream context on " + RedactPassword(options.url));
   c->js_.reset(js);
   return c;
 }
