@@ -14,8 +14,10 @@ using testing::SinkdBinary;
 using testing::TempDir;
 
 // Provision with an unreachable URL fails at once naming the URL it used: which source won.
-std::string UrlUsed(const std::vector<std::string>& extra, const std::vector<std::string>& env) {
-  std::vector<std::string> argv = {SinkdBinary().string(), "provision"};
+std::string UrlUsed(const std::vector<std::string>& extra, const std::vector<std::string>& env,
+                    const std::vector<std::string>& command = {"provision"}) {
+  std::vector<std::string> argv = {SinkdBinary().string()};
+  argv.insert(argv.end(), command.begin(), command.end());
   argv.insert(argv.end(), extra.begin(), extra.end());
   auto r = RunCommand(argv, "", std::chrono::seconds(60), env);
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
@@ -35,6 +37,11 @@ TEST(ConfigCli, AFlagOutranksTheEnvironmentWhichOutranksTheFileWhichOutranksTheD
   EXPECT_EQ(UrlUsed({"--config", file, "--nats-url", "nats://127.0.0.1:11"},
                     {"NATS_URL=nats://127.0.0.1:12"}),
             "127.0.0.1:11");
+  // tail and drain read the same [nats] section.
+  EXPECT_EQ(UrlUsed({"--config", file}, no_env, {"tail", "audit"}), "127.0.0.1:13");
+  testing::WriteFile(file, "[nats]\nurl = \"nats://127.0.0.1:13\"\n[lake]\ndir = \"" +
+                               (dir / "lake").string() + "\"\n");
+  EXPECT_EQ(UrlUsed({"--config", file}, no_env, {"drain", "ledger"}), "127.0.0.1:13");
 }
 
 TEST(ConfigCli, TheFileSetsEveryBoundFlagAndAFlagStillWins) {
