@@ -9,7 +9,7 @@ debian_packages=(
   build-essential cmake ninja-build pkg-config git curl ca-certificates
   clang libclang-rt-14-dev
   libprotobuf-dev protobuf-compiler libzstd-dev libxxhash-dev libssl-dev libcurl4-openssl-dev
-  libnats-dev nats-server postgresql libpq-dev libcpptoml-dev
+  libnats-dev nats-server postgresql libpq-dev libtomlplusplus-dev
   libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-boto3 zstd procps

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <functional>
+#include <memory>
+#include <vector>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -13,8 +15,11 @@
 namespace sinkd::cli {
 
 // What a parsed command line will do. Set by the callback of the subcommand that was chosen.
+class ConfigFlags;
 struct Invocation {
   std::function<Status()> run;
+  // Every command's --config bindings (cli/config_flags.h), which `sinkd config show` prints.
+  std::vector<std::shared_ptr<ConfigFlags>> configurable;
 };
 
 // A parent command (sinkd, drain, tail, …) only groups others: run alone, or with a word that is
@@ -33,5 +38,7 @@ void AddTailCommand(CLI::App& root, Invocation& invocation);
 void AddPublishCommand(CLI::App& root, Invocation& invocation);
 void AddOutboxCommand(CLI::App& root, Invocation& invocation);
 void AddDispatchCommand(CLI::App& root, Invocation& invocation);
+// Registered last: it shows the settings every command above bound.
+void AddConfigCommand(CLI::App& root, Invocation& invocation);
 
 }  // namespace sinkd::cli

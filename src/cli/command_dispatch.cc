@@ -91,6 +91,10 @@ outbox::DispatcherOptions OptionsFrom(const config::Config& c, const std::string
 
 Status RunDispatch(const DispatchFlags& flags) {
   SINKD_ASSIGN_OR_RETURN(config::Config c, config::LoadConfig(flags.config));
+  if (c.postgres_url.empty()) {
+    return Status::Refuse("INVALID_CONFIG: " + flags.config +
+                          ": no [postgres] table with the database url; dispatch needs it");
+  }
   Logger log(stderr);
   const std::string instance =
       c.dispatch.instance.empty() ? lake::DefaultInstanceId() : c.dispatch.instance;
@@ -160,8 +164,9 @@ Status RunDispatch(const DispatchFlags& flags) {
         *why = "database reachable";
         return true;
       });
-  const std::string listen =
-      flags.metrics_listen.empty() ? c.dispatch.metrics_listen : flags.metrics_listen;
+  std::string listen = flags.metrics_listen;
+  if (listen.empty()) listen = c.dispatch.metrics_listen;
+  if (listen.empty() && c.settings.count("metrics.listen")) listen = c.settings.at("metrics.listen").text;
   if (!listen.empty()) SINKD_RETURN_IF_ERROR(endpoint.Start(listen));
   log.Info("sinkd dispatch started",
            {{"event_sinks", static_cast<int64_t>(event_ids.size())},

@@ -3,8 +3,12 @@
 
 #include "base/duration.h"
 #include "base/log.h"
+#include "base/redact.h"
 #include "base/shutdown_signals.h"
+#include "config/config.h"
 #include "cli/command.h"
+#include "cli/config_flags.h"
+#include "cli/nats_flags.h"
 #include "cli/stream_origin.h"
 #include "cli/destination_flags.h"
 #include "cli/lake_flags.h"
@@ -22,7 +26,7 @@ namespace sinkd::cli {
 namespace {
 
 struct DrainFlags {
-  std::string nats_url = jetstream::DefaultNatsUrl();
+  NatsFlags nats;
   std::string durable;
   DestinationFlags destination;
   LakeFlags lake;
@@ -66,8 +70,7 @@ Status RunDrain(const DrainFlags& flags, const StreamOrigin& origin) {
 
   metrics::DrainMetrics metrics;
   metrics.origin = origin.name;
-  jetstream::ConnectOptions connect;
-  connect.url = flags.nats_url;
+  jetstream::ConnectOptions connect = ConnectOptionsFrom(flags.nats);
   connect.name = "sinkd drain " + origin.name + " " + lake_options.instance;
   SINKD_ASSIGN_OR_RETURN(auto connection, jetstream::Connection::Connect(connect));
   metrics.connected = true;
@@ -90,7 +93,7 @@ Status RunDrain(const DrainFlags& flags, const StreamOrigin& origin) {
   Logger log;
   log.AddContext("origin", origin.name);
   log.Info("sinkd drain started",
-           {{"nats", flags.nats_url},
+           {{"nats", RedactPassword(flags.nats.url)},
             {"stream", origin.stream},
             {"durable", durable},
             {"destination", destination->Describe()},
@@ -123,8 +126,9 @@ void AddDrainOrigin(CLI::App& parent, Invocation& invocation, const StreamOrigin
                     const std::string& description) {
   auto flags = std::make_shared<DrainFlags>();
   CLI::App* cmd = parent.add_subcommand(origin.name, description);
-  cmd->add_option("--nats-url", flags->nats_url, "NATS server URL (env NATS_URL)")
-      ->capture_default_str();
+  auto config = std::make_shared<ConfigFlags>(*cmd, "drain " + origin.name);
+  invocation.configurable.push_back(config);
+  AddNatsFlags(*cmd, flags->nats, *config);
   cmd->add_option("--durable", flags->durable,
                   "durable consumer name (default sink-" + origin.name + ")");
   AddDestinationFlags(*cmd, flags->destination);
@@ -154,8 +158,34 @@ void AddDrainOrigin(CLI::App& parent, Invocation& invocation, const StreamOrigin
       ->capture_default_str();
   cmd->add_option("--metrics-listen", flags->metrics_listen,
                   "serve /metrics, /healthz and /readyz on this host:port (off by default)");
-  cmd->callback([flags, &invocation, origin] {
-    invocation.run = [flags, origin] { return RunDrain(*flags, origin); };
+  const std::string d = "drain." + origin.name + ".";
+  config->Bind("--durable", {d + "durable"});
+  config->Bind("--lake-dir", {"lake.dir"}, "LAKE_DIR");
+  config->Bind("--s3-endpoint", {"lake.s3_endpoint"}, "AWS_ENDPOINT_URL");
+  config->Bind("--s3-bucket", {"lake.s3_bucket"}, "S3_BUCKET");
+  for (const char* name : {"s3_ssl", "s3_anonymous", "s3_virtual_hosted", "s3_no_create_bucket",
+                           "s3_ca_bundle", "s3_multipart_threshold", "s3_retry_attempts",
+                           "s3_retry_max_backoff", "s3_request_timeout"}) {
+    std::string flag = std::string("--") + name;
+    for (char& c : flag) c = c == '_' ? '-' : c;
+    config->Bind(flag, {std::string("lake.") + name});
+  }
+  config->Bind("--key-prefix", {d + "key_prefix"});
+  config->Bind("--instance-id", {"lake.instance_id"});
+  config->Bind("--zstd-level", {"lake.zstd_level"});
+  config->Bind("--row-group-rows", {"lake.row_group_rows"});
+  for (const char* name : {"batch_max_rows", "batch_max_bytes", "batch_interval", "fetch_max",
+                           "flush_timeout", "ack_wait", "max_ack_pending"}) {
+    std::string flag = std::string("--") + name;
+    for (char& c : flag) c = c == '_' ? '-' : c;
+    config->Bind(flag, {d + name});
+  }
+  config->Bind("--metrics-listen", {d + "metrics_listen", "metrics.listen"});
+  cmd->callback([flags, config, &invocation, origin] {
+    invocation.run = [flags, config, origin] {
+      SINKD_RETURN_IF_ERROR(config->Apply());
+      return RunDrain(*flags, origin);
+    };
   });
 }
 

@@ -8,6 +8,7 @@
 
 #include "backfill/backfill.h"
 #include "base/log.h"
+#include "base/progress.h"
 #include "cli/command.h"
 #include "cli/destination_flags.h"
 #include "cli/lake_flags.h"
@@ -48,6 +49,11 @@ class Input {
     if (owned_) ::close(fd_);
   }
   contract::DelimitedStreamReader& reader() { return reader_; }
+  // Bytes read so far (what the reader pulled in; 0 when the input cannot seek, a pipe).
+  uint64_t Position() const {
+    const off_t at = ::lseek(fd_, 0, SEEK_CUR);
+    return at < 0 ? 0 : static_cast<uint64_t>(at);
+  }
 
  private:
   Input(int fd, bool owned) : fd_(fd), owned_(owned), reader_(fd) {}
@@ -80,6 +86,20 @@ Status RunImport(const ImportFlags& flags, const std::string& origin, contract::
   options.batch_max_bytes = flags.batch_max_bytes;
   options.lake = lake_options;
   backfill::Backfill backfill(*destination, options, log);
+  // Progress in bytes of input when every input is a file of known size; otherwise in messages.
+  uint64_t total_bytes = 0;
+  bool sized = true;
+  for (const std::string& name : flags.files) {
+    struct stat st;
+    if (name == "-" || ::stat(name.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
+      sized = false;
+    } else {
+      total_bytes += static_cast<uint64_t>(st.st_size);
+    }
+  }
+  Progress progress(stderr, "import " + origin, sized ? total_bytes : 0,
+                    sized ? ProgressUnit::kBytes : ProgressUnit::kCount, "messages");
+  uint64_t before = 0, messages = 0;
   for (const std::string& name : flags.files) {
     SINKD_ASSIGN_OR_RETURN(std::unique_ptr<Input> input, Input::Open(name));
     while (true) {
@@ -87,9 +107,13 @@ Status RunImport(const ImportFlags& flags, const std::string& origin, contract::
       if (!next.ok()) return next.status().WithContext("import " + name);
       if (!next->has_value()) break;
       SINKD_RETURN_IF_ERROR(backfill.Add(**next, name));
+      ++messages;
+      if (progress.active()) progress.Update(sized ? before + input->Position() : messages);
     }
+    if (sized) before += input->Position();
   }
   SINKD_RETURN_IF_ERROR(backfill.Finish());
+  progress.Finish();
   const backfill::BackfillReport& r = backfill.report();
   log.Info("sinkd import finished", {{"messages", r.messages}, {"rows", r.rows},
                                      {"dead_letters", r.rejects}, {"parts", r.parts},

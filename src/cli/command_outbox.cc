@@ -25,6 +25,10 @@ struct OutboxFlags {
 };
 
 Result<outbox::PgConn> ConnectFor(const config::Config& c, const char* what) {
+  // A file may hold only the drains' sections; libpq would otherwise fall back to its defaults.
+  if (c.postgres_url.empty()) {
+    return Status::Refuse("INVALID_CONFIG: " + c.origin + ": no [postgres] table with the database url");
+  }
   auto conn = outbox::PgConn::Connect(c.postgres_url, std::string("sinkd-outbox-") + what);
   if (!conn.ok()) return conn.status().WithContext(std::string("outbox ") + what);
   return conn;

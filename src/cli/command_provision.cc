@@ -3,6 +3,8 @@
 
 #include "base/duration.h"
 #include "cli/command.h"
+#include "cli/config_flags.h"
+#include "cli/nats_flags.h"
 #include "jetstream/connection.h"
 #include "jetstream/streams.h"
 
@@ -11,7 +13,7 @@ namespace sinkd::cli {
 namespace {
 
 struct ProvisionFlags {
-  std::string nats_url = jetstream::DefaultNatsUrl();
+  NatsFlags nats;
   int64_t ledger_max_bytes = 0;
   int64_t audit_max_bytes = 0;
   int64_t dead_max_bytes = 0;
@@ -36,8 +38,7 @@ Status RunProvision(const ProvisionFlags& flags) {
     }
     return Status::OK();
   }
-  jetstream::ConnectOptions options;
-  options.url = flags.nats_url;
+  jetstream::ConnectOptions options = ConnectOptionsFrom(flags.nats);
   options.name = "sinkd provision";
   options.timeout = std::chrono::seconds(30);
   options.reconnect_forever = false;
@@ -60,8 +61,9 @@ void AddProvisionCommand(CLI::App& root, Invocation& invocation) {
   auto flags = std::make_shared<ProvisionFlags>();
   CLI::App* cmd = root.add_subcommand(
       "provision", "create or verify GARM_LEDGER, GARM_AUDIT and GARM_SINK_DEAD (never patches)");
-  cmd->add_option("--nats-url", flags->nats_url, "NATS server URL (env NATS_URL)")
-      ->capture_default_str();
+  auto config = std::make_shared<ConfigFlags>(*cmd, "provision");
+  invocation.configurable.push_back(config);
+  AddNatsFlags(*cmd, flags->nats, *config);
   cmd->add_option("--ledger-max-bytes", flags->ledger_max_bytes,
                   "ledger stream size limit in bytes (0 = 8GiB)")
       ->capture_default_str();
@@ -77,8 +79,17 @@ void AddProvisionCommand(CLI::App& root, Invocation& invocation) {
   cmd->add_option("--replicas", flags->replicas, "stream replicas (0 = 1)")->capture_default_str();
   cmd->add_flag("--dry-run", flags->dry_run,
                 "print the configuration that would be applied and connect to nothing");
-  cmd->callback([flags, &invocation] {
-    invocation.run = [flags] { return RunProvision(*flags); };
+  for (const char* name : {"ledger_max_bytes", "audit_max_bytes", "dead_max_bytes",
+                           "ledger_max_age", "replicas"}) {
+    std::string flag = std::string("--") + name;
+    for (char& c : flag) c = c == '_' ? '-' : c;
+    config->Bind(flag, {std::string("provision.") + name});
+  }
+  cmd->callback([flags, config, &invocation] {
+    invocation.run = [flags, config] {
+      SINKD_RETURN_IF_ERROR(config->Apply());
+      return RunProvision(*flags);
+    };
   });
 }
 

@@ -3,6 +3,8 @@
 
 #include "base/shutdown_signals.h"
 #include "cli/command.h"
+#include "cli/config_flags.h"
+#include "cli/nats_flags.h"
 #include "cli/stream_origin.h"
 #include "jetstream/connection.h"
 #include "jetstream/streams.h"
@@ -13,7 +15,7 @@ namespace sinkd::cli {
 namespace {
 
 struct TailFlags {
-  std::string nats_url = jetstream::DefaultNatsUrl();
+  NatsFlags nats;
   std::string since = "100";
   bool from_start = false;
   bool follow = false;
@@ -40,8 +42,7 @@ Status RunTailCommand(const TailFlags& flags, const StreamOrigin& origin) {
 
   // Installed before connecting, as for drain: a signal from then on is a stop and exit 0.
   ShutdownSignals::Install(/*exit_on_second=*/false);
-  jetstream::ConnectOptions connect;
-  connect.url = flags.nats_url;
+  jetstream::ConnectOptions connect = ConnectOptionsFrom(flags.nats);
   connect.name = "sinkd tail " + origin.name;
   connect.reconnect_forever = flags.follow;
   SINKD_ASSIGN_OR_RETURN(auto connection, jetstream::Connection::Connect(connect));
@@ -52,8 +53,9 @@ void AddTailOrigin(CLI::App& parent, Invocation& invocation, const StreamOrigin&
                    const std::string& description) {
   auto flags = std::make_shared<TailFlags>();
   CLI::App* cmd = parent.add_subcommand(origin.name, description);
-  cmd->add_option("--nats-url", flags->nats_url, "NATS server URL (env NATS_URL)")
-      ->capture_default_str();
+  auto config = std::make_shared<ConfigFlags>(*cmd, "tail " + origin.name);
+  invocation.configurable.push_back(config);
+  AddNatsFlags(*cmd, flags->nats, *config);
   cmd->add_option("--since", flags->since,
                   "a message count back from the end (20) or a duration back from now (10m)")
       ->capture_default_str();
@@ -66,8 +68,11 @@ void AddTailOrigin(CLI::App& parent, Invocation& invocation, const StreamOrigin&
   cmd->add_flag("--pretty", flags->pretty, "indent each object");
   cmd->add_flag("--no-detail", flags->no_detail,
                 "drop error_detail, the one column that may carry unsanitised text");
-  cmd->callback([flags, &invocation, origin] {
-    invocation.run = [flags, origin] { return RunTailCommand(*flags, origin); };
+  cmd->callback([flags, config, &invocation, origin] {
+    invocation.run = [flags, config, origin] {
+      SINKD_RETURN_IF_ERROR(config->Apply());
+      return RunTailCommand(*flags, origin);
+    };
   });
 }
 

@@ -5,7 +5,7 @@
 #include <set>
 #include <sstream>
 
-#include <cpptoml.h>
+#include <toml++/toml.h>
 
 #include "base/duration.h"
 
@@ -13,194 +13,341 @@ namespace sinkd::config {
 
 namespace {
 
-using Table = std::shared_ptr<cpptoml::table>;
+using K = SettingKind;
+
+std::vector<SettingSpec> BuildSettings() {
+  std::vector<SettingSpec> s = {
+      {"nats.url", K::kString, false},
+      {"nats.creds_file", K::kString, false},
+      {"nats.nkey_seed_file", K::kString, false},
+      {"nats.tls_ca", K::kString, false},
+      {"nats.tls_cert", K::kString, false},
+      {"nats.tls_key", K::kString, false},
+      {"nats.tls_required", K::kBoolean, false},
+      {"lake.dir", K::kString, false},
+      {"lake.s3_endpoint", K::kString, false},
+      {"lake.s3_bucket", K::kString, false},
+      {"lake.s3_ssl", K::kBoolean, false},
+      {"lake.s3_anonymous", K::kBoolean, false},
+      {"lake.s3_virtual_hosted", K::kBoolean, false},
+      {"lake.s3_no_create_bucket", K::kBoolean, false},
+      {"lake.s3_ca_bundle", K::kString, false},
+      {"lake.s3_multipart_threshold", K::kInteger, false},
+      {"lake.s3_retry_attempts", K::kInteger, false},
+      {"lake.s3_retry_max_backoff", K::kString, false},
+      {"lake.s3_request_timeout", K::kString, false},
+      {"lake.instance_id", K::kString, false},
+      {"lake.zstd_level", K::kInteger, false},
+      {"lake.row_group_rows", K::kInteger, false},
+  };
+  for (const char* origin : {"ledger", "audit"}) {
+    const std::string d = std::string("drain.") + origin + ".";
+    for (auto [key, kind] : std::initializer_list<std::pair<const char*, K>>{
+             {"durable", K::kString},        {"key_prefix", K::kString},
+             {"batch_max_rows", K::kInteger}, {"batch_max_bytes", K::kInteger},
+             {"batch_interval", K::kString}, {"fetch_max", K::kInteger},
+             {"flush_timeout", K::kString},  {"ack_wait", K::kString},
+             {"max_ack_pending", K::kInteger}, {"metrics_listen", K::kString}}) {
+      s.push_back({d + key, kind, false});
+    }
+  }
+  for (SettingSpec spec : std::initializer_list<SettingSpec>{
+           {"provision.ledger_max_bytes", K::kInteger, false},
+           {"provision.audit_max_bytes", K::kInteger, false},
+           {"provision.dead_max_bytes", K::kInteger, false},
+           {"provision.ledger_max_age", K::kString, false},
+           {"provision.replicas", K::kInteger, false},
+           {"metrics.listen", K::kString, false},
+           {"postgres.url", K::kString, true},
+           {"postgres.url_env", K::kString, false},
+           {"dispatch.batch_size", K::kInteger, false},
+           {"dispatch.poll_interval", K::kString, false},
+           {"dispatch.audit_interval", K::kString, false},
+           {"dispatch.audit_batch", K::kInteger, false},
+           {"dispatch.lease_ttl", K::kString, false},
+           {"dispatch.deliver_timeout", K::kString, false},
+           {"dispatch.metrics_listen", K::kString, false},
+           {"dispatch.instance", K::kString, false}}) {
+    s.push_back(spec);
+  }
+  return s;
+}
+
+// The tables that hold settings (the parents of FileSettings() keys).
+const std::set<std::string>& Sections() {
+  static const std::set<std::string> sections = [] {
+    std::set<std::string> out;
+    for (const SettingSpec& spec : FileSettings()) {
+      std::string key = spec.key;
+      for (size_t dot = key.rfind('.'); dot != std::string::npos; dot = key.rfind('.')) {
+        key.resize(dot);
+        out.insert(key);
+      }
+    }
+    return out;
+  }();
+  return sections;
+}
 
 Status Invalid(const std::string& message) {
   return Status::Refuse("INVALID_CONFIG: " + message);
 }
 
-Status OnlyKeys(const Table& table, const std::string& where, const std::set<std::string>& keys) {
-  for (const auto& [key, value] : *table) {
-    if (!keys.count(key)) {
-      std::string list;
-      for (const std::string& k : keys) list += (list.empty() ? "" : ", ") + k;
-      return Invalid(where + ": unknown key \"" + key + "\" (known: " + list + ")");
+std::string Where(const std::string& origin, const toml::source_region& r) {
+  return origin + ":" + std::to_string(r.begin.line) + ":" + std::to_string(r.begin.column);
+}
+
+std::string KnownIn(const std::string& section) {
+  std::string list;
+  const std::string prefix = section.empty() ? "" : section + ".";
+  std::set<std::string> names;
+  for (const SettingSpec& spec : FileSettings()) {
+    if (spec.key.rfind(prefix, 0) != 0) continue;
+    const std::string rest = spec.key.substr(prefix.size());
+    names.insert(rest.substr(0, rest.find('.')));
+  }
+  if (section.empty()) names.insert("sinks");
+  for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+  return list;
+}
+
+const char* KindName(K kind) {
+  switch (kind) {
+    case K::kString: return "a string";
+    case K::kInteger: return "an integer";
+    case K::kBoolean: return "true or false";
+  }
+  return "?";
+}
+
+// Walks the settings tables: every key must be a FileSettings() key of the right kind, and is
+// recorded with where it was; [[sinks.*]] are left to ParseSinks.
+Status Walk(const toml::table& table, const std::string& section, const std::string& origin,
+            Config& config) {
+  for (auto&& [k, node] : table) {
+    const std::string name = section.empty() ? std::string(k.str()) : section + "." + std::string(k.str());
+    const std::string at = Where(origin, k.source());
+    if (section.empty() && k.str() == "sinks") {
+      if (!node.is_table()) return Invalid(at + ": sinks must be a table ([[sinks.events]], …)");
+      continue;
     }
+    if (Sections().count(name)) {
+      if (!node.is_table()) return Invalid(at + ": " + name + " must be a table ([" + name + "])");
+      SINKD_RETURN_IF_ERROR(Walk(*node.as_table(), name, origin, config));
+      continue;
+    }
+    const SettingSpec* spec = FindSetting(name);
+    if (spec == nullptr) {
+      return Invalid(at + ": unknown key \"" + std::string(k.str()) + "\"" +
+                     (section.empty() ? "" : " in [" + section + "]") + " (known: " +
+                     KnownIn(section) + ")");
+    }
+    FileSetting setting;
+    setting.where = Where(origin, node.source());
+    bool right = false;
+    switch (spec->kind) {
+      case K::kString:
+        if (auto* v = node.as_string()) setting.text = v->get(), right = true;
+        break;
+      case K::kInteger:
+        if (auto* v = node.as_integer()) setting.text = std::to_string(v->get()), right = true;
+        break;
+      case K::kBoolean:
+        if (auto* v = node.as_boolean()) setting.text = v->get() ? "true" : "false", right = true;
+        break;
+    }
+    if (!right) return Invalid(setting.where + ": " + name + " must be " + KindName(spec->kind));
+    config.settings[name] = std::move(setting);
   }
   return Status::OK();
 }
 
-Result<std::string> StringAt(const Table& t, const std::string& key, const std::string& where) {
-  auto base = t->get(key);
-  auto v = base->as<std::string>();
-  if (!v) return Invalid(where + "." + key + " must be a string");
-  return v->get();
-}
-
-Result<int64_t> IntAt(const Table& t, const std::string& key, const std::string& where,
-                      int64_t min, int64_t max) {
-  auto v = t->get(key)->as<int64_t>();
-  if (!v) return Invalid(where + "." + key + " must be an integer");
-  if (v->get() < min || v->get() > max) {
-    return Invalid(where + "." + key + " = " + std::to_string(v->get()) + " must be between " +
+Result<int64_t> IntSetting(const Config& c, const std::string& key, int64_t min, int64_t max) {
+  const FileSetting& s = c.settings.at(key);
+  const int64_t v = std::stoll(s.text);
+  if (v < min || v > max) {
+    return Invalid(s.where + ": " + key + " = " + s.text + " must be between " +
                    std::to_string(min) + " and " + std::to_string(max));
   }
-  return v->get();
+  return v;
 }
 
-Result<std::chrono::nanoseconds> DurationAt(const Table& t, const std::string& key,
-                                            const std::string& where) {
-  SINKD_ASSIGN_OR_RETURN(std::string text, StringAt(t, key, where));
-  auto d = ParseDuration(text);
-  if (!d.ok()) return Invalid(where + "." + key + ": " + d.status().message());
-  if (d->count() <= 0) return Invalid(where + "." + key + " must be more than 0");
+Result<std::chrono::nanoseconds> DurationSetting(const Config& c, const std::string& key) {
+  const FileSetting& s = c.settings.at(key);
+  auto d = ParseDuration(s.text);
+  if (!d.ok()) return Invalid(s.where + ": " + key + ": " + d.status().message());
+  if (d->count() <= 0) return Invalid(s.where + ": " + key + " must be more than 0");
   return *d;
 }
 
-Status ParsePostgres(const Table& t, Config& config) {
-  SINKD_RETURN_IF_ERROR(OnlyKeys(t, "postgres", {"url", "url_env"}));
-  if (t->contains("url") == t->contains("url_env")) {
-    return Invalid("postgres: give exactly one of url or url_env");
-  }
-  if (t->contains("url")) {
-    SINKD_ASSIGN_OR_RETURN(config.postgres_url, StringAt(t, "url", "postgres"));
+Status ParsePostgres(Config& config) {
+  const bool url = config.settings.count("postgres.url") > 0;
+  const bool url_env = config.settings.count("postgres.url_env") > 0;
+  if (url == url_env) return Invalid("postgres: give exactly one of url or url_env");
+  if (url) {
+    config.postgres_url = config.settings.at("postgres.url").text;
     return Status::OK();
   }
-  SINKD_ASSIGN_OR_RETURN(std::string name, StringAt(t, "url_env", "postgres"));
-  const char* value = std::getenv(name.c_str());
+  const FileSetting& s = config.settings.at("postgres.url_env");
+  const char* value = std::getenv(s.text.c_str());
   if (value == nullptr || *value == '\0') {
-    return Invalid("postgres.url_env names $" + name + ", which is not set");
+    return Invalid(s.where + ": postgres.url_env names $" + s.text + ", which is not set");
   }
   config.postgres_url = value;
   return Status::OK();
 }
 
-Status ParseDispatch(const Table& t, DispatchSettings& d) {
-  const std::string w = "dispatch";
-  SINKD_RETURN_IF_ERROR(OnlyKeys(t, w,
-                                 {"batch_size", "poll_interval", "audit_interval", "audit_batch",
-                                  "lease_ttl", "deliver_timeout", "metrics_listen", "instance"}));
-  if (t->contains("batch_size")) {
-    SINKD_ASSIGN_OR_RETURN(int64_t v, IntAt(t, "batch_size", w, 1, 100'000));
+Status ParseDispatch(Config& c) {
+  DispatchSettings& d = c.dispatch;
+  auto has = [&](const char* key) { return c.settings.count(std::string("dispatch.") + key) > 0; };
+  if (has("batch_size")) {
+    SINKD_ASSIGN_OR_RETURN(int64_t v, IntSetting(c, "dispatch.batch_size", 1, 100'000));
     d.batch_size = static_cast<int>(v);
   }
-  if (t->contains("audit_batch")) {
-    SINKD_ASSIGN_OR_RETURN(int64_t v, IntAt(t, "audit_batch", w, 1, 100'000));
+  if (has("audit_batch")) {
+    SINKD_ASSIGN_OR_RETURN(int64_t v, IntSetting(c, "dispatch.audit_batch", 1, 100'000));
     d.audit_batch = static_cast<int>(v);
   }
-  if (t->contains("poll_interval")) {
-    SINKD_ASSIGN_OR_RETURN(d.poll_interval, DurationAt(t, "poll_interval", w));
+  if (has("poll_interval")) {
+    SINKD_ASSIGN_OR_RETURN(d.poll_interval, DurationSetting(c, "dispatch.poll_interval"));
   }
-  if (t->contains("audit_interval")) {
-    SINKD_ASSIGN_OR_RETURN(d.audit_interval, DurationAt(t, "audit_interval", w));
+  if (has("audit_interval")) {
+    SINKD_ASSIGN_OR_RETURN(d.audit_interval, DurationSetting(c, "dispatch.audit_interval"));
   }
-  if (t->contains("lease_ttl")) {
-    SINKD_ASSIGN_OR_RETURN(d.lease_ttl, DurationAt(t, "lease_ttl", w));
-    if (d.lease_ttl < std::chrono::seconds(1)) return Invalid("dispatch.lease_ttl must be >= 1s");
+  if (has("lease_ttl")) {
+    SINKD_ASSIGN_OR_RETURN(d.lease_ttl, DurationSetting(c, "dispatch.lease_ttl"));
+    if (d.lease_ttl < std::chrono::seconds(1)) {
+      return Invalid(c.settings.at("dispatch.lease_ttl").where + ": dispatch.lease_ttl must be >= 1s");
+    }
   }
-  if (t->contains("deliver_timeout")) {
-    SINKD_ASSIGN_OR_RETURN(d.deliver_timeout, DurationAt(t, "deliver_timeout", w));
+  if (has("deliver_timeout")) {
+    SINKD_ASSIGN_OR_RETURN(d.deliver_timeout, DurationSetting(c, "dispatch.deliver_timeout"));
   }
-  if (t->contains("metrics_listen")) {
-    SINKD_ASSIGN_OR_RETURN(d.metrics_listen, StringAt(t, "metrics_listen", w));
-  }
-  if (t->contains("instance")) {
-    SINKD_ASSIGN_OR_RETURN(d.instance, StringAt(t, "instance", w));
-  }
+  if (has("metrics_listen")) d.metrics_listen = c.settings.at("dispatch.metrics_listen").text;
+  if (has("instance")) d.instance = c.settings.at("dispatch.instance").text;
   return Status::OK();
 }
 
-Result<SinkConfig> ParseSink(const Table& t, const std::string& kind, size_t index) {
+Result<SinkConfig> ParseSink(const toml::table& t, const std::string& kind, size_t index,
+                             const std::string& origin) {
   SinkConfig sink;
   sink.kind = kind;
   sink.index = index;
-  const std::string where = "sinks." + kind + "[" + std::to_string(index) + "]";
-  if (!t->contains("id")) return Invalid(where + " has no id; every sink needs a non-empty id");
-  SINKD_ASSIGN_OR_RETURN(sink.id, StringAt(t, "id", where));
-  if (!t->contains("type")) return Invalid(sink.Where() + " has no type (lake, jetstream, …)");
-  SINKD_ASSIGN_OR_RETURN(sink.type, StringAt(t, "type", where));
-  for (const auto& [key, base] : *t) {
-    if (key == "id" || key == "type") continue;
-    if (auto s = base->as<std::string>()) {
-      sink.options[key] = s->get();
-    } else if (auto i = base->as<int64_t>()) {
-      sink.options[key] = i->get();
-    } else if (auto b = base->as<bool>()) {
-      sink.options[key] = b->get();
+  const std::string where = Where(origin, t.source()) + ": sinks." + kind + "[" +
+                            std::to_string(index) + "]";
+  const toml::node* id = t.get("id");
+  if (id == nullptr) return Invalid(where + " has no id; every sink needs a non-empty id");
+  if (!id->is_string()) return Invalid(where + ".id must be a string");
+  sink.id = id->as_string()->get();
+  const toml::node* type = t.get("type");
+  if (type == nullptr) {
+    return Invalid(Where(origin, t.source()) + ": " + sink.Where() + " has no type (lake, jetstream, …)");
+  }
+  if (!type->is_string()) return Invalid(where + ".type must be a string");
+  sink.type = type->as_string()->get();
+  for (auto&& [key, node] : t) {
+    if (key.str() == "id" || key.str() == "type") continue;
+    const std::string name(key.str());
+    if (auto* s = node.as_string()) {
+      sink.options[name] = s->get();
+    } else if (auto* i = node.as_integer()) {
+      sink.options[name] = i->get();
+    } else if (auto* b = node.as_boolean()) {
+      sink.options[name] = b->get();
     } else {
-      return Invalid(sink.Where() + "." + key + ": only strings, integers and booleans are options");
+      return Invalid(Where(origin, node.source()) + ": " + sink.Where() + "." + name +
+                     ": only strings, integers and booleans are options");
     }
   }
   return sink;
 }
 
-Status ParseSinkList(const Table& sinks, const std::string& kind, std::vector<SinkConfig>& out) {
-  if (!sinks->contains(kind)) return Status::OK();
-  auto list = sinks->get_table_array(kind);
-  if (!list) return Invalid("sinks." + kind + " must be an array of tables ([[sinks." + kind + "]])");
+Status ParseSinkList(const toml::table& sinks, const std::string& kind, const std::string& origin,
+                     std::vector<SinkConfig>& out) {
+  const toml::node* node = sinks.get(kind);
+  if (node == nullptr) return Status::OK();
+  if (!node->is_array_of_tables()) {
+    return Invalid(Where(origin, node->source()) + ": sinks." + kind +
+                   " must be an array of tables ([[sinks." + kind + "]])");
+  }
   std::set<std::string> ids;
   size_t index = 0;
-  for (const Table& t : *list) {
-    SINKD_ASSIGN_OR_RETURN(SinkConfig sink, ParseSink(t, kind, index++));
+  for (const toml::node& entry : *node->as_array()) {
+    SINKD_ASSIGN_OR_RETURN(SinkConfig sink, ParseSink(*entry.as_table(), kind, index++, origin));
     if (sink.id.empty()) {
-      return Invalid(sink.Where() + " has an empty id; every sink needs a non-empty id");
+      return Invalid(Where(origin, entry.source()) + ": " + sink.Where() +
+                     " has an empty id; every sink needs a non-empty id");
     }
     if (!ids.insert(sink.id).second) {
-      return Invalid("two " + kind + " sinks have the id \"" + sink.id +
-                     "\"; ids must be unique, since the id names the sink's cursor");
+      return Invalid(Where(origin, entry.source()) + ": two " + kind + " sinks have the id \"" +
+                     sink.id + "\"; ids must be unique, since the id names the sink's cursor");
     }
     out.push_back(std::move(sink));
   }
   return Status::OK();
 }
 
-Status ParseSinks(const Table& sinks, Config& config) {
-  SINKD_RETURN_IF_ERROR(OnlyKeys(sinks, "sinks", {"events", "audit", "usage"}));
-  if (sinks->contains("usage")) {
-    auto usage = sinks->get("usage");
-    const bool empty = (usage->is_array() && usage->as_array()->get().empty()) ||
-                       (usage->is_table_array() && usage->as_table_array()->get().empty());
+Status ParseSinks(const toml::table& sinks, const std::string& origin, Config& config) {
+  for (auto&& [k, node] : sinks) {
+    if (k.str() != "events" && k.str() != "audit" && k.str() != "usage") {
+      return Invalid(Where(origin, k.source()) + ": sinks: unknown key \"" + std::string(k.str()) +
+                     "\" (known: audit, events, usage)");
+    }
+  }
+  if (const toml::node* usage = sinks.get("usage")) {
+    const bool empty = usage->is_array() && usage->as_array()->empty();
     if (!empty) {
-      return Invalid("sinks.usage: a usage sink is refused; usage windows go to billing through "
+      return Invalid(Where(origin, usage->source()) +
+                     ": sinks.usage: a usage sink is refused; usage windows go to billing through "
                      "the IAM bridge, which owns the single recorded_at flush");
     }
   }
-  SINKD_RETURN_IF_ERROR(ParseSinkList(sinks, "events", config.event_sinks));
-  return ParseSinkList(sinks, "audit", config.audit_sinks);
+  SINKD_RETURN_IF_ERROR(ParseSinkList(sinks, "events", origin, config.event_sinks));
+  return ParseSinkList(sinks, "audit", origin, config.audit_sinks);
 }
 
 }  // namespace
+
+const std::vector<SettingSpec>& FileSettings() {
+  static const std::vector<SettingSpec> settings = BuildSettings();
+  return settings;
+}
+
+const SettingSpec* FindSetting(std::string_view key) {
+  for (const SettingSpec& spec : FileSettings()) {
+    if (spec.key == key) return &spec;
+  }
+  return nullptr;
+}
 
 std::string SinkConfig::Where() const {
   return "sinks." + kind + "[" + std::to_string(index) + "] (id \"" + id + "\")";
 }
 
-Result<Config> ParseConfig(std::string_view text, std::string_view origin) {
-  Table root;
-  {
-    // cpptoml reports syntax errors by throwing; this is the one place they are caught, and they
-    // leave as a Status like every other refusal.
-    std::istringstream in{std::string(text)};
-    try {
-      cpptoml::parser parser(in);
-      root = parser.parse();
-    } catch (const cpptoml::parse_exception& e) {
-      return Invalid(std::string(origin) + ": " + e.what());
-    }
+Result<Config> ParseConfig(std::string_view text, std::string_view origin_view) {
+  const std::string origin(origin_view);
+  toml::table root;
+  // toml++ reports syntax errors by throwing; this is the one place they are caught, and they
+  // leave as a Status like every other refusal.
+  try {
+    root = toml::parse(text, origin_view);
+  } catch (const toml::parse_error& e) {
+    return Invalid(Where(origin, e.source()) + ": " + std::string(e.description()));
   }
   Config config;
-  SINKD_RETURN_IF_ERROR(OnlyKeys(root, std::string(origin), {"postgres", "dispatch", "sinks"}));
-  for (const char* name : {"postgres", "dispatch", "sinks"}) {
-    if (root->contains(name) && !root->get_table(name)) {
-      return Invalid(std::string(name) + " must be a table ([" + name + "])");
-    }
+  config.origin = origin;
+  SINKD_RETURN_IF_ERROR(Walk(root, "", origin, config));
+  const bool dispatcher = root.contains("dispatch") || root.contains("sinks");
+  if (root.contains("postgres")) {
+    SINKD_RETURN_IF_ERROR(ParsePostgres(config));
+  } else if (dispatcher) {
+    return Invalid(origin + ": no [postgres] table with the database url ([dispatch] and [sinks] "
+                   "need it)");
   }
-  if (!root->contains("postgres")) return Invalid("no [postgres] table with the database url");
-  SINKD_RETURN_IF_ERROR(ParsePostgres(root->get_table("postgres"), config));
-  if (root->contains("dispatch")) {
-    SINKD_RETURN_IF_ERROR(ParseDispatch(root->get_table("dispatch"), config.dispatch));
+  SINKD_RETURN_IF_ERROR(ParseDispatch(config));
+  if (const toml::table* sinks = root["sinks"].as_table()) {
+    SINKD_RETURN_IF_ERROR(ParseSinks(*sinks, origin, config));
   }
-  if (root->contains("sinks")) SINKD_RETURN_IF_ERROR(ParseSinks(root->get_table("sinks"), config));
   return config;
 }
 

@@ -1,13 +1,24 @@
-// The dispatcher's configuration file (TOML):
+// sinkd's one configuration file (TOML), shared by every command (`--config sinkd.toml`):
+//   [nats]            url, creds_file, nkey_seed_file, tls_ca, tls_cert, tls_key, tls_required
+//   [lake]            dir, or s3_endpoint + s3_bucket and the s3_* options; instance_id,
+//                     zstd_level, row_group_rows
+//   [drain.ledger]    durable, key_prefix, batch_max_rows, batch_max_bytes, batch_interval,
+//   [drain.audit]     fetch_max, flush_timeout, ack_wait, max_ack_pending, metrics_listen
+//   [provision]       ledger_max_bytes, audit_max_bytes, dead_max_bytes, ledger_max_age, replicas
+//   [metrics]         listen (for a command whose own section names no metrics_listen)
 //   [postgres]        url = "postgresql://…"  (or url_env = "NAME": read the URL from $NAME)
 //   [dispatch]        batch_size, poll_interval, audit_interval, audit_batch, lease_ttl,
 //                     deliver_timeout, metrics_listen, instance — all optional
 //   [[sinks.events]]  id, type, plus the type's options
 //   [[sinks.audit]]   id, type, plus the type's options
+// [postgres] is required once [dispatch] or [sinks] is there (the dispatcher's part). The keys of
+// FileSettings() reach the commands through their flags (cli/config_flags.h): flag > environment >
+// file > default. Secrets stay out of the file: S3 credentials come from the AWS_* environment,
+// the nkey seed and the .creds file are named by path.
 // Ids are non-empty and unique among the event sinks and among the audit sinks; any entry under
 // sinks.usage is refused (usage goes to billing through the IAM bridge, never through a sink).
 // Every refusal is a Refuse whose message starts with INVALID_CONFIG and names the key (and the
-// line, for syntax errors). Unknown keys and tables are refused too: a typo must not silently
+// file:line:column where the file says it). Unknown keys and tables are refused too: a typo must not silently
 // fall back to a default.
 // Threads: pure functions; a Config is a value.
 #pragma once
@@ -49,7 +60,28 @@ struct DispatchSettings {
   std::string instance;        // "" = <hostname>-<pid>
 };
 
+// One key of the file as a flag would spell it, and where it was.
+struct FileSetting {
+  std::string text;   // a string's contents, an integer's digits, "true" or "false"
+  std::string where;  // "sinkd.toml:3:7"
+};
+
+enum class SettingKind { kString, kInteger, kBoolean };
+
+struct SettingSpec {
+  std::string key;  // dotted: "nats.url", "drain.ledger.batch_max_rows"
+  SettingKind kind;
+  bool secret;  // never printed: `config show` masks it
+};
+
+// Every scalar key the file may hold outside [[sinks.*]], in the order `config show` prints them.
+const std::vector<SettingSpec>& FileSettings();
+// The spec of `key`, or null.
+const SettingSpec* FindSetting(std::string_view key);
+
 struct Config {
+  std::string origin;  // the file name given to ParseConfig
+  std::map<std::string, FileSetting> settings;  // every FileSettings() key the file set
   std::string postgres_url;  // never logged
   DispatchSettings dispatch;
   std::vector<SinkConfig> event_sinks;

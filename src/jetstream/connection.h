@@ -4,7 +4,8 @@
 // Ownership: owns the connection and the context; everything built from it (subscriptions,
 // messages) must be destroyed before it. Threads: safe for concurrent use because libnats
 // connections are.
-// Errors: Connect returns Retry naming the URL when the server cannot be reached.
+// Errors: Connect returns Retry naming the URL when the server cannot be reached, Refuse when an
+// authentication file is unreadable or malformed (never quoting a seed).
 #pragma once
 
 #include <atomic>
@@ -24,6 +25,16 @@ struct ConnectOptions {
   std::chrono::milliseconds timeout{5000};
   // Reconnect forever after the first connect succeeded (a drain); false for one-shot commands.
   bool reconnect_forever = true;
+  // Authentication beyond the URL (all paths; empty = not used). A .creds file carries a user JWT
+  // and its seed; an nkey seed file alone signs the server's challenge as that nkey user.
+  std::string creds_file;
+  std::string nkey_seed_file;
+  // TLS: on when any of these is set, or the URL says tls://. tls_ca verifies the server (else the
+  // system's roots); tls_cert and tls_key, given together, are the client's certificate.
+  std::string tls_ca;
+  std::string tls_cert;
+  std::string tls_key;
+  bool tls_required = false;
 };
 
 // "nats://127.0.0.1:4222", or NATS_URL when it is set and non-empty.

@@ -117,9 +117,63 @@ TEST(Config, AnyUsageSinkIsRefused) {
   EXPECT_TRUE(empty.ok()) << "an empty usage list has no entry to refuse";
 }
 
-TEST(Config, SyntaxErrorsNameTheLine) {
-  ExpectInvalid("[postgres]\nurl = \"x\"\n[dispatch]\nbatch_size = \n", "line 4");
+TEST(Config, SyntaxErrorsNameFileLineAndColumn) {
+  ExpectInvalid("[postgres]\nurl = \"x\"\n[dispatch]\nbatch_size = \n", "config:4:14");
 }
+
+TEST(Config, UnknownKeysAreRefusedNamingFileLineAndColumn) {
+  auto c = ParseConfig("[nats]\nurl = \"nats://h:4222\"\n\n[drain.ledger]\n  batch_max_rowz = 5\n",
+                       "sinkd.toml");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("INVALID_CONFIG: sinkd.toml:5:3: unknown key \"batch_max_rowz\" "
+                                      "in [drain.ledger]"),
+            std::string::npos)
+      << c.status().message();
+  ExpectInvalid("[nats]\ncreds = \"/x\"\n", "config:2:1: unknown key \"creds\" in [nats]");
+  ExpectInvalid("[drain.ledgr]\ndurable = \"x\"\n", "config:1:8: unknown key \"ledgr\" in [drain]");
+  ExpectInvalid("[lakes]\ndir = \"/x\"\n", "config:1:2: unknown key \"lakes\"");
+  ExpectInvalid("[lake]\nzstd_level = \"3\"\n", "config:2:14: lake.zstd_level must be an integer");
+}
+
+TEST(Config, EverySectionOfTheOneFileIsReadWithWhereEachKeyWas) {
+  auto c = ParseConfig(R"([nats]
+url = "tls://127.0.0.1:4222"
+creds_file = "/etc/sinkd/sinkd.creds"
+tls_ca = "/etc/sinkd/ca.pem"
+tls_required = true
+
+[lake]
+s3_endpoint = "http://127.0.0.1:9000"
+s3_bucket = "lake"
+zstd_level = 5
+
+[drain.ledger]
+batch_max_rows = 5000
+batch_interval = "1m"
+
+[drain.audit]
+durable = "audit-lake"
+
+[provision]
+replicas = 3
+
+[metrics]
+listen = "127.0.0.1:9464"
+)", "sinkd.toml");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_TRUE(c->event_sinks.empty());
+  EXPECT_EQ(c->settings.at("nats.url").text, "tls://127.0.0.1:4222");
+  EXPECT_EQ(c->settings.at("nats.url").where, "sinkd.toml:2:7");
+  EXPECT_EQ(c->settings.at("nats.tls_required").text, "true");
+  EXPECT_EQ(c->settings.at("lake.zstd_level").text, "5");
+  EXPECT_EQ(c->settings.at("drain.ledger.batch_max_rows").text, "5000");
+  EXPECT_EQ(c->settings.at("drain.ledger.batch_max_rows").where, "sinkd.toml:13:18");
+  EXPECT_EQ(c->settings.at("drain.audit.durable").text, "audit-lake");
+  EXPECT_EQ(c->settings.at("provision.replicas").text, "3");
+  EXPECT_EQ(c->settings.at("metrics.listen").text, "127.0.0.1:9464");
+  EXPECT_EQ(c->settings.count("drain.audit.batch_max_rows"), 0u);
+}
+
 
 TEST(Config, WrongTypesAndUnknownKeysNameTheKey) {
   ExpectInvalid("[postgres]\nurl = \"x\"\n[dispatch]\nbatch_size = \"32\"\n",

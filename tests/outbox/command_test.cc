@@ -61,14 +61,16 @@ TEST(OutboxCommand, DispatchRefusesDuplicateIdsAndUsageSinksBeforeConnecting) {
                                       "dup.toml");
   auto r = RunCommand({SinkdBinary(), "dispatch", "--config", dup});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("INVALID_CONFIG: two events sinks have the id \"lake\""), std::string::npos)
-      << r.err;
+  // The refusal names file:line:column of the second entry, then what is wrong.
+  EXPECT_NE(r.err.find("INVALID_CONFIG: " + dup + ":"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(": two events sinks have the id \"lake\""), std::string::npos) << r.err;
   const std::string usage = WriteConfig(tmp, "host=127.0.0.1 port=1",
                                         "[[sinks.usage]]\nid = \"bridge\"\ntype = \"iam\"\n",
                                         "usage.toml");
   r = RunCommand({SinkdBinary(), "dispatch", "--config", usage});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("INVALID_CONFIG: sinks.usage"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("INVALID_CONFIG: " + usage + ":"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(": sinks.usage: a usage sink is refused"), std::string::npos) << r.err;
 }
 
 // End to end: events and audit rows into a directory lake, the figures on /metrics, status and

@@ -45,6 +45,11 @@ NatsServer::NatsServer() : store_(dir_.path() / "store") {
   if (!Launch(-1)) ADD_FAILURE() << "nats-server did not start: " << error_;
 }
 
+NatsServer::NatsServer(std::string config) : config_(std::move(config)), store_(dir_.path() / "store") {
+  WriteFile(dir_.path() / "nats.conf", config_);
+  if (!Launch(-1)) ADD_FAILURE() << "nats-server did not start: " << error_;
+}
+
 NatsServer::~NatsServer() { Kill(); }
 
 std::string NatsServer::log() const { return ReadFile(dir_.path() / "nats.log"); }
@@ -56,9 +61,13 @@ bool NatsServer::Launch(int port) {
   fs::remove_all(ports_dir, ec);
   fs::create_directories(ports_dir);
   fs::create_directories(store_);
-  const std::vector<std::string> args = {
+  std::vector<std::string> args = {
       "nats-server", "-js", "-a", "127.0.0.1", "-p", std::to_string(port), "-sd", store_.string(),
       "--ports_file_dir", ports_dir.string(), "-l", (dir_.path() / "nats.log").string()};
+  if (!config_.empty()) {
+    args.push_back("-c");
+    args.push_back((dir_.path() / "nats.conf").string());
+  }
   const pid_t parent = ::getpid();
   pid_t pid = ::fork();
   if (pid == 0) {
@@ -80,7 +89,7 @@ bool NatsServer::Launch(int port) {
   }
   pid_ = pid;
   // The ports file appears once the listeners are up; it names the port -p -1 chose.
-  const std::regex nats_url(R"(nats://[^:"]+:(\d+))");
+  const std::regex nats_url(R"((?:nats|tls)://[^:"]+:(\d+))");
   const bool found = WaitUntil(
       [&] {
         if (Exited(pid_)) {
@@ -131,6 +140,40 @@ void NatsServer::Kill() {
 bool NatsServer::Restart() {
   Stop();
   return Launch(port_);
+}
+
+bool MakeTlsFiles(const fs::path& dir, TlsFiles* out) {
+  fs::create_directories(dir);
+  out->ca = dir / "ca.pem";
+  out->server_cert = dir / "server.pem";
+  out->server_key = dir / "server.key";
+  out->client_cert = dir / "client.pem";
+  out->client_key = dir / "client.key";
+  WriteFile(dir / "server.ext", "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n");
+  WriteFile(dir / "client.ext", "extendedKeyUsage=clientAuth\n");
+  const std::string ec = "ec", curve = "ec_paramgen_curve:prime256v1";
+  const std::vector<std::vector<std::string>> steps = {
+      {"openssl", "req", "-x509", "-newkey", ec, "-pkeyopt", curve, "-nodes", "-keyout",
+       (dir / "ca.key").string(), "-out", out->ca.string(), "-days", "2", "-subj", "/CN=sinkd test CA"},
+      {"openssl", "req", "-newkey", ec, "-pkeyopt", curve, "-nodes", "-keyout",
+       out->server_key.string(), "-out", (dir / "server.csr").string(), "-subj", "/CN=127.0.0.1"},
+      {"openssl", "x509", "-req", "-in", (dir / "server.csr").string(), "-CA", out->ca.string(),
+       "-CAkey", (dir / "ca.key").string(), "-CAcreateserial", "-out", out->server_cert.string(),
+       "-days", "2", "-extfile", (dir / "server.ext").string()},
+      {"openssl", "req", "-newkey", ec, "-pkeyopt", curve, "-nodes", "-keyout",
+       out->client_key.string(), "-out", (dir / "client.csr").string(), "-subj", "/CN=sinkd"},
+      {"openssl", "x509", "-req", "-in", (dir / "client.csr").string(), "-CA", out->ca.string(),
+       "-CAkey", (dir / "ca.key").string(), "-CAcreateserial", "-out", out->client_cert.string(),
+       "-days", "2", "-extfile", (dir / "client.ext").string()},
+  };
+  for (const auto& step : steps) {
+    CommandResult r = RunCommand(step, "", std::chrono::seconds(60));
+    if (r.exit_code != 0) {
+      ADD_FAILURE() << step[0] << " " << step[1] << " failed (" << r.exit_code << "): " << r.err;
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace sinkd::testing
