@@ -285,7 +285,7 @@ campaign_cluster() {
   block cluster "three nats-servers on loopback, R3 streams, $(json .expected "$r") events; a stream leader step-down and a kill -9 of the new leader while draining"
   figure "stream replicas" "$replicas"
   figure "stream leader step-down" "$before -> $after ($stepdown)"
-  figure "leader kill -9: n$victim, new leader" "${new_leader:-none} after ${election} s"
+  figure "leader kill -9: n$victim, new leader" "${new_leader:-none} after ${election} s$([ "$victim" = 0 ] && echo " (n0 is the drain's node: it reconnects after the restart)")"
   figure "pending/ack pending at step-down, at kill" "$pending_stepdown, $pending_kill"
   figure "messages redelivered" "$redelivered"
   figure "campaign time" "$(since "$t0") s"
@@ -533,8 +533,19 @@ campaign_outbox() {
   echo "  -- idle kills: a lone dispatcher kill -9'd $idle_kills times while idle at one cursor, then two events"
   expect "idle-kill events delivered" "$idle_in_lake" eq 2
   expect "idle-kill dead letters" "$idle_dead" eq 0
-  echo "  -- a sink stuck past deliver_timeout: pending the merge of branch outbox (item 2): it needs a"
-  echo "     user sink that blocks, which only a test binary can register"
+  # A sink stuck past deliver_timeout: a user sink that blocks forever can only be registered in a
+  # test binary, so this step runs the outbox suite's DeliverTimeout tests (issue 8, item 2).
+  echo "  -- a sink stuck in Deliver past deliver_timeout (tests/outbox/deliver_timeout_test.cc)"
+  local outbox_test=${OUTBOX_TEST:-$(dirname "$(dirname "$(dirname "$SINKD")")")/tests/outbox_test}
+  if [ -x "$outbox_test" ] && "$outbox_test" --gtest_list_tests 2>/dev/null | grep -q '^DeliverTimeout\.'; then
+    local stuck_rc=0
+    "$outbox_test" --gtest_filter='DeliverTimeout.*' >"$D/deliver_timeout.log" 2>&1 || stuck_rc=$?
+    figure "stuck-sink takeover" "$(grep -oE 'takeover of a sink stuck in Deliver: .*' "$D/deliver_timeout.log" | sed 's/.*Deliver: //' || echo missing)"
+    expect "DeliverTimeout tests failed" "$(grep -c '^\[  FAILED  \] DeliverTimeout' "$D/deliver_timeout.log" || true)" eq 0
+    expect "DeliverTimeout tests' exit status" "$stuck_rc" eq 0
+  else
+    figure "stuck-sink takeover" "pending merge (no DeliverTimeout tests in $outbox_test)"
+  fi
   runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PG_DATA" -m fast -w -t 30 stop >/dev/null 2>&1 || true
 }
 
