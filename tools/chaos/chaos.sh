@@ -167,12 +167,12 @@ fuzz_first_two() {
   done
   start_fuzz "$FUZZ_SECONDS" fuzz_decoder
   start_fuzz "$FUZZ_SECONDS" fuzz_http_request
-  for p in "${FUZZ_PIDS[@]}"; do wait "$p" || true; done
+  for p in "${FUZZ_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
   FUZZ_PIDS=()
   start_fuzz "$FUZZ_SECONDS" fuzz_config   # runs alongside the next campaigns, on the other core
 }
 fuzz_report() {
-  for p in "${FUZZ_PIDS[@]}"; do wait "$p" || true; done
+  for p in "${FUZZ_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
   block fuzz "every target ${FUZZ_SECONDS}s from its committed seeds, two at a time"
   for t in "${FUZZ_TARGETS[@]}"; do report_fuzz "$t"; done
 }
