@@ -526,7 +526,7 @@ campaign_outbox() {
   local r dead rolled
   r=$($CHECK outbox "$D/committed.csv" "$lake/outbox_events/**/*.parquet")
   dead=$(psqlc -c "SELECT count(*) FROM outbox_dead_letters")
-  rolled=$(for ((w = 1; w <= writers; w++)); do grep -c ROLLBACK "$D/writer-$w.sql"; done | paste -sd+ | bc)
+  rolled=$(for ((w = 1; w <= writers; w++)); do grep -c ROLLBACK "$D/writer-$w.sql"; done | awk '{ s += $1 } END { print s }')
   local tmax tmean
   tmax=$(printf '%s\n' "${takeovers[@]}" | grep -v timeout | sort -g | tail -1)
   tmean=$(printf '%s\n' "${takeovers[@]}" | grep -v timeout | awk '{ s += $1; n++ } END { if (n) printf "%.1f", s / n }')
