@@ -45,7 +45,7 @@ test: test-release test-asan test-fuzz
 	@echo "make test: every suite passed (release, asan+ubsan, fuzz)"
 
 # The reliability campaign of RELIABILITY.md against real servers, not part of `make test`:
-# about 30 minutes on 2 cores; CHAOS_SCALE=quick for a few. Prints each figure, fails on a
+# 21 minutes on 2 cores (1,232 s); CHAOS_SCALE=quick for a few. Prints each figure, fails on a
 # broken promise.
 .PHONY: chaos
 chaos: build fuzz-build

@@ -5,7 +5,7 @@
 #
 #   tools/chaos/chaos.sh [campaign …]      campaigns: fuzz drain cluster s3 diskfull outbox
 #                                          (default: all; `secrets` always runs last)
-#   CHAOS_SCALE=quick                      a few minutes instead of about 30
+#   CHAOS_SCALE=quick                      a few minutes instead of about 21
 #   SINKD=path FUZZ_DIR=path               the binaries (default build/release, build/fuzz)
 #   CHAOS_KEEP=1                           keep the run directory (its path is printed)
 #
