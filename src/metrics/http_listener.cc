@@ -120,30 +120,33 @@ void HttpListener::Answer(int fd) {
     if (n <= 0) break;
     request.append(buf, static_cast<size_t>(n));
   }
+  WriteAll(fd, RespondTo(request, render_, ready_));
+}
+
+std::string HttpListener::RespondTo(std::string_view request, const Render& render,
+                                    const Ready& ready) {
   const size_t sp1 = request.find(' ');
-  const size_t sp2 = request.find(' ', sp1 + 1);
-  if (sp1 == std::string::npos || sp2 == std::string::npos) {
-    WriteAll(fd, Response(400, "Bad Request", "text/plain", "bad request\n"));
-    return;
+  const size_t sp2 = sp1 == std::string_view::npos ? sp1 : request.find(' ', sp1 + 1);
+  if (sp1 == std::string_view::npos || sp2 == std::string_view::npos) {
+    return Response(400, "Bad Request", "text/plain", "bad request\n");
   }
-  const std::string method = request.substr(0, sp1);
-  std::string path = request.substr(sp1 + 1, sp2 - sp1 - 1);
+  const std::string_view method = request.substr(0, sp1);
+  std::string_view path = request.substr(sp1 + 1, sp2 - sp1 - 1);
   path = path.substr(0, path.find('?'));
   if (method != "GET" && method != "HEAD") {
-    WriteAll(fd, Response(405, "Method Not Allowed", "text/plain", "GET only\n"));
-  } else if (path == "/metrics") {
-    WriteAll(fd, Response(200, "OK", "text/plain; version=0.0.4; charset=utf-8",
-                          render_()));
-  } else if (path == "/healthz") {
-    WriteAll(fd, Response(200, "OK", "text/plain", "ok\n"));
-  } else if (path == "/readyz") {
-    std::string why;
-    const bool ready = ready_(&why);
-    WriteAll(fd, Response(ready ? 200 : 503, ready ? "OK" : "Service Unavailable", "text/plain",
-                          (ready ? "ready: " : "not ready: ") + why + "\n"));
-  } else {
-    WriteAll(fd, Response(404, "Not Found", "text/plain", "not found\n"));
+    return Response(405, "Method Not Allowed", "text/plain", "GET only\n");
   }
+  if (path == "/metrics") {
+    return Response(200, "OK", "text/plain; version=0.0.4; charset=utf-8", render());
+  }
+  if (path == "/healthz") return Response(200, "OK", "text/plain", "ok\n");
+  if (path == "/readyz") {
+    std::string why;
+    const bool ok = ready(&why);
+    return Response(ok ? 200 : 503, ok ? "OK" : "Service Unavailable", "text/plain",
+                    (ok ? "ready: " : "not ready: ") + why + "\n");
+  }
+  return Response(404, "Not Found", "text/plain", "not found\n");
 }
 
 }  // namespace sinkd::metrics

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include "base/result.h"
@@ -36,6 +37,12 @@ class HttpListener {
   void Stop();
   // The port actually bound (useful with port 0).
   int port() const { return port_; }
+
+  // The whole answer to one request (its head as read from the socket, possibly cut short or
+  // garbage): 400 without a request line, 405 unless GET or HEAD, then /metrics, /healthz,
+  // /readyz or 404; the query string is ignored. A pure function of its input and the callbacks'
+  // answers, so fuzz/fuzz_http_request.cc can drive it without a socket.
+  static std::string RespondTo(std::string_view request, const Render& render, const Ready& ready);
 
  private:
   void Serve();
