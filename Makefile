@@ -6,6 +6,19 @@ SHELL := /bin/bash
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
+# ccache, when installed, makes a rebuild (a second clone, CI on this machine) mostly cache hits.
+# The cache stays outside the checkout (ccache's default, ~/.cache/ccache, or $CCACHE_DIR). Paths
+# under the checkout are hashed relative to it and the build directory is left out of the hash, so
+# two clones at different paths share entries; the precompiled headers need the sloppiness below.
+ifneq ($(shell command -v ccache 2>/dev/null),)
+LAUNCHER := -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+export CCACHE_BASEDIR ?= $(CURDIR)
+export CCACHE_NOHASHDIR ?= 1
+export CCACHE_SLOPPINESS ?= pch_defines,time_macros,include_file_mtime,include_file_ctime
+else
+LAUNCHER := -DCMAKE_C_COMPILER_LAUNCHER= -DCMAKE_CXX_COMPILER_LAUNCHER=
+endif
+
 .PHONY: all deps build asan fuzz-build test test-release test-asan test-fuzz demo bench clean
 
 all: build
@@ -15,20 +28,20 @@ deps:
 
 # Release build: what `demo`, `bench` and users run.
 build: deps
-	cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
+	cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release $(LAUNCHER) $(CMAKE_FLAGS) >/dev/null
 	ninja -C build/release -j $(JOBS)
 
 # AddressSanitizer + UndefinedBehaviorSanitizer build of everything but the slow process tests.
 # -g1 (line tables) is all a sanitizer report needs and compiles markedly faster than -g.
 asan: deps
 	cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" \
-	  -DSINKD_SANITIZE=ON -DSINKD_BUILD_BENCH=OFF -DSINKD_SLOW_TESTS=OFF $(CMAKE_FLAGS) >/dev/null
+	  -DSINKD_SANITIZE=ON -DSINKD_BUILD_BENCH=OFF -DSINKD_SLOW_TESTS=OFF $(LAUNCHER) $(CMAKE_FLAGS) >/dev/null
 	ninja -C build/asan -j $(JOBS)
 
 # libFuzzer targets, built with clang (gcc has no libFuzzer).
 fuzz-build: deps
 	CC=clang CXX=clang++ cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	  -DSINKD_FUZZ=ON $(CMAKE_FLAGS) >/dev/null
+	  -DSINKD_FUZZ=ON $(LAUNCHER) $(CMAKE_FLAGS) >/dev/null
 	ninja -C build/fuzz -j $(JOBS)
 
 test-release: build
