@@ -9,14 +9,18 @@ CMAKE_FLAGS ?=
 # ccache, when installed, makes a rebuild (a second clone, CI on this machine) mostly cache hits.
 # The cache stays outside the checkout (ccache's default, ~/.cache/ccache, or $CCACHE_DIR). Paths
 # under the checkout are hashed relative to it and the build directory is left out of the hash, so
-# two clones at different paths share entries; the precompiled headers need the sloppiness below.
+# two clones at different paths share entries. The tests' precompiled header is left out under
+# ccache: ccache hashes the .gch, which differs per checkout path, so with it every test folder of a
+# second clone missed (the libraries hit).
 ifneq ($(shell command -v ccache 2>/dev/null),)
-LAUNCHER := -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+LAUNCHER := -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
+            -DCMAKE_DISABLE_PRECOMPILE_HEADERS=ON
 export CCACHE_BASEDIR ?= $(CURDIR)
 export CCACHE_NOHASHDIR ?= 1
 export CCACHE_SLOPPINESS ?= pch_defines,time_macros,include_file_mtime,include_file_ctime
 else
-LAUNCHER := -DCMAKE_C_COMPILER_LAUNCHER= -DCMAKE_CXX_COMPILER_LAUNCHER=
+LAUNCHER := -DCMAKE_C_COMPILER_LAUNCHER= -DCMAKE_CXX_COMPILER_LAUNCHER= \
+            -DCMAKE_DISABLE_PRECOMPILE_HEADERS=OFF
 endif
 
 .PHONY: all deps build asan tsan fuzz-build test test-release test-asan test-tsan test-fuzz demo bench clean
