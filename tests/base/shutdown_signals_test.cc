@@ -32,11 +32,11 @@ void InstallRaiseOnceAndCheck(int sig) {
 }
 
 TEST(ShutdownSignals, OneSigtermOnlySetsTheStopFlag) {
-  EXPECT_EXIT(InstallRaiseOnceAndCheck(SIGTERM), testing::ExitedWithCode(0), "");
+  EXPECT_EXIT(InstallRaiseOnceAndCheck(SIGTERM), ::testing::ExitedWithCode(0), "");
 }
 
 TEST(ShutdownSignals, OneSigintOnlySetsTheStopFlag) {
-  EXPECT_EXIT(InstallRaiseOnceAndCheck(SIGINT), testing::ExitedWithCode(0), "");
+  EXPECT_EXIT(InstallRaiseOnceAndCheck(SIGINT), ::testing::ExitedWithCode(0), "");
 }
 
 // The operator's way out of a shutdown that is taking too long (a store that does not answer):
@@ -49,7 +49,7 @@ TEST(ShutdownSignals, ASecondSignalExitsAtOnceWith128PlusTheSignal) {
         RaiseAndWait(SIGTERM);
         std::_Exit(0);  // not reached if the second signal exits
       },
-      testing::ExitedWithCode(128 + SIGTERM), "second signal: exiting now");
+      ::testing::ExitedWithCode(128 + SIGTERM), "second signal: exiting now");
   EXPECT_EXIT(
       {
         ShutdownSignals::Install();
@@ -57,7 +57,7 @@ TEST(ShutdownSignals, ASecondSignalExitsAtOnceWith128PlusTheSignal) {
         RaiseAndWait(SIGINT);
         std::_Exit(0);
       },
-      testing::ExitedWithCode(128 + SIGINT), "second signal");
+      ::testing::ExitedWithCode(128 + SIGINT), "second signal");
 }
 
 // `tail` has nothing to lose, so every signal only asks it to stop.
@@ -68,7 +68,7 @@ TEST(ShutdownSignals, WithoutExitOnSecondEverySignalOnlyCounts) {
         for (int i = 0; i < 3; ++i) RaiseAndWait(SIGINT);
         std::_Exit(ShutdownSignals::stop().load() && ShutdownSignals::count() == 3 ? 0 : 11);
       },
-      testing::ExitedWithCode(0), "");
+      ::testing::ExitedWithCode(0), "");
 }
 
 }  // namespace

@@ -17,33 +17,35 @@ using namespace std::chrono_literals;
 using testing::RunCommand;
 using testing::SinkdBinary;
 
-testing::CommandResult Sinkd(std::vector<std::string> args, std::chrono::milliseconds timeout = 30s) {
+// sinkd with the destination variables (LAKE_DIR, AWS_ENDPOINT_URL, S3_BUCKET) emptied.
+testing::CommandResult SinkdNoEnv(std::vector<std::string> args,
+                                  std::chrono::milliseconds timeout = 30s) {
   args.insert(args.begin(), SinkdBinary().string());
   return RunCommand(args, "", timeout, {"LAKE_DIR=", "AWS_ENDPOINT_URL=", "S3_BUCKET="});
 }
 
 TEST(DrainCli, ADrainNeedsOneDestinationAndRefusesBothOrNeither) {
-  auto neither = Sinkd({"drain", "ledger", "--nats-url", "nats://127.0.0.1:1"});
+  auto neither = SinkdNoEnv({"drain", "ledger", "--nats-url", "nats://127.0.0.1:1"});
   EXPECT_EQ(neither.exit_code, 1);
   EXPECT_NE(neither.err.find("no destination"), std::string::npos) << neither.err;
   EXPECT_NE(neither.err.find("--lake-dir"), std::string::npos);
   EXPECT_NE(neither.err.find("--s3-endpoint"), std::string::npos);
-  auto both = Sinkd({"drain", "ledger", "--lake-dir", "/tmp/x", "--s3-endpoint", "127.0.0.1:9",
+  auto both = SinkdNoEnv({"drain", "ledger", "--lake-dir", "/tmp/x", "--s3-endpoint", "127.0.0.1:9",
                      "--s3-bucket", "b", "--nats-url", "nats://127.0.0.1:1"});
   EXPECT_EQ(both.exit_code, 1);
   EXPECT_NE(both.err.find("two different destinations"), std::string::npos) << both.err;
 }
 
 TEST(DrainCli, BadBatchFlagsAreRefusedBeforeAnythingConnects) {
-  auto r = Sinkd({"drain", "audit", "--lake-dir", "/tmp/x", "--batch-max-rows", "0"});
+  auto r = SinkdNoEnv({"drain", "audit", "--lake-dir", "/tmp/x", "--batch-max-rows", "0"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("--batch-max-rows"), std::string::npos) << r.err;
-  r = Sinkd({"drain", "audit", "--lake-dir", "/tmp/x", "--ack-wait", "1s"});
+  r = SinkdNoEnv({"drain", "audit", "--lake-dir", "/tmp/x", "--ack-wait", "1s"});
   EXPECT_NE(r.err.find("--ack-wait"), std::string::npos) << r.err;
-  r = Sinkd({"drain"});
+  r = SinkdNoEnv({"drain"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("sinkd drain needs a subcommand: audit, ledger"), std::string::npos) << r.err;
-  r = Sinkd({"tail"});
+  r = SinkdNoEnv({"tail"});
   EXPECT_NE(r.err.find("sinkd tail needs a subcommand: audit, ledger"), std::string::npos) << r.err;
 }
 
@@ -68,22 +70,23 @@ TEST(DrainCli, AMissingStreamTellsTheOperatorToProvision) {
   testing::TempDir dir;
   auto c = testing::Connect(server);
   ASSERT_TRUE(jetstream::CreateStream(*c, jetstream::StreamSpecs({})[2]).ok());  // dead only
-  auto r = Sinkd({"drain", "ledger", "--nats-url", server.url(), "--lake-dir", (dir / "l").string()});
+  auto r = SinkdNoEnv(
+      {"drain", "ledger", "--nats-url", server.url(), "--lake-dir", (dir / "l").string()});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("run `sinkd provision`"), std::string::npos) << r.err;
   EXPECT_FALSE(jetstream::GetStreamState(*c, "GARM_LEDGER").ok()) << "a drain never creates streams";
 }
 
 TEST(TailCli, FlagErrorsAreTheReferenceTexts) {
-  auto r = Sinkd({"tail", "ledger", "--since", "0"});
+  auto r = SinkdNoEnv({"tail", "ledger", "--since", "0"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err, "sinkd: --since 0: a message count must be positive\n");
-  r = Sinkd({"tail", "ledger", "--since", "twenty", "--from-start"});
+  r = SinkdNoEnv({"tail", "ledger", "--since", "twenty", "--from-start"});
   EXPECT_EQ(r.err, "sinkd: --since \"twenty\": neither a message count nor a duration\n");
-  r = Sinkd({"tail", "audit", "--filter", "colour=red"});
+  r = SinkdNoEnv({"tail", "audit", "--filter", "colour=red"});
   EXPECT_NE(r.err.find("no column \"colour\"; columns are event_id, time, tenant"), std::string::npos)
       << r.err;
-  r = Sinkd({"tail", "ledger", "--durable", "x"});
+  r = SinkdNoEnv({"tail", "ledger", "--durable", "x"});
   EXPECT_EQ(r.exit_code, 1) << "a tail has no drain flags";
 }
 
@@ -95,14 +98,14 @@ TEST(DrainCli, JetStreamToLakeToDuckDbEndToEnd) {
   ASSERT_TRUE(server.ok()) << server.error();
   testing::TempDir dir;
   const std::string url = server.url();
-  ASSERT_EQ(Sinkd({"provision", "--nats-url", url}).exit_code, 0);
-  auto gen = Sinkd({"generate", "ledger", "--messages", "40", "--events-per-batch", "100",
+  ASSERT_EQ(SinkdNoEnv({"provision", "--nats-url", url}).exit_code, 0);
+  auto gen = SinkdNoEnv({"generate", "ledger", "--messages", "40", "--events-per-batch", "100",
                     "--seed", "5", "--bad-share", "0.01", "-o", (dir / "l.bin").string()});
   ASSERT_EQ(gen.exit_code, 0) << gen.err;
   long good = 0, bad = 0;
   ASSERT_EQ(std::sscanf(gen.out.c_str(), "generated 40 messages: %ld good events, %ld bad", &good, &bad), 2)
       << gen.out;
-  auto pub = Sinkd({"publish", "ledger", "--nats-url", url, (dir / "l.bin").string()});
+  auto pub = SinkdNoEnv({"publish", "ledger", "--nats-url", url, (dir / "l.bin").string()});
   ASSERT_EQ(pub.exit_code, 0) << pub.err;
 
   const std::string log = (dir / "drain.log").string();
@@ -143,7 +146,7 @@ TEST(DrainCli, JetStreamToLakeToDuckDbEndToEnd) {
   EXPECT_EQ(testing::ReadStream(*c, "GARM_SINK_DEAD").size(), static_cast<size_t>(bad))
       << "every bad record is one dead letter";
 
-  auto tail = Sinkd({"tail", "ledger", "--nats-url", url, "--since", "1", "--no-detail"});
+  auto tail = SinkdNoEnv({"tail", "ledger", "--nats-url", url, "--since", "1", "--no-detail"});
   ASSERT_EQ(tail.exit_code, 0) << tail.err;
   EXPECT_NE(tail.err.find("durable=false ack=none"), std::string::npos) << tail.err;
   EXPECT_EQ(tail.out.find("error_detail"), std::string::npos);

@@ -44,14 +44,14 @@ TEST(Delimited, ATruncatedInputIsRefusedWithItsOffset) {
 // The streaming reader must give the same messages as the in-memory one whatever its buffer size,
 // including messages larger than the buffer and lengths split across reads.
 TEST(Delimited, TheStreamReaderAgreesWithTheBufferReaderForAnyBufferSize) {
-  testing::TempDir tmp;
+  sinkd::testing::TempDir tmp;
   std::string data;
   std::vector<std::string> want;
   for (int i = 0; i < 200; ++i) {
     want.push_back(std::string(static_cast<size_t>(i * 37 % 1000), static_cast<char>('a' + i % 26)));
     AppendDelimited(data, want.back());
   }
-  testing::WriteFile(tmp / "in.bin", data);
+  sinkd::testing::WriteFile(tmp / "in.bin", data);
   for (size_t buffer : {size_t{1}, size_t{7}, size_t{64}, size_t{4096}, size_t{1} << 20}) {
     int fd = ::open((tmp / "in.bin").c_str(), O_RDONLY);
     ASSERT_GE(fd, 0);
@@ -66,7 +66,7 @@ TEST(Delimited, TheStreamReaderAgreesWithTheBufferReaderForAnyBufferSize) {
     ::close(fd);
     EXPECT_EQ(got, want) << "buffer " << buffer;
   }
-  testing::WriteFile(tmp / "cut.bin", data.substr(0, data.size() - 3));
+  sinkd::testing::WriteFile(tmp / "cut.bin", data.substr(0, data.size() - 3));
   int fd = ::open((tmp / "cut.bin").c_str(), O_RDONLY);
   DelimitedStreamReader reader(fd, 64);
   Status last;

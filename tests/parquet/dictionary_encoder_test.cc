@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "bytes.h"
+
 namespace sinkd::parquet {
 namespace {
-
-std::vector<uint8_t> Bytes(std::span<const uint8_t> b) { return {b.begin(), b.end()}; }
 
 std::string Key(uint32_t i) {
   std::string key = "v";

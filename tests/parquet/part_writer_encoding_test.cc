@@ -14,16 +14,9 @@
 namespace sinkd::parquet {
 namespace {
 
-constexpr int16_t kRowGroups = 4, kColumns = 1, kMeta = 3;
 constexpr int16_t kEncodings = 2, kDictionaryOffset = 11, kStatistics = 12, kEncodingStats = 13,
                   kBloomOffset = 14, kBloomLength = 15;
 constexpr int64_t kPlain = 0, kRle = 3, kRleDictionary = 8;
-
-std::string Encode(const SampleTable& t, const WriterOptions& options = {}) {
-  Result<std::string> bytes = EncodeParquet(t, t.AllRows(), options);
-  EXPECT_TRUE(bytes.ok()) << bytes.status().ToString();
-  return bytes.ok() ? *bytes : std::string();
-}
 
 ThriftValue ChunkMeta(const std::string& file, size_t group, size_t column) {
   return DecodeFooter(file).List(kRowGroups)[group].List(kColumns)[column][kMeta];
@@ -50,12 +43,12 @@ TEST(PartWriterEncoding, AStringChunkPastTheDictionaryLimitFallsBackToPlain) {
   const SampleTable t = OneStringColumn(1000, [](size_t r) {
     return Numbered("twenty-byte-value-", r % 100);
   });
-  const ThriftValue fits = ChunkMeta(Encode(t), 0, 0);
+  const ThriftValue fits = ChunkMeta(EncodeAll(t), 0, 0);
   ASSERT_EQ(Ints(fits.List(kEncodings)), (std::vector<int64_t>{kPlain, kRle, kRleDictionary}))
       << "premise: 100 distinct values of 1000 rows are dictionary-encoded under the default";
   WriterOptions small;
   small.dictionary_bytes_limit = 1000;  // 100 × (4 + 20) bytes do not fit
-  const ThriftValue fallback = ChunkMeta(Encode(t, small), 0, 0);
+  const ThriftValue fallback = ChunkMeta(EncodeAll(t, small), 0, 0);
   EXPECT_EQ(Ints(fallback.List(kEncodings)), (std::vector<int64_t>{kPlain, kRle}));
   EXPECT_FALSE(fallback.Has(kDictionaryOffset));
   ASSERT_EQ(fallback.List(kEncodingStats).size(), 1u);
@@ -74,7 +67,7 @@ TEST(PartWriterEncoding, ALowCardinalityChunkDeclaresItsDictionaryInEncodingStat
   }
   WriterOptions options;
   options.page_rows = 2000;
-  const std::string file = Encode(t, options);
+  const std::string file = EncodeAll(t, options);
   const int64_t distinct[] = {17, 23};
   for (size_t c = 0; c < 2; ++c) {
     const ThriftValue meta = ChunkMeta(file, 0, c);
@@ -94,7 +87,7 @@ TEST(PartWriterEncoding, ALowCardinalityChunkDeclaresItsDictionaryInEncodingStat
 // Unique ids gain nothing from a dictionary: indices on top of every value. They stay PLAIN.
 TEST(PartWriterEncoding, ANearUniqueColumnStaysPlain) {
   const SampleTable t = OneStringColumn(4000, [](size_t r) { return Numbered("id-", r * 7919); });
-  const ThriftValue meta = ChunkMeta(Encode(t), 0, 0);
+  const ThriftValue meta = ChunkMeta(EncodeAll(t), 0, 0);
   EXPECT_EQ(Ints(meta.List(kEncodings)), (std::vector<int64_t>{kPlain, kRle}));
 }
 
@@ -104,9 +97,9 @@ TEST(PartWriterEncoding, ValuesInShortRunsStayPlainWhileScatteredRepeatsUseTheDi
   const SampleTable clustered = OneStringColumn(6000, [](size_t r) { return Numbered("run-", r / 3); });
   const SampleTable scattered =
       OneStringColumn(6000, [](size_t r) { return Numbered("run-", (r * 7919) % 2000); });
-  EXPECT_EQ(Ints(ChunkMeta(Encode(clustered), 0, 0).List(kEncodings)),
+  EXPECT_EQ(Ints(ChunkMeta(EncodeAll(clustered), 0, 0).List(kEncodings)),
             (std::vector<int64_t>{kPlain, kRle}));
-  EXPECT_EQ(Ints(ChunkMeta(Encode(scattered), 0, 0).List(kEncodings)),
+  EXPECT_EQ(Ints(ChunkMeta(EncodeAll(scattered), 0, 0).List(kEncodings)),
             (std::vector<int64_t>{kPlain, kRle, kRleDictionary}));
 }
 
@@ -114,7 +107,7 @@ TEST(PartWriterEncoding, ValuesInShortRunsStayPlainWhileScatteredRepeatsUseTheDi
 // no bounds at all for a double chunk holding a NaN.
 TEST(PartWriterEncoding, EveryChunkHasNullCountZeroAndTheRightBoundFields) {
   const SampleTable t = MixedTable(2000, 1, /*with_nan=*/true);
-  const ThriftValue group = DecodeFooter(Encode(t)).List(kRowGroups)[0];
+  const ThriftValue group = DecodeFooter(EncodeAll(t)).List(kRowGroups)[0];
   for (size_t c = 0; c < t.schema().size(); ++c) {
     const ThriftValue& s = group.List(kColumns)[c][kMeta][kStatistics];
     EXPECT_EQ(s.Int(3), 0) << t.schema()[c].name << ": null_count";
@@ -133,7 +126,7 @@ TEST(PartWriterEncoding, AOneMegabyteStringKeepsTheFooterSmall) {
   const SampleTable t = OneStringColumn(3, [](size_t r) {
     return std::string(1 << 20, static_cast<char>('a' + r));
   });
-  const std::string file = Encode(t);
+  const std::string file = EncodeAll(t);
   uint32_t footer_length;
   std::memcpy(&footer_length, file.data() + file.size() - 8, 4);
   EXPECT_LT(footer_length, 1024u);
@@ -151,7 +144,7 @@ TEST(PartWriterEncoding, BloomFiltersSitBetweenTheRowGroupsAndTheFooter) {
   const SampleTable t = MixedTable(3000, 5);  // id and amount ask for a filter
   WriterOptions options;
   options.row_group_rows = 1000;
-  const std::string file = Encode(t, options);
+  const std::string file = EncodeAll(t, options);
   const ThriftValue footer = DecodeFooter(file);
   const auto& groups = footer.List(kRowGroups);
   ASSERT_EQ(groups.size(), 3u);

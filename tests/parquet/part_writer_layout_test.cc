@@ -11,11 +11,10 @@
 namespace sinkd::parquet {
 namespace {
 
-// FileMetaData / RowGroup / ColumnChunk / ColumnMetaData field ids (parquet.thrift).
-constexpr int16_t kRowGroups = 4, kNumRows = 3;
-constexpr int16_t kColumns = 1, kTotalByteSize = 2, kGroupRows = 3, kFileOffset = 5,
-                  kTotalCompressed = 6, kOrdinal = 7;
-constexpr int16_t kMeta = 3;
+// FileMetaData / RowGroup / ColumnMetaData field ids (parquet.thrift) beyond thrift_decoder.h's.
+constexpr int16_t kNumRows = 3;
+constexpr int16_t kTotalByteSize = 2, kGroupRows = 3, kFileOffset = 5, kTotalCompressed = 6,
+                  kOrdinal = 7;
 
 SampleTable Numbers(size_t rows) {
   SampleTable t({{"n", PhysicalType::kInt64}, {"s", PhysicalType::kByteArray, Annotation::kString}});
@@ -25,12 +24,6 @@ SampleTable Numbers(size_t rows) {
     t.EndRow();
   }
   return t;
-}
-
-std::string Encode(const SampleTable& t, const WriterOptions& options) {
-  Result<std::string> bytes = EncodeParquet(t, t.AllRows(), options);
-  EXPECT_TRUE(bytes.ok()) << bytes.status().ToString();
-  return bytes.ok() ? *bytes : std::string();
 }
 
 // The caller decides whether to create a file for no rows; if it does, the file must be valid:
@@ -54,7 +47,7 @@ TEST(PartWriterLayout, AWriterWithNoRowsFinishesAValidEmptyFile) {
 TEST(PartWriterLayout, RowsAreSplitIntoRowGroupsWithConsistentOffsetsAndTotals) {
   WriterOptions options;
   options.row_group_rows = 400;
-  const std::string file = Encode(Numbers(1000), options);
+  const std::string file = EncodeAll(Numbers(1000), options);
   const ThriftValue footer = DecodeFooter(file);
   const auto& groups = footer.List(kRowGroups);
   ASSERT_EQ(groups.size(), 3u);
@@ -85,7 +78,7 @@ TEST(PartWriterLayout, RowsAreSplitIntoRowGroupsWithConsistentOffsetsAndTotals) 
 TEST(PartWriterLayout, ExactlyRowGroupRowsRowsMakeOneRowGroup) {
   WriterOptions options;
   options.row_group_rows = 500;
-  const ThriftValue footer = DecodeFooter(Encode(Numbers(500), options));
+  const ThriftValue footer = DecodeFooter(EncodeAll(Numbers(500), options));
   ASSERT_EQ(footer.List(kRowGroups).size(), 1u);
   EXPECT_EQ(footer.List(kRowGroups)[0].Int(kGroupRows), 500);
 }
@@ -96,7 +89,7 @@ TEST(PartWriterLayout, ExactlyRowGroupRowsRowsMakeOneRowGroup) {
 TEST(PartWriterLayout, PageSizesAddUpToChunkTotalsAndMatchEncodingStats) {
   WriterOptions options;
   options.page_rows = 300;
-  const std::string file = Encode(Numbers(1000), options);
+  const std::string file = EncodeAll(Numbers(1000), options);
   const ThriftValue footer = DecodeFooter(file);
   for (const ThriftValue& chunk : footer.List(kRowGroups)[0].List(kColumns)) {
     const ThriftValue& meta = chunk[kMeta];
@@ -143,7 +136,7 @@ TEST(PartWriterLayout, StringPagesCloseAtPageBytesAndAHugeValueGetsItsOwnPage) {
   }
   WriterOptions options;
   options.page_bytes = 1000;
-  const std::string file = Encode(t, options);
+  const std::string file = EncodeAll(t, options);
   const ThriftValue meta = DecodeFooter(file).List(kRowGroups)[0].List(kColumns)[0][kMeta];
   ASSERT_FALSE(meta.Has(11)) << "premise: 40 distinct of 40 rows stays PLAIN";
   size_t rows = 0;
@@ -166,8 +159,8 @@ TEST(PartWriterLayout, TheSameRowsGiveByteIdenticalFiles) {
   const SampleTable t = MixedTable(3000, 9, true);
   WriterOptions options;
   options.row_group_rows = 1000;
-  const std::string first = Encode(t, options);
-  const std::string second = Encode(t, options);
+  const std::string first = EncodeAll(t, options);
+  const std::string second = EncodeAll(t, options);
   ASSERT_GT(first.size(), 1000u);
   EXPECT_TRUE(first == second) << "two encodings of the same rows differ";
 }

@@ -5,10 +5,10 @@
 #include <cstring>
 #include <vector>
 
+#include "bytes.h"
+
 namespace sinkd::parquet {
 namespace {
-
-std::vector<uint8_t> Bytes(const ByteBuffer& b) { return {b.data(), b.data() + b.size()}; }
 
 // The spec's example: bits are packed least significant first; MSB-first would flip every bool.
 TEST(PlainEncoder, BooleansPackLeastSignificantBitFirstAsInTheSpecExample) {

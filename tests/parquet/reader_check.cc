@@ -195,6 +195,12 @@ Result<std::string> EncodeParquet(const SampleTable& table, const std::vector<ui
   return out.Release();
 }
 
+std::string EncodeAll(const SampleTable& table, const WriterOptions& options) {
+  Result<std::string> bytes = EncodeParquet(table, table.AllRows(), options);
+  EXPECT_TRUE(bytes.ok()) << bytes.status().ToString();
+  return bytes.ok() ? *bytes : std::string();
+}
+
 Status WriteParquet(const SampleTable& table, const std::vector<uint32_t>& rows,
                     const WriterOptions& options, const std::filesystem::path& file,
                     const std::vector<KeyValue>& metadata) {

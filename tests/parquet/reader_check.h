@@ -90,6 +90,9 @@ Result<std::string> EncodeParquet(const SampleTable& table, const std::vector<ui
                                   const WriterOptions& options,
                                   const std::vector<KeyValue>& metadata = {});
 
+// All of `table` in memory; a failed encode fails the test and gives "".
+std::string EncodeAll(const SampleTable& table, const WriterOptions& options = {});
+
 // A deterministic table of every supported type: a unique id string (Bloom filter on), a
 // low-cardinality string, a unicode/empty/longer string, int32, int64 with extremes, double with
 // specials (±0, ±inf, subnormal; NaN only when `with_nan`), bool, and a sorted UTC timestamp that

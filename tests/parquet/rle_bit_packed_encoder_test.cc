@@ -5,10 +5,10 @@
 #include <random>
 #include <vector>
 
+#include "bytes.h"
+
 namespace sinkd::parquet {
 namespace {
-
-std::vector<uint8_t> Bytes(const ByteBuffer& b) { return {b.data(), b.data() + b.size()}; }
 
 // An independent decoder of the hybrid format, written from the spec, to round-trip sequences.
 std::vector<uint32_t> Decode(const std::vector<uint8_t>& in, int width, size_t count) {

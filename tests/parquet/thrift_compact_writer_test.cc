@@ -7,10 +7,10 @@
 
 #include "parquet/metadata_serializer.h"
 
+#include "bytes.h"
+
 namespace sinkd::parquet {
 namespace {
-
-std::vector<uint8_t> Bytes(const ByteBuffer& b) { return {b.data(), b.data() + b.size()}; }
 
 // A wrong varint or zigzag breaks every size and offset in the footer.
 TEST(CompactWriter, VarintsAndZigzagsMatchTheSpecExamples) {

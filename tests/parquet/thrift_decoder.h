@@ -39,6 +39,10 @@ ThriftValue DecodeStruct(std::string_view bytes, size_t* consumed = nullptr);
 // The FileMetaData of a whole Parquet file (checks both magics and the length).
 ThriftValue DecodeFooter(std::string_view file);
 
+// Field ids on the way from the footer to a column's metadata (parquet.thrift):
+// FileMetaData.row_groups, RowGroup.columns, ColumnChunk.meta_data.
+constexpr int16_t kRowGroups = 4, kColumns = 1, kMeta = 3;
+
 // One page as found in a file: header fields and where its payload is.
 struct PageInFile {
   ThriftValue header;

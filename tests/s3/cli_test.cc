@@ -22,7 +22,7 @@ using sinkd::testing::kTestSecret;
 
 // Every variable the destination reads, emptied, then `set` on top: the machine running the tests
 // may export any of them.
-std::vector<std::string> Env(const std::vector<std::string>& set) {
+std::vector<std::string> ChildEnv(const std::vector<std::string>& set) {
   std::vector<std::string> env = {
       "LAKE_DIR=",         "AWS_ENDPOINT_URL=",  "S3_BUCKET=",         "AWS_ACCESS_KEY_ID=",
       "AWS_SECRET_ACCESS_KEY=", "AWS_SESSION_TOKEN=", "AWS_REGION=", "AWS_DEFAULT_REGION=",
@@ -37,7 +37,7 @@ CommandResult Import(const std::vector<std::string>& flags, const std::vector<st
                                    "box-77"};
   args.insert(args.end(), flags.begin(), flags.end());
   args.push_back(file);
-  return RunCommand(args, "", std::chrono::seconds(60), Env(env));
+  return RunCommand(args, "", std::chrono::seconds(60), ChildEnv(env));
 }
 
 struct Refusal {
