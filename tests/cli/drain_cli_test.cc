@@ -52,15 +52,15 @@ TEST(DrainCli, BadBatchFlagsAreRefusedBeforeAnythingConnects) {
 // A batch closes one fetch past --batch-max-bytes, and a string column's offsets are 32-bit:
 // past 2 GiB a column could wrap, so such a limit is refused before anything connects.
 TEST(DrainCli, ABatchByteLimitPastTwoGiBIsRefusedBeforeAnythingConnects) {
-  auto r = Sinkd({"drain", "ledger", "--lake-dir", "/tmp/x", "--nats-url", "nats://127.0.0.1:1",
-                  "--batch-max-bytes", "4294967296"});
+  auto r = SinkdNoEnv({"drain", "ledger", "--lake-dir", "/tmp/x", "--nats-url",
+                       "nats://127.0.0.1:1", "--batch-max-bytes", "4294967296"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("--batch-max-bytes 4294967296: must be between 1048576 (1 MiB) and "
                        "2147483648 (2 GiB)"),
             std::string::npos)
       << r.err;
-  r = Sinkd({"drain", "ledger", "--lake-dir", "/tmp/x", "--nats-url", "nats://127.0.0.1:1",
-             "--batch-max-bytes", "2147483648", "--batch-max-rows", "0"});
+  r = SinkdNoEnv({"drain", "ledger", "--lake-dir", "/tmp/x", "--nats-url", "nats://127.0.0.1:1",
+                  "--batch-max-bytes", "2147483648", "--batch-max-rows", "0"});
   EXPECT_NE(r.err.find("--batch-max-rows"), std::string::npos) << "2 GiB itself is allowed: " << r.err;
 }
 
