@@ -26,7 +26,7 @@ namespace sinkd::cli {
 namespace {
 
 struct DrainFlags {
-  NatsFlags nats;
+  jetstream::ConnectOptions nats;  // url and authentication, from AddNatsFlags
   std::string durable;
   DestinationFlags destination;
   LakeFlags lake;
@@ -70,7 +70,7 @@ Status RunDrain(const DrainFlags& flags, const StreamOrigin& origin) {
 
   metrics::DrainMetrics metrics;
   metrics.origin = origin.name;
-  jetstream::ConnectOptions connect = ConnectOptionsFrom(flags.nats);
+  jetstream::ConnectOptions connect = flags.nats;
   connect.name = "sinkd drain " + origin.name + " " + lake_options.instance;
   SINKD_ASSIGN_OR_RETURN(auto connection, jetstream::Connection::Connect(connect));
   metrics.connected = true;

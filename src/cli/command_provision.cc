@@ -13,7 +13,7 @@ namespace sinkd::cli {
 namespace {
 
 struct ProvisionFlags {
-  NatsFlags nats;
+  jetstream::ConnectOptions nats;  // url and authentication, from AddNatsFlags
   int64_t ledger_max_bytes = 0;
   int64_t audit_max_bytes = 0;
   int64_t dead_max_bytes = 0;
@@ -38,7 +38,7 @@ Status RunProvision(const ProvisionFlags& flags) {
     }
     return Status::OK();
   }
-  jetstream::ConnectOptions options = ConnectOptionsFrom(flags.nats);
+  jetstream::ConnectOptions options = flags.nats;
   options.name = "sinkd provision";
   options.timeout = std::chrono::seconds(30);
   options.reconnect_forever = false;

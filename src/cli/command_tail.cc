@@ -15,7 +15,7 @@ namespace sinkd::cli {
 namespace {
 
 struct TailFlags {
-  NatsFlags nats;
+  jetstream::ConnectOptions nats;  // url and authentication, from AddNatsFlags
   std::string since = "100";
   bool from_start = false;
   bool follow = false;
@@ -42,7 +42,7 @@ Status RunTailCommand(const TailFlags& flags, const StreamOrigin& origin) {
 
   // Installed before connecting, as for drain: a signal from then on is a stop and exit 0.
   ShutdownSignals::Install(/*exit_on_second=*/false);
-  jetstream::ConnectOptions connect = ConnectOptionsFrom(flags.nats);
+  jetstream::ConnectOptions connect = flags.nats;
   connect.name = "sinkd tail " + origin.name;
   connect.reconnect_forever = flags.follow;
   SINKD_ASSIGN_OR_RETURN(auto connection, jetstream::Connection::Connect(connect));

@@ -11,21 +11,9 @@
 
 namespace sinkd::cli {
 
-struct NatsFlags {
-  std::string url = jetstream::DefaultNatsUrl();  // env NATS_URL
-  std::string creds_file;
-  std::string nkey_seed_file;
-  std::string tls_ca;
-  std::string tls_cert;
-  std::string tls_key;
-  bool tls_required = false;
-};
-
-// Adds --nats-url, --nats-creds, --nats-nkey-seed, --nats-tls-ca, --nats-tls-cert, --nats-tls-key
-// and --nats-tls, and binds them to [nats].
-void AddNatsFlags(CLI::App& cmd, NatsFlags& flags, ConfigFlags& config);
-
-// The connection options the flags name (url and authentication; the caller sets the rest).
-jetstream::ConnectOptions ConnectOptionsFrom(const NatsFlags& flags);
+// Adds --nats-url (its default DefaultNatsUrl(), so NATS_URL), --nats-creds, --nats-nkey-seed,
+// --nats-tls-ca, --nats-tls-cert, --nats-tls-key and --nats-tls, bound to [nats], straight into
+// the connection options they name (the caller sets the rest: name, timeout, reconnects).
+void AddNatsFlags(CLI::App& cmd, jetstream::ConnectOptions& options, ConfigFlags& config);
 
 }  // namespace sinkd::cli
