@@ -29,6 +29,13 @@ bool SafePrefix(const std::string& prefix) {
   }
 }
 
+// Rows the writer can never encode stay a Reject and a bug stays Internal: retrying either cannot
+// help, and the caller (the outbox dead-letters a Reject, the drain reports an Internal) must be
+// able to tell. Any other failure is worth a redelivery.
+Status RedeliverUnlessPermanent(const Status& s) {
+  return s.IsReject() || s.IsInternal() ? s : s.As(Status::Redeliver);
+}
+
 }  // namespace
 
 Status LakeWriterOptions::Validate() const {
@@ -60,10 +67,7 @@ Result<PlacedObject> Place(Destination& destination,
     Status s = write(*upload);
     if (!s.ok()) {
       upload->Abort();
-      // Rows the writer can never encode stay a Reject and a bug stays Internal: retrying
-      // either cannot help, and the caller must be able to tell.
-      return (s.IsReject() || s.IsInternal() ? s : s.As(Status::Redeliver))
-          .WithContext("place " + key);
+      return RedeliverUnlessPermanent(s).WithContext("place " + key);
     }
     Result<Placed> placed = upload->Commit();
     if (!placed.ok()) return placed.status().As(Status::Redeliver);
@@ -130,13 +134,7 @@ Result<FlushReport> LakeWriter::Flush(const row::RowBatch& batch, const Provenan
           bytes = writer.bytes_written();
           return s;
         });
-    if (!placed.ok()) {
-      // Rows the writer can never encode stay a Reject and a bug stays Internal (the drain
-      // reports it as one); any other failure is worth a redelivery.
-      const Status& s = placed.status();
-      return fail((s.IsReject() || s.IsInternal() ? s : s.As(Status::Redeliver))
-                      .WithContext("flush"));
-    }
+    if (!placed.ok()) return fail(RedeliverUnlessPermanent(placed.status()).WithContext("flush"));
     if (placed->placed == Placed::kNew) placed_here.push_back(placed->key);
     report.parts.push_back(
         PartReport{placed->key, partition.rows.size(), bytes, placed->placed == Placed::kSame});
