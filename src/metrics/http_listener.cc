@@ -327,9 +327,13 @@ class HttpListener::Server final : public httplib::Server {
 
  private:
   // cpp-httplib hands each accepted socket here, on a worker (or, when the pool is full, on the
-  // accepting thread, with admission->overloaded).
+  // accepting thread, with admission->overloaded). It is a private virtual of httplib::Server,
+  // overridden as the library's own SSLServer does; with process_request (protected) it lets the
+  // library parse and answer over our stream instead of its own.
   bool process_and_close_socket(int fd) override {
     if (admission != nullptr && admission->overloaded) {
+      // Not through the library's writer: that needs a parsed request, and the accepting thread
+      // must not wait for one.
       static constexpr char kBusy[] =
           "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n"
           "Connection: close\r\n\r\nbusy\n";
