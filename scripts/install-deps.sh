@@ -10,7 +10,7 @@ debian_packages=(
   clang libclang-rt-14-dev
   jq
   libprotobuf-dev protobuf-compiler libzstd-dev libxxhash-dev libssl-dev libcurl4-openssl-dev
-  libnats-dev nats-server postgresql libpq-dev libtomlplusplus-dev
+  libnats-dev nats-server postgresql libpq-dev libtomlplusplus-dev libcpp-httplib-dev
   libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-boto3 zstd procps strace openssl systemd ccache

@@ -1,6 +1,7 @@
 // /metrics, /healthz and /readyz scraped over HTTP from a drain running against a real nats-server.
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -123,6 +124,57 @@ TEST(Metrics, ReadyzIsUnavailableUntilConnectedBoundAndReachable) {
   m.destination_reachable = true;
   EXPECT_NE(Get(listener.port(), "/readyz").find("200 OK"), std::string::npos);
   EXPECT_TRUE(listener.Start("nonsense").IsRefuse());
+}
+
+// Clients that send half a request and stall, more of them than the listener has workers, hold
+// the listener for its request timeout at most, and the drain for nothing: it keeps flushing while
+// they are connected, and a scrape behind them is answered within the timeout. Production limits.
+TEST(Metrics, StalledClientsNeitherStallTheDrainNorKeepAScrapeWaiting) {
+  testing::DrainRig rig;
+  ASSERT_TRUE(rig.server.ok()) << rig.server.error();
+  rig.options.batch_interval = 100ms;
+  metrics::HttpListener listener(rig.metrics);
+  rig.metrics.origin = "ledger";
+  ASSERT_TRUE(listener.Start("127.0.0.1:0").ok());
+  ASSERT_TRUE(rig.Start());
+  std::vector<int> stalled;
+  for (int i = 0; i < metrics::HttpLimits{}.threads * 3; ++i) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<uint16_t>(listener.port()));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    const std::string half = "GET /metrics HTTP/1.1\r\nHost: x\r\n";
+    (void)!::write(fd, half.data(), half.size());
+    stalled.push_back(fd);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 3; ++i) {
+    testing::PublishLedger(*rig.connection, {testing::MakeEvent("s" + std::to_string(i))});
+    const size_t want = static_cast<size_t>(i) + 1;
+    EXPECT_TRUE(testing::WaitUntil([&] { return rig.sink->flushes() >= want; }, 10s))
+        << "flush " << want << " while " << stalled.size() << " clients stall";
+    if (i == 0) {
+      int still_waiting = 0;
+      for (int fd : stalled) {
+        pollfd p{fd, POLLIN, 0};
+        if (::poll(&p, 1, 0) == 0) ++still_waiting;
+      }
+      EXPECT_EQ(still_waiting, static_cast<int>(stalled.size()))
+          << "the first flush came while every stalled client was still connected";
+    }
+  }
+  const auto flushed = std::chrono::steady_clock::now() - start;
+  const std::string body = Get(listener.port(), "/metrics");
+  const auto answered = std::chrono::steady_clock::now() - start;
+  EXPECT_NE(body.find("HTTP/1.1 200 OK"), std::string::npos) << body;
+  EXPECT_GE(Sample(body, "sinkd_flushes_total{origin=\"ledger\"}"), 3) << body;
+  EXPECT_LT(answered, metrics::HttpLimits{}.request_timeout + 3s);
+  for (int fd : stalled) ::close(fd);
+  std::fprintf(stderr, "3 flushes in %lld ms, the scrape answered after %lld ms\n",
+               static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(flushed).count()),
+               static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(answered).count()));
 }
 
 }  // namespace
