@@ -216,21 +216,23 @@ Status PartWriter::Rep::EncodeChunk(const TableView& table, size_t c,
   }
   const uint64_t nulls = selection.size() - defined_rows.size();
   pages.SetDefinitionLevels(levels);
+  Status s;
   if (defined_rows.empty()) {
     chunk.Clear();
-    SINKD_RETURN_IF_ERROR(pages.AddDataPage({}, 0, Encoding::kPlain, chunk));
-    pages.Finish(chunk);
+    s = pages.AddDataPage({}, 0, Encoding::kPlain, chunk);
+    if (s.ok()) pages.Finish(chunk);
     // An empty filter, so that a probe excludes the chunk as it would without NULLs.
     if (field.bloom_filter) {
       chunk.bloom.emplace(SplitBlockBloomFilter::OptimalBytes(0, options.bloom_fpp));
     }
   } else {
-    SINKD_RETURN_IF_ERROR(writers[c]->WriteChunk(table.columns[c],
-                                                 RowSelection{defined_rows, contiguous}, pages,
-                                                 chunk));
+    s = writers[c]->WriteChunk(table.columns[c], RowSelection{defined_rows, contiguous}, pages,
+                               chunk);
   }
+  // A failed chunk must not leave its levels to the next chunk this PageWriter encodes.
+  if (!s.ok()) pages.SetDefinitionLevels({});
   chunk.statistics.null_count = static_cast<int64_t>(nulls);
-  return Status::OK();
+  return s;
 }
 
 Status PartWriter::Rep::WriteChunk(const TableView& table, size_t c,
