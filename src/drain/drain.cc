@@ -143,26 +143,36 @@ void Drain::FetchOnce(Prefetcher& prefetcher, milliseconds timeout) {
                  {{"subject", subject}, {"seq", seq}, {"reject", r.reject.ToString()}});
     }
   }
-  if (metrics_ != nullptr) {
-    metrics_->buffered_rows = static_cast<int64_t>(filling_->rows.rows());
-    metrics_->oldest_buffered_unix_ns = filling_->empty() ? 0 : filling_->first_buffered_unix_ns();
-  }
+  PublishBuffered();
 }
 
 void Drain::HandOver(Settler& settler) {
   if (auto report = settler.WaitIdle()) Settled(*report);
   Batch& closed = *filling_;
   filling_ = filling_ == &batches_[0] ? &batches_[1] : &batches_[0];
-  if (metrics_ != nullptr) {
-    metrics_->buffered_rows = 0;
-    metrics_->oldest_buffered_unix_ns = 0;
-  }
+  settling_rows_ = closed.rows.rows();
+  settling_first_unix_ns_ = closed.first_buffered_unix_ns();
+  PublishBuffered();
   settler.Start(closed);
 }
 
 void Drain::Settled(const SettleReport& report) {
+  settling_rows_ = 0;
+  settling_first_unix_ns_ = 0;
+  PublishBuffered();
   last_gauges_ = {};  // refresh the pending counts now that they changed
   if (!report.status.ok()) PauseFor(report.nak_delay, *stop_);
+}
+
+// Held means not yet acked: the settling batch counts until its report is taken, and its first
+// message is the oldest (it closed before the filling batch got its first).
+void Drain::PublishBuffered() {
+  if (metrics_ == nullptr) return;
+  metrics_->buffered_rows = static_cast<int64_t>(filling_->rows.rows() + settling_rows_);
+  metrics_->oldest_buffered_unix_ns =
+      settling_first_unix_ns_ != 0 ? settling_first_unix_ns_
+      : filling_->empty()          ? 0
+                                   : filling_->first_buffered_unix_ns();
 }
 
 void Drain::RefreshConsumerGauges(steady_clock::time_point now) {

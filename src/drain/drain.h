@@ -94,6 +94,8 @@ class Drain {
   void HandOver(Settler& settler);
   // After a batch settled: refresh the gauges, and pause fetching for the nak delay if it failed.
   void Settled(const SettleReport& report);
+  // The buffered-rows gauges: the filling batch and the one settling.
+  void PublishBuffered();
   void RefreshConsumerGauges(std::chrono::steady_clock::time_point now);
   void PauseFor(std::chrono::milliseconds delay, const std::atomic<bool>& stop);
 
@@ -105,6 +107,8 @@ class Drain {
   metrics::DrainMetrics* metrics_;
   Batch batches_[2];               // one filling, the other settling or idle
   Batch* filling_ = &batches_[0];
+  size_t settling_rows_ = 0;             // of the batch handed to the Settler, until settled
+  int64_t settling_first_unix_ns_ = 0;  // its first message's arrival; 0: none settling
   BackoffCounter nak_backoff_;
   BackoffCounter fetch_backoff_;
   std::chrono::milliseconds keepalive_every_;
