@@ -26,12 +26,12 @@ done
   --expected-events "$events" -o "$work/ledger.bin" >/dev/null
 "$sinkd" publish ledger --nats-url "$url" "$work/ledger.bin" >/dev/null
 
-/usr/bin/time -f '%U %S %e %M' -o "$work/import.time" \
+/usr/bin/time -f '%U %S %e %M %R' -o "$work/import.time" \
   ${IMPORT_WRAP:-} "$sinkd" import ledger --lake-dir "$work/lake-import" "$work/ledger.bin" >/dev/null 2>&1
-read -r iu is ie im <"$work/import.time"
+read -r iu is ie im ir <"$work/import.time"
 
 start=$(date +%s.%N)
-/usr/bin/time -f '%U %S %e %M' -o "$work/drain.time" \
+/usr/bin/time -f '%U %S %e %M %R' -o "$work/drain.time" \
   ${DRAIN_WRAP:-} "$sinkd" drain ledger --nats-url "$url" --lake-dir "$work/lake-drain" --batch-interval 1s \
   >"$work/drain.log" 2>&1 &
 time_pid=$!
@@ -46,14 +46,14 @@ end=$(date +%s.%N)
 child=$(pgrep -P "$time_pid")
 kill -TERM "$(pgrep -P "$child" || echo "$child")"
 wait "$time_pid" || { echo "drain exit non-zero" >&2; cat "$work/drain.log" >&2; exit 1; }
-read -r du ds _ dm <"$work/drain.time"
+read -r du ds _ dm dr <"$work/drain.time"
 dw=$(echo "$end - $start" | bc)
 
 awk -v e="$events" -v iu="$iu" -v is="$is" -v ie="$ie" -v im="$im" \
-    -v du="$du" -v ds="$ds" -v dw="$dw" -v dm="$dm" 'BEGIN {
+    -v du="$du" -v ds="$ds" -v dw="$dw" -v dm="$dm" -v ir="$ir" -v dr="$dr" 'BEGIN {
   m = e / 1e6
   printf "machine: nproc %d, load %s\n", '"$(nproc)"', "'"$(cut -d' ' -f1-3 /proc/loadavg)"'"
-  printf "import: %8.0f events/s  wall %6.2f s  cpu %6.2f s (%.2f s per M events)  peak RSS %d MiB\n", e/ie, ie, iu+is, (iu+is)/m, im/1024
-  printf "drain:  %8.0f events/s  wall %6.2f s  cpu %6.2f s (%.2f s per M events)  peak RSS %d MiB\n", e/dw, dw, du+ds, (du+ds)/m, dm/1024
+  printf "import: %8.0f events/s  wall %6.2f s  cpu %6.2f s (%.2f s per M events)  peak RSS %d MiB  minor faults %d\n", e/ie, ie, iu+is, (iu+is)/m, im/1024, ir
+  printf "drain:  %8.0f events/s  wall %6.2f s  cpu %6.2f s (%.2f s per M events)  peak RSS %d MiB  minor faults %d\n", e/dw, dw, du+ds, (du+ds)/m, dm/1024, dr
   printf "drain / import rate: %.2f\n", ie/dw
 }'
