@@ -1,8 +1,8 @@
 // Drain moves one stream into the lake: it fetches from a durable pull consumer, decodes each
 // message into rows and rejects, and hands closed batches to the Settler (drain/settler.h), which
-// runs Settle (drain/settle.h), the only code that acks. Invariant: a message is acked only after its rows are durable, terminated only
-// after its dead letters are stored, and nak'd (with a growing delay) otherwise; never acked
-// because it was hard to read.
+// runs Settle (drain/settle.h), the only code that acks. Invariant: a message is acked only after
+// its rows are durable, terminated only after its dead letters are stored, and nak'd (with a
+// growing delay) otherwise; never acked because it was hard to read.
 // A batch closes at batch_max_rows ROWS, at batch_max_bytes held, or batch_interval after its
 // FIRST message was buffered (not after the last flush: an idle stream must not flush a lone
 // message the moment it arrives, nor hold one longer than the interval).
@@ -105,9 +105,9 @@ class Drain {
   Sink& sink_;
   Logger& log_;
   metrics::DrainMetrics* metrics_;
-  Batch batches_[2];               // one filling, the other settling or idle
+  Batch batches_[2];                    // one filling, the other settling or idle
   Batch* filling_ = &batches_[0];
-  size_t settling_rows_ = 0;             // of the batch handed to the Settler, until settled
+  size_t settling_rows_ = 0;            // of the batch handed to the Settler, until settled
   int64_t settling_first_unix_ns_ = 0;  // its first message's arrival; 0: none settling
   BackoffCounter nak_backoff_;
   BackoffCounter fetch_backoff_;

@@ -32,7 +32,8 @@ class Settler {
   Settler(const Settler&) = delete;
   Settler& operator=(const Settler&) = delete;
 
-  // Starts settling `batch` and returns at once. REQUIRES: !busy() (WaitIdle first), !batch.empty().
+  // Starts settling `batch` and returns at once.
+  // REQUIRES: !busy() (WaitIdle first) and !batch.empty().
   void Start(Batch& batch);
   // Waits until no batch is settling; returns the report of the batch that finished since the
   // last report was taken, if any. The batch is cleared and the caller's again.
