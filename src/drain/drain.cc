@@ -62,15 +62,20 @@ Drain::Drain(DrainOptions options, jetstream::PullConsumer& source, DeadLetters&
 
 Status Drain::Run(const std::atomic<bool>& stop) {
   stop_ = &stop;
-  // Declared first, so it outlives the Prefetcher (whose leftovers it releases) and the last Flush.
+  // Declared first, so it outlives the Settler and the Prefetcher (whose leftovers it releases).
   KeepAlive keepalive(keepalive_every_);
-  keepalive_ = &keepalive;
+  Settler settler(SettleContext{dead_letters_, sink_, log_, nak_backoff_, keepalive, metrics_,
+                                options_.stream});
   Prefetcher prefetcher(source_, keepalive, options_.fetch_max, kMaxFetchWait);
   while (!stop.load()) {
     const auto now = steady_clock::now();
     RefreshConsumerGauges(now);
+    if (auto report = settler.TakeFinished()) {
+      Settled(*report);
+      continue;
+    }
     if (ShouldClose(now)) {
-      PauseFor(Flush(), stop);
+      HandOver(settler);
       continue;
     }
     FetchOnce(prefetcher, FetchTimeout(now));
@@ -84,23 +89,23 @@ Status Drain::Run(const std::atomic<bool>& stop) {
     const bool naked = m.Nak(std::chrono::milliseconds(0)).ok();
     if (metrics_ != nullptr) ++(naked ? metrics_->naks : metrics_->ack_failures);
   }
-  if (!batch_.empty()) (void)Flush();
+  if (!filling_->empty()) HandOver(settler);
+  if (auto report = settler.WaitIdle()) Settled(*report);
   if (metrics_ != nullptr) metrics_->oldest_buffered_unix_ns = 0;
-  keepalive_ = nullptr;
   return Status::OK();
 }
 
 bool Drain::ShouldClose(steady_clock::time_point now) const {
-  if (batch_.empty()) return false;
-  return batch_.rows.rows() >= options_.batch_max_rows ||
-         batch_.bytes() >= options_.batch_max_bytes ||
-         now - batch_.first_buffered() >= options_.batch_interval;
+  if (filling_->empty()) return false;
+  return filling_->rows.rows() >= options_.batch_max_rows ||
+         filling_->bytes() >= options_.batch_max_bytes ||
+         now - filling_->first_buffered() >= options_.batch_interval;
 }
 
 milliseconds Drain::FetchTimeout(steady_clock::time_point now) const {
-  if (batch_.empty()) return kMaxFetchWait;
+  if (filling_->empty()) return kMaxFetchWait;
   const auto left = std::chrono::duration_cast<milliseconds>(
-      batch_.first_buffered() + options_.batch_interval - now);
+      filling_->first_buffered() + options_.batch_interval - now);
   return std::clamp(left, milliseconds(1), kMaxFetchWait);
 }
 
@@ -131,29 +136,45 @@ void Drain::FetchOnce(Prefetcher& prefetcher, milliseconds timeout) {
       ++metrics_->messages;
       if (m.delivered() > 1) ++metrics_->retries;
     }
-    const std::string subject(m.subject());
-    const uint64_t seq = m.stream_sequence();
-    for (const HeldReject& r : batch_.Add(std::move(m), options_.envelope, now)) {
-      log_.Error("unreadable record; dead-lettering",
-                 {{"subject", subject}, {"seq", seq}, {"reject", r.reject.ToString()}});
+    // The subject is read only for a reject's line: a copy per message is an allocation per
+    // event on the audit stream.
+    for (const HeldReject& r : filling_->Add(std::move(m), options_.envelope, now)) {
+      const jetstream::Message& held = filling_->held[r.message].message;
+      log_.Error("unreadable record; dead-lettering", {{"subject", held.subject()},
+                                                       {"seq", held.stream_sequence()},
+                                                       {"reject", r.reject.ToString()}});
     }
   }
-  if (metrics_ != nullptr) {
-    metrics_->buffered_rows = static_cast<int64_t>(batch_.rows.rows());
-    metrics_->oldest_buffered_unix_ns = batch_.empty() ? 0 : batch_.first_buffered_unix_ns();
-  }
+  PublishBuffered();
 }
 
-milliseconds Drain::Flush() {
-  SettleContext context{dead_letters_, sink_, log_, nak_backoff_, *keepalive_, metrics_,
-                        options_.stream};
-  SettleReport report = Settle(batch_, context);
-  if (metrics_ != nullptr) {
-    metrics_->buffered_rows = 0;
-    metrics_->oldest_buffered_unix_ns = 0;
-  }
+void Drain::HandOver(Settler& settler) {
+  if (auto report = settler.WaitIdle()) Settled(*report);
+  Batch& closed = *filling_;
+  filling_ = filling_ == &batches_[0] ? &batches_[1] : &batches_[0];
+  settling_rows_ = closed.rows.rows();
+  settling_first_unix_ns_ = closed.first_buffered_unix_ns();
+  PublishBuffered();
+  settler.Start(closed);
+}
+
+void Drain::Settled(const SettleReport& report) {
+  settling_rows_ = 0;
+  settling_first_unix_ns_ = 0;
+  PublishBuffered();
   last_gauges_ = {};  // refresh the pending counts now that they changed
-  return report.status.ok() ? milliseconds(0) : report.nak_delay;
+  if (!report.status.ok()) PauseFor(report.nak_delay, *stop_);
+}
+
+// Held means not yet acked: the settling batch counts until its report is taken, and its first
+// message is the oldest (it closed before the filling batch got its first).
+void Drain::PublishBuffered() {
+  if (metrics_ == nullptr) return;
+  metrics_->buffered_rows = static_cast<int64_t>(filling_->rows.rows() + settling_rows_);
+  metrics_->oldest_buffered_unix_ns =
+      settling_first_unix_ns_ != 0 ? settling_first_unix_ns_
+      : filling_->empty()          ? 0
+                                   : filling_->first_buffered_unix_ns();
 }
 
 void Drain::RefreshConsumerGauges(steady_clock::time_point now) {

@@ -1,17 +1,24 @@
 // Drain moves one stream into the lake: it fetches from a durable pull consumer, decodes each
-// message into rows and rejects, and hands closed batches to Settle (drain/settle.h), the only
-// code that acks. Invariant: a message is acked only after its rows are durable, terminated only
-// after its dead letters are stored, and nak'd (with a growing delay) otherwise; never acked
-// because it was hard to read.
+// message into rows and rejects, and hands closed batches to the Settler (drain/settler.h), which
+// runs Settle (drain/settle.h), the only code that acks. Invariant: a message is acked only after
+// its rows are durable, terminated only after its dead letters are stored, and nak'd (with a
+// growing delay) otherwise; never acked because it was hard to read.
 // A batch closes at batch_max_rows ROWS, at batch_max_bytes held, or batch_interval after its
 // FIRST message was buffered (not after the last flush: an idle stream must not flush a lone
 // message the moment it arrives, nor hold one longer than the interval).
 // Ownership: borrows the consumer, sinks, logger and metrics (all must outlive Run).
 // Keep-alives: every message Run holds unacked (fetched ahead, buffered, settling) is kept alive
 // by one KeepAlive (drain/keep_alive.h) from its delivery until it is settled.
+// Pipeline: Run decodes batch N+1 while batch N settles (is flushed to the lake and acknowledged)
+// on the Settler's thread. At most one batch settles at a time: a batch that closes while the
+// previous one still settles waits for it (and fetching waits with it), so the drain holds at most
+// two batches, one filling and one settling, plus one prefetched fetch. Batches settle in the
+// order they closed, each acked only once its own Parts are durable; a failed one is nak'd whole
+// and, as before, fetching pauses for its nak delay.
 // Threads: one thread at a time; `stop` may be set from any thread or a signal handler. Run
 // fetches on a second thread of its own (drain/prefetcher.h), so the next fetch overlaps the
-// decode and the flush of this one, and sends InProgress acks on a third (the KeepAlive).
+// decode of this one, settles on a third (drain/settler.h) and sends InProgress acks on a fourth
+// (the KeepAlive).
 #pragma once
 
 #include <atomic>
@@ -26,6 +33,7 @@
 #include "drain/batch.h"
 #include "drain/keep_alive.h"
 #include "drain/prefetcher.h"
+#include "drain/settler.h"
 #include "drain/sink.h"
 #include "jetstream/pull_consumer.h"
 #include "metrics/drain_metrics.h"
@@ -55,8 +63,8 @@ struct DrainOptions {
   // settled) cover messages held longer, so a shorter value only shortens how long a crashed
   // drain's messages wait before another drain gets them.
   std::chrono::nanoseconds ack_wait{0};
-  // MaxAckPending of the durable; 0 = 2 × (batch_max_rows + fetch_max): a full batch of
-  // one-event messages (audit) fits in flight with room for a second instance or a retry.
+  // MaxAckPending of the durable; 0 = 2 × (batch_max_rows + fetch_max): two full batches of
+  // one-event messages (audit), one filling while the other settles, fit in flight.
   int64_t max_ack_pending = 0;
   // Delay of a nak'd batch's redelivery, and the pause after it: 1 s doubling to 2 min.
   Backoff nak_backoff{std::chrono::seconds(1), std::chrono::minutes(2)};
@@ -82,8 +90,12 @@ class Drain {
   void FetchOnce(Prefetcher& prefetcher, std::chrono::milliseconds timeout);
   bool ShouldClose(std::chrono::steady_clock::time_point now) const;
   std::chrono::milliseconds FetchTimeout(std::chrono::steady_clock::time_point now) const;
-  // Settles the batch; returns how long to pause before fetching again (0 after a success).
-  std::chrono::milliseconds Flush();
+  // Hands the filling batch to the settler once the previous one has settled, and fills the other.
+  void HandOver(Settler& settler);
+  // After a batch settled: refresh the gauges, and pause fetching for the nak delay if it failed.
+  void Settled(const SettleReport& report);
+  // The buffered-rows gauges: the filling batch and the one settling.
+  void PublishBuffered();
   void RefreshConsumerGauges(std::chrono::steady_clock::time_point now);
   void PauseFor(std::chrono::milliseconds delay, const std::atomic<bool>& stop);
 
@@ -93,14 +105,16 @@ class Drain {
   Sink& sink_;
   Logger& log_;
   metrics::DrainMetrics* metrics_;
-  Batch batch_;
+  Batch batches_[2];                    // one filling, the other settling or idle
+  Batch* filling_ = &batches_[0];
+  size_t settling_rows_ = 0;            // of the batch handed to the Settler, until settled
+  int64_t settling_first_unix_ns_ = 0;  // its first message's arrival; 0: none settling
   BackoffCounter nak_backoff_;
   BackoffCounter fetch_backoff_;
   std::chrono::milliseconds keepalive_every_;
   std::chrono::steady_clock::time_point last_gauges_{};
   std::vector<jetstream::Message> fetched_;
   const std::atomic<bool>* stop_ = nullptr;  // set by Run
-  KeepAlive* keepalive_ = nullptr;           // Run's, while it runs
 };
 
 }  // namespace sinkd::drain

@@ -73,7 +73,7 @@ std::string DrainMetrics::Render(int64_t now_unix_ns) const {
            D(consumer_pending));
   w.Metric("sinkd_consumer_ack_pending", "gauge",
            "Messages delivered to the durable and not yet acknowledged.", D(consumer_ack_pending));
-  w.Metric("sinkd_buffered_rows", "gauge", "Rows buffered in the batch being built.",
+  w.Metric("sinkd_buffered_rows", "gauge", "Rows held unacked in the batch being built and the one settling.",
            D(buffered_rows));
   const int64_t oldest = oldest_buffered_unix_ns.load();
   w.Metric("sinkd_oldest_buffered_row_age_seconds", "gauge",

@@ -52,7 +52,7 @@ struct DrainMetrics {
 
   std::atomic<int64_t> consumer_pending{0};
   std::atomic<int64_t> consumer_ack_pending{0};
-  std::atomic<int64_t> oldest_buffered_unix_ns{0};  // 0 when the batch is empty
+  std::atomic<int64_t> oldest_buffered_unix_ns{0};  // 0 when no batch holds a row
   std::atomic<int64_t> last_flush_unix_ns{0};       // 0 before the first successful flush
   std::atomic<int64_t> buffered_rows{0};
 

@@ -29,6 +29,7 @@ class ScriptedSink : public drain::Sink {
   Result<lake::FlushReport> Flush(const row::RowBatch& rows,
                                   const lake::Provenance& provenance) override {
     ++attempts;
+    InFlight flying(in_flight);
     if (failures.load() > 0) {
       --failures;
       std::lock_guard<std::mutex> lock(mu_);
@@ -61,9 +62,15 @@ class ScriptedSink : public drain::Sink {
   }
   std::atomic<int> failures{0};
   std::atomic<int> attempts{0};
+  std::atomic<int> in_flight{0};  // Flush calls running now
   std::atomic<std::chrono::milliseconds> delay{std::chrono::milliseconds(0)};
 
  private:
+  struct InFlight {
+    explicit InFlight(std::atomic<int>& n) : n_(n) { ++n_; }
+    ~InFlight() { --n_; }
+    std::atomic<int>& n_;
+  };
   drain::Sink& real_;
   std::mutex mu_;
   Status failure;  // OK: fail with Redeliver
@@ -149,7 +156,7 @@ class DrainRig {
     return s.ok() && s->pending == 0 && s->ack_pending == 0;
   }
   std::filesystem::path lake_dir() const { return dir / "lake"; }
-  // What the drain logged so far (warnings and errors; printed when the test fails).
+  // What the drain logged so far (from Info up; printed when the test fails).
   std::string LogText() const { return ReadFile(dir / "drain.log"); }
 
   NatsServer server;
@@ -160,7 +167,7 @@ class DrainRig {
   lake::LakeWriterOptions lake;
   std::string durable = "sink-test";
   std::FILE* log_file = std::fopen((dir / "drain.log").c_str(), "w");
-  Logger log{log_file != nullptr ? log_file : stderr, LogLevel::kWarn};
+  Logger log{log_file != nullptr ? log_file : stderr, LogLevel::kInfo};
   metrics::DrainMetrics metrics;
   std::unique_ptr<jetstream::PullConsumer> consumer;
   std::unique_ptr<jetstream::DeadLetterPublisher> publisher;

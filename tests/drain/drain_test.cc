@@ -287,6 +287,84 @@ TEST(Drain, TheAuditStreamDrainsSingleEvents) {
   EXPECT_TRUE(std::filesystem::exists(rig.lake_dir() / "audit"));
 }
 
+// The log lines of settled batches, in the order they were written: "flushed batch" (written
+// after the batch's acks) and "flush failed" (after its naks), each with its first sequence.
+std::vector<std::pair<std::string, uint64_t>> SettleLines(const std::string& log) {
+  std::vector<std::pair<std::string, uint64_t>> out;
+  std::istringstream lines(log);
+  for (std::string line; std::getline(lines, line);) {
+    auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (!j.is_object()) continue;
+    const std::string msg = j.value("msg", "");
+    if (msg == "flushed batch") out.push_back({"acked", j.value("first_seq", uint64_t{0})});
+    if (msg.starts_with("flush failed")) {
+      out.push_back({"nak'd", j.value("first_seq", uint64_t{0})});
+    }
+  }
+  return out;
+}
+
+// The pipeline: while batch 1 settles (a 6 s flush), batch 2 is fetched and decoded, and no more:
+// the drain holds one batch filling and one settling (batch 3 waits in the Prefetcher). The acks
+// come per batch, in the order the batches became durable.
+TEST(Drain, TheNextBatchIsDecodedWhileThePreviousOneSettlesAndAcksKeepBatchOrder) {
+  DrainRig rig;
+  ASSERT_TRUE(rig.server.ok()) << rig.server.error();
+  rig.options.batch_max_rows = 2;
+  rig.options.fetch_max = 2;
+  rig.options.batch_interval = 1h;
+  rig.sink->delay = 6s;
+  for (int m = 0; m < 6; ++m) {
+    testing::PublishLedger(*rig.connection, Events("p" + std::to_string(m) + "-", 1));
+  }
+  ASSERT_TRUE(rig.Start());
+  ASSERT_TRUE(WaitUntil([&] { return rig.sink->in_flight.load() == 1; }, 10s))
+      << "premise: the first batch never started to settle";
+  EXPECT_TRUE(WaitUntil([&] { return rig.metrics.messages.load() >= 4; }, 5s))
+      << "batch 2 was not decoded while batch 1 settled (" << rig.metrics.messages.load()
+      << " messages decoded)";
+  // Sampled for a second, still inside the first flush.
+  uint64_t most = 0;
+  (void)WaitUntil([&] { most = std::max(most, rig.metrics.messages.load()); return false; }, 1s);
+  EXPECT_EQ(rig.sink->flushes(), 0u) << "premise: batch 1 was still settling meanwhile";
+  EXPECT_EQ(most, 4u) << "one batch filling while one settles: 4 messages decoded, no more";
+  ASSERT_TRUE(WaitUntil([&] { return rig.Drained(); }, 60s)) << "not drained";
+  rig.Stop();
+  using Ranges = std::vector<std::pair<uint64_t, uint64_t>>;
+  EXPECT_EQ(rig.sink->ranges(), (Ranges{{1, 2}, {3, 4}, {5, 6}})) << "durable in batch order";
+  using Lines = std::vector<std::pair<std::string, uint64_t>>;
+  EXPECT_EQ(SettleLines(rig.LogText()), (Lines{{"acked", 1}, {"acked", 3}, {"acked", 5}}))
+      << rig.LogText();
+  EXPECT_EQ(RowsInLake(rig.lake_dir()), 6u);
+}
+
+// The rule when batch N fails and N+1 succeeds: N is nak'd whole before N+1's flush and acks
+// begin, none of N is acked (its rows are not durable), and N+1, durable on its own, is acked.
+// N comes back after the nak delay and lands then: every row once.
+TEST(Drain, AFailedBatchIsNakedWholeBeforeTheNextBatchIsAcked) {
+  DrainRig rig;
+  ASSERT_TRUE(rig.server.ok()) << rig.server.error();
+  rig.options.batch_max_rows = 2;
+  rig.options.fetch_max = 2;
+  rig.options.batch_interval = 1h;
+  rig.sink->failures = 1;
+  rig.sink->delay = 1s;
+  for (int m = 0; m < 4; ++m) {
+    testing::PublishLedger(*rig.connection, Events("n" + std::to_string(m) + "-", 1));
+  }
+  ASSERT_TRUE(rig.Start());
+  ASSERT_TRUE(WaitUntil([&] { return rig.sink->flushes() >= 2; }, 30s)) << "not landed";
+  ASSERT_TRUE(WaitUntil([&] { return rig.Drained(); }, 30s)) << "not drained";
+  rig.Stop();
+  const auto settled = SettleLines(rig.LogText());
+  ASSERT_GE(settled.size(), 3u) << rig.LogText();
+  EXPECT_EQ(settled[0], (std::pair<std::string, uint64_t>{"nak'd", 1})) << rig.LogText();
+  EXPECT_EQ(settled[1], (std::pair<std::string, uint64_t>{"acked", 3})) << rig.LogText();
+  EXPECT_EQ(settled[2].first, "acked") << "the nak'd batch lands on its redelivery";
+  EXPECT_GE(rig.metrics.naks.load(), 2u) << "both messages of the failed batch are nak'd";
+  EXPECT_EQ(RowsInLake(rig.lake_dir()), 4u) << "every row once: nothing of the failed batch landed";
+}
+
 // A drain must refuse to start when it could not store a dead letter.
 TEST(Drain, ADrainWithNoDeadLetterStreamRefusesToStart) {
   testing::NatsServer server;
