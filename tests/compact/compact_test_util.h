@@ -130,6 +130,13 @@ inline void StampNewFiles(const fs::path& root, int64_t unix_ms, std::set<std::s
   }
 }
 
+// The system clock: a real directory's files carry its times.
+inline int64_t RealNowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 inline CompactOptions Options(std::function<int64_t()> clock) {
   CompactOptions o;
   o.table = &row::kLedgerColumns;
