@@ -94,6 +94,7 @@ class Merger {
   Status Start();                           // every cursor on its first row, the heap built
   Status WriteOutput(lake::PartUpload& upload, uint64_t index, uint64_t* bytes);
   Status FlushRowGroup(parquet::PartWriter& writer);
+  void ClearOutput();
   void AppendRow(const Cursor& cursor, size_t row);
 
   Cell CellOf(const Cursor& cursor, size_t row, int column) const;
@@ -387,6 +388,7 @@ Status Merger::PrePass() {
 
 Status Merger::Start() {
   heap_.clear();
+  ClearOutput();  // a restart drops what the abandoned attempt had buffered
   for (size_t i = 0; i < cursors_.size(); ++i) {
     Cursor& cursor = cursors_[i];
     cursor.row_group = 0;
@@ -427,6 +429,19 @@ void Merger::AppendRow(const Cursor& cursor, size_t row) {
   ++out_rows_;
 }
 
+void Merger::ClearOutput() {
+  for (ColumnValues& v : out_) {
+    v.bools.clear();
+    v.int32s.clear();
+    v.int64s.clear();
+    v.doubles.clear();
+    v.bytes.clear();
+    v.offsets.assign(1, 0);
+    v.defined.clear();
+  }
+  out_rows_ = 0;
+}
+
 Status Merger::FlushRowGroup(parquet::PartWriter& writer) {
   if (out_rows_ == 0) return Status::OK();
   parquet::TableView view;
@@ -454,16 +469,7 @@ Status Merger::FlushRowGroup(parquet::PartWriter& writer) {
     std::iota(iota_.begin(), iota_.end(), 0u);
   }
   Status s = writer.WriteRows(view, std::span<const uint32_t>(iota_).first(out_rows_));
-  for (ColumnValues& v : out_) {
-    v.bools.clear();
-    v.int32s.clear();
-    v.int64s.clear();
-    v.doubles.clear();
-    v.bytes.clear();
-    v.offsets.assign(1, 0);
-    v.defined.clear();
-  }
-  out_rows_ = 0;
+  ClearOutput();
   return s;
 }
 
