@@ -615,7 +615,7 @@ Result<MergeOutcome> Merger::Run(const std::function<void(const OutputReport&)>&
           ++outcome_.taken;
           continue;
         }
-        if (unsorted_found_ && attempt == 0 && index == 0) {
+        if (unsorted_found_ && static_cast<size_t>(attempt) < cursors_.size() && index == 0) {
           restart = true;  // nothing placed yet: once more with that input sorted in memory
           break;
         }
