@@ -7,6 +7,7 @@
 
 #include "compact/compact_test_util.h"
 #include "base/sha256.h"
+#include "compact/merge.h"
 #include "parquet/part_reader.h"
 
 namespace sinkd::compact {
@@ -280,6 +281,48 @@ TEST(Compactor, ASplitMergeCutShortDeletesNothingAndTheNextPassFinishesIt) {
   EXPECT_EQ(Files(dir.path()), Outputs(dir.path()));
   EXPECT_EQ(Count(dir.path(), "count(*)"), 2000);
   EXPECT_EQ(Count(dir.path(), "count(DISTINCT event_id)"), 2000);
+}
+
+TEST(Compactor, TwoDifferentOutputsOverOverlappingInputsNeverCostARow) {
+  TempDir dir;
+  auto lake = DirLake(dir.path());
+  WriteOverlappingFlushes(*lake, 8, 10);
+  // Compactor B listed the partition with a ninth Part, just before compactor A's output landed.
+  Flush(*lake, {{"late-1", kDayMicros + 5}, {"e3", kDayMicros + 3'000'000}}, 7000, "box-9");
+  MergeSpec spec;
+  spec.table = &row::kLedgerColumns;
+  spec.partition = "ledger/date=2026-09-22/app=svc";
+  spec.partition_values = {"svc"};
+  for (const auto& f : Files(dir.path())) spec.inputs.push_back({f, fs::file_size(dir / f)});
+  spec.target_bytes = 256ull << 20;
+  spec.parquet = Options(nullptr).parquet;
+  auto b = Merge(*lake, spec, nullptr);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  ASSERT_EQ(b->outputs.size(), 1u);
+  // Compactor A, which never saw the ninth Part, merges the eight.
+  fs::rename(dir / spec.inputs.back().key, dir / "hidden");
+  int64_t now = RealNowMs();
+  Compactor a(*lake, Options([&] { return now; }));
+  fs::rename(dir / b->outputs[0].key, dir / "hidden-b");
+  ASSERT_TRUE(a.RunPass({}).ok());
+  fs::rename(dir / "hidden", dir / spec.inputs.back().key);
+  fs::rename(dir / "hidden-b", dir / b->outputs[0].key);
+  ASSERT_EQ(Outputs(dir.path()).size(), 2u) << "two different outputs over overlapping inputs";
+
+  now = RealNowMs() + kHourMs + 1000;  // past the grace of both
+  auto deleting = a.RunPass({});
+  ASSERT_TRUE(deleting.ok()) << deleting.status().ToString();
+  EXPECT_EQ(deleting->inputs_deleted, 9u) << "each input covered by a complete merge";
+  EXPECT_EQ(Files(dir.path()), Outputs(dir.path()));
+  EXPECT_EQ(Count(dir.path(), "count(DISTINCT event_id)"), 81) << "no id lost";
+  // Once the date closed, the two outputs merge and the duplicates between them go.
+  now = std::max<int64_t>(now, kDayMs + 26 * kHourMs);
+  ASSERT_TRUE(a.RunPass({}).ok());
+  now = RealNowMs() + 2 * kHourMs + 2000;
+  ASSERT_TRUE(a.RunPass({}).ok());
+  ASSERT_EQ(Files(dir.path()).size(), 1u);
+  EXPECT_EQ(Count(dir.path(), "count(*)"), 81);
+  EXPECT_EQ(Count(dir.path(), "count(DISTINCT event_id)"), 81);
 }
 
 }  // namespace
