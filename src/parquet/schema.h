@@ -17,6 +17,9 @@ enum class Annotation : uint8_t {
   kNone,
   kString,              // BYTE_ARRAY + converted_type UTF8 + LogicalType STRING
   kTimestampMicrosUtc,  // INT64 + TIMESTAMP_MICROS + LogicalType TIMESTAMP(isAdjustedToUTC, MICROS)
+  // INT64 + TIMESTAMP(MICROS, isAdjustedToUTC=false): only read (DuckDB's TIMESTAMP, the Go sink's
+  // lake); the writer refuses it and writes UTC.
+  kTimestampMicrosNaive,
 };
 
 struct Field {
