@@ -16,6 +16,8 @@
 #include "cli/stream_origin.h"
 #include "jetstream/pull_consumer.h"
 #include "jetstream/streams.h"
+#include "outbox/pg.h"
+#include "verify/outbox_rows.h"
 #include "verify/scan.h"
 #include "verify/stream_dead_letters.h"
 #include "verify/verify.h"
@@ -35,7 +37,34 @@ struct VerifyFlags {
   bool has_from = false, has_to = false, use_nats = false;
   uint64_t small_bytes = 64ull << 20;
   bool json = false;
+  std::string sink;                 // --sink: the outbox lake sink of the --config file
+  bool destination_given = false;   // a destination flag on the command line
 };
+
+// The outbox lake sink entry of the configuration file that `table` belongs to: the one --sink
+// names, or the only lake sink of that kind.
+Result<const config::SinkConfig*> LakeSinkEntry(const config::Config& file, const std::string& table,
+                                                const std::string& wanted) {
+  const bool events = table == "outbox_events";
+  const auto& entries = events ? file.event_sinks : file.audit_sinks;
+  const char* list = events ? "[[sinks.events]]" : "[[sinks.audit]]";
+  std::vector<const config::SinkConfig*> lakes;
+  std::string ids;
+  for (const config::SinkConfig& e : entries) {
+    if (e.type != "lake") continue;
+    if (!ids.empty()) ids += ", ";
+    ids += e.id;
+    if (wanted.empty() || e.id == wanted) lakes.push_back(&e);
+  }
+  if (lakes.size() == 1) return lakes[0];
+  if (!wanted.empty()) {
+    return Status::Refuse("lake verify --sink " + wanted + ": no lake sink of that id in " + list +
+                          (ids.empty() ? std::string() : " (lake sinks: " + ids + ")"));
+  }
+  if (lakes.empty()) return Status::Refuse(std::string("lake verify: no lake sink in ") + list);
+  return Status::Refuse("lake verify: several lake sinks in " + std::string(list) + " (" + ids +
+                        "): name one with --sink");
+}
 
 std::string Ranges(const std::vector<lake::SequenceRange>& r) {
   return r.empty() ? std::string("none") : lake::FormatRanges(r);
@@ -132,7 +161,7 @@ void PrintText(const std::string& table, const std::string& where,
   std::printf("  %s\n", r.ok() ? "OK" : "NOT OK");
 }
 
-Status RunVerify(const VerifyFlags& flags) {
+Status RunVerify(const VerifyFlags& flags, const config::Config* file) {
   std::string table = flags.table.empty() ? flags.table_arg : flags.table;
   if (!flags.table.empty() && !flags.table_arg.empty() && flags.table != flags.table_arg) {
     return Status::Refuse("lake verify: table given twice (" + flags.table_arg + " and --table " +
@@ -158,13 +187,33 @@ Status RunVerify(const VerifyFlags& flags) {
     return Status::Refuse("lake verify: --from " + std::to_string(flags.from) + " is past --to " +
                           std::to_string(flags.to));
   }
-  const std::string prefix = flags.key_prefix.empty() ? table : flags.key_prefix;
+  // With the dispatch configuration, an outbox table is its lake sink's: its prefix, its
+  // destination (unless a flag names another) and its database, whose rows it must hold.
+  const config::SinkConfig* entry = nullptr;
+  const bool outbox_rows = !origin && file != nullptr && !file->postgres_url.empty();
+  if (outbox_rows) {
+    SINKD_ASSIGN_OR_RETURN(entry, LakeSinkEntry(*file, table, flags.sink));
+  } else if (!flags.sink.empty()) {
+    return Status::Refuse("lake verify --sink needs an outbox table and --config with [postgres]");
+  }
+  std::string prefix = flags.key_prefix.empty() ? table : flags.key_prefix;
+  std::unique_ptr<lake::Destination> destination;
+  if (entry != nullptr) {
+    config::OptionReader options(*entry);
+    if (flags.key_prefix.empty()) {
+      SINKD_ASSIGN_OR_RETURN(prefix, options.String("key_prefix", table));
+    }
+    if (!flags.destination_given) {
+      SINKD_ASSIGN_OR_RETURN(destination, DestinationFromSinkOptions(options, nullptr));
+    }
+  }
   lake::LakeWriterOptions check;
   check.key_prefix = prefix;
   check.instance = "verify";
   SINKD_RETURN_IF_ERROR(check.Validate());
-  SINKD_ASSIGN_OR_RETURN(std::unique_ptr<lake::Destination> destination,
-                         MakeDestination(flags.destination));
+  if (!destination) {
+    SINKD_ASSIGN_OR_RETURN(destination, MakeDestination(flags.destination));
+  }
   const std::string where = destination->Describe();
 
   verify::VerifyInput input;
@@ -197,6 +246,13 @@ Status RunVerify(const VerifyFlags& flags) {
       expected.push_back({stream.first_sequence, consumer.ack_floor_stream});
     }
     SINKD_RETURN_IF_ERROR(verify::AddStreamDeadLetters(*connection, origin->name, input));
+  }
+  if (entry != nullptr) {
+    SINKD_ASSIGN_OR_RETURN(outbox::PgConn conn,
+                           outbox::PgConn::Connect(file->postgres_url, "sinkd lake verify"));
+    SINKD_RETURN_IF_ERROR(verify::AddOutboxRows(
+        conn, table == "outbox_events" ? verify::OutboxTable::kEvents : verify::OutboxTable::kAudit,
+        entry->id, input));
   }
   const verify::VerifyReport report = verify::Verify(input);
   if (flags.json) {
@@ -245,6 +301,8 @@ void AddLakeCommand(CLI::App& root, Invocation& invocation) {
   cmd->add_option("--small-bytes", flags->small_bytes, "a Part below this size counts as small")
       ->capture_default_str();
   cmd->add_flag("--json", flags->json, "one JSON object on standard output");
+  cmd->add_option("--sink", flags->sink,
+                  "outbox tables with --config: the lake sink (default: the only one)");
   config->Bind("--lake-dir", {"lake.dir"}, "LAKE_DIR");
   config->Bind("--s3-endpoint", {"lake.s3_endpoint"}, "AWS_ENDPOINT_URL");
   config->Bind("--s3-bucket", {"lake.s3_bucket"}, "S3_BUCKET");
@@ -263,13 +321,16 @@ void AddLakeCommand(CLI::App& root, Invocation& invocation) {
         config->Bind("--durable", {"drain." + table + ".durable"});
         config->Bind("--key-prefix", {"drain." + table + ".key_prefix"});
       }
+      for (const char* f : {"--lake-dir", "--s3-endpoint", "--s3-bucket"}) {
+        if (cmd->get_option(f)->count() > 0) flags->destination_given = true;
+      }
       SINKD_RETURN_IF_ERROR(config->Apply());
       flags->has_from = from->count() > 0;
       flags->has_to = to->count() > 0;
       // A stream's range only when asked for (the flag or nats.url in the file): an exported
       // NATS_URL alone does not turn a check of the lake into one of the broker.
       flags->use_nats = cmd->get_option("--nats-url")->count() > 0;
-      return RunVerify(*flags);
+      return RunVerify(*flags, config->file() ? &*config->file() : nullptr);
     };
   });
 }
