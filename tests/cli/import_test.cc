@@ -345,8 +345,9 @@ TEST(Import, TheBatchByteLimitClosesABatchAndIsCappedAtTwoGiB) {
   for (int m = 0; m < 5; ++m) {
     std::vector<Event> events;
     for (int i = 0; i < 50; ++i) {
-      events.push_back(MakeEvent("m" + std::to_string(m) + "-" + std::to_string(i), "svc",
-                                 k2026_09_29 + m * 100 + i));
+      std::string id = "m";  // appended: gcc 12 warns falsely on "m" + std::to_string(m)
+      id.append(std::to_string(m)).append("-").append(std::to_string(i));
+      events.push_back(MakeEvent(id, "svc", k2026_09_29 + m * 100 + i));
       events.back().set_error_detail(std::string(8000, 'd'));
     }
     messages.push_back(events);
