@@ -143,6 +143,21 @@ TEST(LakeVerify, ATableIsRequiredAndBadRangesAreRefused) {
   EXPECT_EQ(r.exit_code, 0) << "an empty table: nothing is missing that anything names " << r.out;
 }
 
+// The drain's configuration file names the lake and the table's prefix for verify too.
+TEST(LakeVerify, TheDrainsConfigurationFileNamesTheLakeAndThePrefix) {
+  testing::TempDir dir;
+  ImportLake(dir.path());
+  fs::rename(dir / "lake" / "ledger", dir / "lake" / "ledger-v2");
+  testing::WriteFile(dir / "sinkd.toml", "[lake]\ndir = \"" + (dir / "lake").string() +
+                                             "\"\n[drain.ledger]\nkey_prefix = \"ledger-v2\"\n");
+  auto r = Sinkd({"lake", "verify", "ledger", "--config", (dir / "sinkd.toml").string(), "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["prefix"], "ledger-v2");
+  EXPECT_EQ(j["destination"], "dir " + (dir / "lake").string());
+  EXPECT_EQ(j["parts"].get<size_t>(), PartsUnder(dir / "lake").size());
+}
+
 // A real drain (with unreadable records dead-lettered on GARM_SINK_DEAD): verify with --nats-url
 // checks every sequence from the stream's first to the durable's ack floor, and names a Part
 // deleted afterwards.
