@@ -214,3 +214,56 @@ TEST(LakeVerify, ALakeARealDrainWrotePassesUpToTheAckFloorAndADeletedPartIsNamed
 
 }  // namespace
 }  // namespace sinkd
+
+namespace sinkd {
+namespace {
+
+// A batch that held only an unreadable message writes no Part, so no stamp names its sequence:
+// only its dead letter on GARM_SINK_DEAD accounts for it, and verify reads that with --nats-url.
+TEST(LakeVerify, AMessageDeadLetteredAloneIsCoveredByItsDeadLetterOnTheStream) {
+  testing::NatsServer server;
+  ASSERT_TRUE(server.ok()) << server.error();
+  testing::TempDir dir;
+  const std::string url = server.url();
+  ASSERT_EQ(Sinkd({"provision", "--nats-url", url}).exit_code, 0);
+  const std::string log = (dir / "drain.log").string();
+  pid_t pid = fork();
+  if (pid == 0) {
+    freopen(log.c_str(), "w", stderr);
+    execl(SinkdBinary().c_str(), "sinkd", "drain", "ledger", "--nats-url", url.c_str(),
+          "--lake-dir", (dir / "lake").c_str(), "--batch-interval", "100ms", "--instance-id", "v2",
+          nullptr);
+    _exit(127);
+  }
+  auto c = testing::Connect(server);
+  auto settled_up_to = [&](uint64_t seq) {
+    return testing::WaitUntil(
+        [&] {
+          auto s = jetstream::GetConsumerState(*c, "GARM_LEDGER", "sink-ledger");
+          return s.ok() && s->ack_floor_stream >= seq;
+        },
+        30s);
+  };
+  ASSERT_EQ(testing::PublishLedger(*c, {testing::MakeEvent("x1")}), 1u);
+  ASSERT_TRUE(settled_up_to(1)) << testing::ReadFile(log);
+  ASSERT_EQ(testing::Publish(*c, "garm.v1.ledger.acme.svc", "\xff\xff not a Batch"), 2u);
+  ASSERT_TRUE(settled_up_to(2)) << testing::ReadFile(log);
+  ASSERT_EQ(testing::PublishLedger(*c, {testing::MakeEvent("x3")}), 3u);
+  ASSERT_TRUE(settled_up_to(3)) << testing::ReadFile(log);
+  kill(pid, SIGTERM);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_EQ(PartsUnder(dir / "lake").size(), 2u) << "the premise: message 2 had a batch alone";
+
+  auto lake_only = Sinkd({"lake", "verify", "ledger", "--lake-dir", (dir / "lake").string()});
+  EXPECT_EQ(lake_only.exit_code, 1) << lake_only.out;
+  EXPECT_NE(lake_only.out.find("gap GARM_LEDGER 2\n"), std::string::npos) << lake_only.out;
+  auto with_stream = Sinkd({"lake", "verify", "ledger", "--lake-dir", (dir / "lake").string(),
+                            "--nats-url", url});
+  EXPECT_EQ(with_stream.exit_code, 0) << with_stream.out << with_stream.err;
+  EXPECT_NE(with_stream.out.find("GARM_LEDGER: covered 1-3; expected 1-3"), std::string::npos)
+      << with_stream.out;
+}
+
+}  // namespace
+}  // namespace sinkd
