@@ -210,7 +210,10 @@ Status ColumnChunkDecoder::DataPage(const uint8_t* page, size_t size, uint32_t n
     }
     case kPlainDictionary:
     case kRleDictionary: {
-      if (!has_dictionary_) return Bad(where, "dictionary-encoded values without a dictionary page");
+      // A page of NULLs alone has no index to look up.
+      if (!has_dictionary_ && dense > 0) {
+        return Bad(where, "dictionary-encoded values without a dictionary page");
+      }
       if (const char* error = DecodeDictionaryIndices(page, size, dense, indices_)) {
         return Bad(where, fmt::format("dictionary indices: {}", error));
       }

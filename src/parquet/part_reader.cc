@@ -53,6 +53,14 @@ const FileFooter& PartReader::footer() const { return rep_->decoded.footer; }
 
 Result<std::vector<ColumnValues>> PartReader::ReadRowGroup(size_t index,
                                                            std::span<const int> columns) {
+  std::vector<ColumnValues> out;
+  Status s = ReadRowGroup(index, columns, out);
+  if (!s.ok()) return s;
+  return out;
+}
+
+Status PartReader::ReadRowGroup(size_t index, std::span<const int> columns,
+                                std::vector<ColumnValues>& out) {
   Rep& r = *rep_;
   const FileFooter& footer = r.decoded.footer;
   if (index >= footer.row_groups.size()) {
@@ -85,7 +93,7 @@ Result<std::vector<ColumnValues>> PartReader::ReadRowGroup(size_t index,
     }
     r.buffer = std::move(bytes).value();
   }
-  std::vector<ColumnValues> out(columns.size());
+  out.resize(columns.size());
   std::string own;
   uint64_t budget = kMaxRowGroupDecodedBytes;
   for (size_t k = 0; k < columns.size(); ++k) {
@@ -114,7 +122,7 @@ Result<std::vector<ColumnValues>> PartReader::ReadRowGroup(size_t index,
                                         footer.row_groups[index].rows));
     }
   }
-  return out;
+  return Status::OK();
 }
 
 }  // namespace sinkd::parquet

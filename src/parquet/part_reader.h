@@ -104,6 +104,10 @@ class PartReader {
   // chunk's num_values, and the rows of every column against the row group's.
   // Errors: Internal for an index or column out of range; Refuse as above.
   Result<std::vector<ColumnValues>> ReadRowGroup(size_t index, std::span<const int> columns = {});
+  // The same into `out` (resized to the columns read), reusing its buffers' capacity: a reader of
+  // row group after row group (compaction) then allocates only when a row group outgrows the last.
+  // On error `out` holds partial values and must not be used.
+  Status ReadRowGroup(size_t index, std::span<const int> columns, std::vector<ColumnValues>& out);
 
  private:
   struct Rep;

@@ -189,6 +189,20 @@ TEST(PartReaderDifferential, DuckDbsGoSinkShapedPartsReadEqualToDuckDbItself) {
   }
 }
 
+TEST(PartReaderDifferential, ChunksOfNullsOnlyAndMostlyNullsReadEqualToDuckDb) {
+  testing::TempDir dir;
+  const fs::path file = dir / "nulls.parquet";
+  const auto q = testing::DuckDb(
+      {"COPY (SELECT i, NULL::VARCHAR AS never, CASE WHEN i < 200000 THEN NULL ELSE 'x' || (i % 7) "
+       "END AS late, CASE WHEN i % 1000 = 0 THEN i END AS rare FROM range(250000) t(i)) TO " +
+           testing::SqlQuote(file.string()) + " (FORMAT parquet, COMPRESSION zstd)",
+       "SELECT 1"});
+  ASSERT_TRUE(q.ok) << q.error;
+  const ReadBack read = ReadWithPartReader(file);
+  ASSERT_EQ(read.groups.size(), 3u);
+  EXPECT_EQ(ExpectSameAsDuckDb(file, read, dir.path()), 250'000u);
+}
+
 row::RowBatch DifferentialRows(uint64_t seed, int messages) {
   traffic::TrafficOptions traffic;
   traffic.seed = seed;

@@ -48,7 +48,8 @@ struct RowGroupSpan {
 };
 std::vector<RowGroupSpan> Spans(const std::string& file) {
   std::vector<RowGroupSpan> spans;
-  for (const ThriftValue& group : DecodeFooter(file).List(kRowGroups)) {
+  const ThriftValue footer = DecodeFooter(file);
+  for (const ThriftValue& group : footer.List(kRowGroups)) {
     RowGroupSpan s;
     for (const ThriftValue& chunk : group.List(kColumns)) {
       const ThriftValue& meta = chunk[kMeta];

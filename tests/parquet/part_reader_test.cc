@@ -156,5 +156,35 @@ TEST(PartReader, ReadsEachRowGroupInOneReadOfItsBytes) {
   EXPECT_EQ(reads, 4);
 }
 
+TEST(PartReader, ReadsRowGroupAfterRowGroupIntoTheSameBuffersAsIntoFreshOnes) {
+  const SampleTable t = MixedTable(3000, 21);
+  WriterOptions options;
+  options.row_group_rows = 700;  // the last row group is smaller: buffers shrink, then regrow
+  const std::string bytes = EncodeAll(t, options);
+  auto reader = PartReader::Open(InMemory(bytes), bytes.size(), "reuse.parquet");
+  ASSERT_TRUE(reader.ok());
+  std::vector<ColumnValues> reused;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (size_t g = 0; g < (*reader)->footer().row_groups.size(); ++g) {
+      ASSERT_TRUE((*reader)->ReadRowGroup(g, {}, reused).ok());
+      auto fresh = (*reader)->ReadRowGroup(g);
+      ASSERT_TRUE(fresh.ok());
+      ASSERT_EQ(reused.size(), fresh->size());
+      for (size_t c = 0; c < reused.size(); ++c) {
+        const ColumnValues& a = reused[c];
+        const ColumnValues& b = (*fresh)[c];
+        EXPECT_EQ(a.size(), b.size());
+        EXPECT_TRUE(a.bools == b.bools && a.int32s == b.int32s && a.int64s == b.int64s &&
+                    a.offsets == b.offsets && a.bytes == b.bytes && a.defined == b.defined)
+            << "row group " << g << " column " << c;
+        ASSERT_EQ(a.doubles.size(), b.doubles.size());
+        if (!a.doubles.empty()) {
+          EXPECT_EQ(std::memcmp(a.doubles.data(), b.doubles.data(), 8 * a.doubles.size()), 0);
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace sinkd::parquet
