@@ -53,7 +53,7 @@ std::vector<SchemaElement> SchemaElements(const Schema& schema) {
   for (const Field& f : schema) {
     SchemaElement leaf;
     leaf.type = ParquetType(f.physical);
-    leaf.repetition = Repetition::kRequired;
+    leaf.repetition = f.optional ? Repetition::kOptional : Repetition::kRequired;
     leaf.name = f.name;
     // Both the converted type and the logical type: DuckDB reads a converted-only
     // TIMESTAMP_MICROS as a plain TIMESTAMP, Arrow as UTC, so one alone changes types by engine.
