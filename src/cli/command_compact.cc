@@ -387,8 +387,6 @@ void AddCompactCommand(CLI::App& root, Invocation& invocation) {
       "compact",
       "merge a table's small Parts into outputs of about --target-bytes, one row per event_id; "
       "inputs are deleted by a later pass, --grace after their output appeared");
-  // A misspelt flag is an error here (the root keeps extras for CheckParents' messages).
-  cmd->allow_extras(false);
   // Set as soon as `compact` is on the command line: its parse errors exit 2, not 1.
   cmd->preparse_callback([&invocation](size_t) { invocation.usage_exit_code = 2; });
   auto flags = std::make_shared<CompactFlags>();
@@ -404,8 +402,14 @@ void AddCompactCommand(CLI::App& root, Invocation& invocation) {
                   "or ledger, audit")
       ->check(CLI::IsMember(names));
   AddCompactFlags(*cmd, *flags, *config);
-  cmd->callback([flags, positional, config, &invocation] {
-    invocation.run = [flags, positional, config, &invocation]() -> Status {
+  cmd->callback([cmd, flags, positional, config, &invocation] {
+    invocation.run = [cmd, flags, positional, config, &invocation]() -> Status {
+      // Subcommands inherit the root's allow_extras (kept for CheckParents' messages); here a
+      // misspelt flag or a stray word is an error.
+      if (const std::vector<std::string> extra = cmd->remaining(); !extra.empty()) {
+        invocation.usage_error = true;
+        return Status::Refuse("compact: unknown argument \"" + extra.front() + "\"");
+      }
       Result<const CompactTable*> table = ChosenTable(*flags, *positional);
       Status applied = table.ok() ? config->Apply() : table.status();
       if (!applied.ok()) {

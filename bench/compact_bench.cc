@@ -1,0 +1,284 @@
+// compact_bench: `sinkd compact` against DuckDB doing the same job, in one run (issue 9 §5).
+//
+// A lake like a drain's: `sinkd generate ledger` + `sinkd import --batch-max-rows` (about 5,000
+// Parts over 50 partitions at the full 2,000,000 rows), plus the first 3% of the messages imported
+// a second time by another instance (duplicates). Then, RUNS times, each on a fresh copy:
+//   - DuckDB's `COPY (SELECT … QUALIFY row_number() OVER (PARTITION BY event_id ORDER BY time)
+//     = 1) TO … (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (date, app))` from the raw lake;
+//   - `sinkd compact ledger` (one pass merges; a second, past --grace 0s, deletes the inputs),
+//     its rows/s (rows in / wall seconds of the merging pass) and peak RSS (wait4);
+// then the four queries of lake-lifecycle.md §1 on the raw and the compacted lake (DuckDB, best
+// of three), and the write amplification of a simulated day: 288 five-minute flushes, each
+// followed by one compaction pass (what `--follow --every 5m` does), as
+// (bytes of the flushes' Parts + bytes compaction wrote) / bytes of the flushes' Parts.
+// Prints the median of the runs with min–max, the machine (nproc, CPU, load) and which targets
+// hold: compaction ≥ 2× DuckDB's rows/s, each query ≥ 5× faster after, write amplification ≤ 3,
+// peak RSS ≤ 512 MiB.
+// Usage: compact_bench [--rows N] [--runs R] [--day-flushes F] [--keep DIR]
+// (a small helper of its own: branch benchwriter's shared bench helper was not there yet)
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+const fs::path kSinkd = fs::path(SINKD_BINARY_DIR) / "src/cli/sinkd";
+const fs::path kDuck = fs::path(SINKD_SOURCE_DIR) / "bench/compact_duckdb.mjs";
+
+struct Ran {
+  int code = -1;
+  double seconds = 0;
+  long max_rss_kib = 0;
+  std::string out, err;
+};
+
+// Runs argv with stdout and stderr into files; wall time and the child's peak RSS.
+Ran Run(const std::vector<std::string>& argv, const fs::path& scratch) {
+  Ran r;
+  const fs::path out = scratch / "run.out", err = scratch / "run.err";
+  const auto start = Clock::now();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    if (!freopen(out.c_str(), "w", stdout) || !freopen(err.c_str(), "w", stderr)) _exit(126);
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  int status = 0;
+  rusage usage{};
+  wait4(pid, &status, 0, &usage);
+  r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.max_rss_kib = usage.ru_maxrss;
+  std::ifstream o(out), e(err);
+  std::stringstream so, se;
+  so << o.rdbuf();
+  se << e.rdbuf();
+  r.out = so.str();
+  r.err = se.str();
+  return r;
+}
+
+Ran MustRun(const std::vector<std::string>& argv, const fs::path& scratch) {
+  Ran r = Run(argv, scratch);
+  if (r.code != 0) {
+    std::fprintf(stderr, "compact_bench: %s exited %d\n%s%s\n", argv[0].c_str(), r.code,
+                 r.out.c_str(), r.err.c_str());
+    std::exit(1);
+  }
+  return r;
+}
+
+nlohmann::json Duck(const std::vector<std::string>& args, const fs::path& scratch) {
+  std::vector<std::string> argv = {"node", kDuck.string()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return nlohmann::json::parse(MustRun(argv, scratch).out);
+}
+
+// The first `count` varint-length-delimited messages of `from`, into `to`.
+void Slice(const fs::path& from, const fs::path& to, uint64_t count) {
+  std::ifstream in(from, std::ios::binary);
+  std::ofstream out(to, std::ios::binary);
+  for (uint64_t i = 0; i < count; ++i) {
+    uint64_t len = 0;
+    std::string head;
+    for (int shift = 0;; shift += 7) {
+      const int c = in.get();
+      if (c < 0) return;
+      head.push_back(static_cast<char>(c));
+      len |= static_cast<uint64_t>(c & 0x7f) << shift;
+      if ((c & 0x80) == 0) break;
+    }
+    std::string body(len, '\0');
+    in.read(body.data(), static_cast<std::streamsize>(len));
+    out << head << body;
+  }
+}
+
+uint64_t TreeBytes(const fs::path& dir) {
+  uint64_t n = 0;
+  if (!fs::exists(dir)) return 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (e.is_regular_file() && e.path().extension() == ".parquet") n += e.file_size();
+  }
+  return n;
+}
+
+// Sum of a numeric field over the JSON log lines whose msg is `msg`.
+uint64_t SumLogged(const std::string& log, const std::string& msg, const std::string& field) {
+  uint64_t sum = 0;
+  std::istringstream lines(log);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty() || line[0] != '{') continue;
+    const auto j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || j.value("msg", "") != msg || !j.contains(field)) continue;
+    sum += j[field].get<uint64_t>();
+  }
+  return sum;
+}
+
+struct Spread {
+  double median = 0, min = 0, max = 0;
+};
+Spread Of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  Spread s;
+  if (v.empty()) return s;
+  s.min = v.front();
+  s.max = v.back();
+  s.median = v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+  return s;
+}
+
+std::string Machine() {
+  std::string cpu = "?";
+  std::ifstream info("/proc/cpuinfo");
+  for (std::string line; std::getline(info, line);) {
+    if (line.rfind("model name", 0) == 0) {
+      cpu = line.substr(line.find(':') + 2);
+      break;
+    }
+  }
+  double load[3] = {0, 0, 0};
+  getloadavg(load, 3);
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "nproc %ld, %s, load %.2f %.2f %.2f",
+                sysconf(_SC_NPROCESSORS_ONLN), cpu.c_str(), load[0], load[1], load[2]);
+  return buf;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  uint64_t rows = 2'000'000;
+  int runs = 3;
+  int day_flushes = 288;
+  std::string keep;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string a = argv[i];
+    if (a == "--rows") rows = std::stoull(argv[i + 1]);
+    else if (a == "--runs") runs = std::stoi(argv[i + 1]);
+    else if (a == "--day-flushes") day_flushes = std::stoi(argv[i + 1]);
+    else if (a == "--keep") keep = argv[i + 1];
+    else {
+      std::fprintf(stderr, "usage: compact_bench [--rows N] [--runs R] [--day-flushes F] [--keep DIR]\n");
+      return 2;
+    }
+  }
+  const fs::path work = keep.empty() ? fs::temp_directory_path() / ("compact_bench." + std::to_string(getpid()))
+                                     : fs::path(keep);
+  fs::create_directories(work);
+  std::printf("compact_bench: %llu rows, %d runs; machine: %s\n",
+              static_cast<unsigned long long>(rows), runs, Machine().c_str());
+
+  // The raw lake: a Part per partition per flush; 10,000-row flushes give about 5,000 Parts at
+  // 2,000,000 rows (250 events a message, like lake-lifecycle.md §1).
+  const uint64_t messages = std::max<uint64_t>(1, rows / 250);
+  const uint64_t batch_rows = std::max<uint64_t>(100, rows / 200);
+  const fs::path wire = work / "ledger.bin", dup = work / "dup.bin", raw = work / "raw";
+  fs::remove_all(raw);
+  MustRun({kSinkd.string(), "generate", "ledger", "--messages", std::to_string(messages),
+           "--events-per-batch", "250", "--seed", "9", "-o", wire.string()}, work);
+  Slice(wire, dup, std::max<uint64_t>(1, messages * 3 / 100));
+  MustRun({kSinkd.string(), "import", "ledger", "--lake-dir", raw.string(), "--instance-id", "a",
+           "--batch-max-rows", std::to_string(batch_rows), wire.string()}, work);
+  MustRun({kSinkd.string(), "import", "ledger", "--lake-dir", raw.string(), "--instance-id", "b",
+           "--batch-max-rows", std::to_string(batch_rows), dup.string()}, work);
+  const std::string raw_glob = (raw / "ledger/**/*.parquet").string();
+  const nlohmann::json raw_counts = Duck({"counts", raw_glob}, work);
+  std::printf("raw lake: %llu rows (%llu distinct event_ids), %llu Parts, %.1f MB\n",
+              raw_counts["rows"].get<unsigned long long>(),
+              raw_counts["distinct"].get<unsigned long long>(),
+              raw_counts["files"].get<unsigned long long>(), TreeBytes(raw) / 1e6);
+
+  std::vector<double> duck_rps, sinkd_rps, rss_mib;
+  nlohmann::json compacted_counts;
+  const fs::path lake = work / "lake";
+  for (int run = 0; run < runs; ++run) {
+    const fs::path duck_out = work / "duck";
+    fs::remove_all(duck_out);
+    const nlohmann::json d = Duck({"copy", raw_glob, duck_out.string(), "2"}, work);
+    duck_rps.push_back(d["rows_in"].get<double>() / (d["ms"].get<double>() / 1e3));
+    fs::remove_all(lake);
+    fs::copy(raw, lake, fs::copy_options::recursive);
+    const Ran merge = MustRun({kSinkd.string(), "compact", "ledger", "--lake-dir", lake.string(),
+                               "--min-parts", "2", "--grace", "0s"}, work);
+    const uint64_t rows_in = SumLogged(merge.err, "compaction pass finished", "rows_in");
+    sinkd_rps.push_back(static_cast<double>(rows_in) / merge.seconds);
+    rss_mib.push_back(merge.max_rss_kib / 1024.0);
+    MustRun({kSinkd.string(), "compact", "ledger", "--lake-dir", lake.string(), "--min-parts", "2",
+             "--grace", "0s"}, work);
+    compacted_counts = Duck({"counts", (lake / "ledger/**/*.parquet").string()}, work);
+    std::printf("run %d: DuckDB %.0f rows/s (%.1f s), sinkd compact %.0f rows/s (%.1f s, peak RSS "
+                "%.0f MiB)\n",
+                run + 1, duck_rps.back(), d["ms"].get<double>() / 1e3, sinkd_rps.back(),
+                merge.seconds, rss_mib.back());
+  }
+  std::printf("compacted lake: %llu rows (%llu distinct), %llu files, %.1f MB\n",
+              compacted_counts["rows"].get<unsigned long long>(),
+              compacted_counts["distinct"].get<unsigned long long>(),
+              compacted_counts["files"].get<unsigned long long>(), TreeBytes(lake) / 1e6);
+
+  const nlohmann::json q_raw = Duck({"queries", raw_glob, "2", "3"}, work);
+  const nlohmann::json q_new = Duck({"queries", (lake / "ledger/**/*.parquet").string(), "2", "3"}, work);
+
+  // A simulated day: `day_flushes` flushes of rows/day_flushes rows (a drain's five-minute
+  // flushes), one compaction pass after each.
+  const fs::path day = work / "day";
+  fs::remove_all(day);
+  uint64_t flushed_bytes = 0, compacted_bytes = 0;
+  const uint64_t per_flush = std::max<uint64_t>(1, messages / static_cast<uint64_t>(day_flushes));
+  for (int f = 0; f < day_flushes; ++f) {
+    const fs::path one = work / "flush.bin";
+    MustRun({kSinkd.string(), "generate", "ledger", "--messages", std::to_string(per_flush),
+             "--events-per-batch", "250", "--seed", std::to_string(1000 + f), "-o", one.string()},
+            work);
+    const uint64_t before = TreeBytes(day);
+    MustRun({kSinkd.string(), "import", "ledger", "--lake-dir", day.string(), "--instance-id",
+             "f" + std::to_string(f), "--batch-max-rows", "1000000", one.string()}, work);
+    flushed_bytes += TreeBytes(day) - before;
+    const Ran pass = MustRun({kSinkd.string(), "compact", "ledger", "--lake-dir", day.string(),
+                              "--grace", "0s"}, work);
+    compacted_bytes += SumLogged(pass.err, "compaction pass finished", "bytes_written");
+  }
+  const double wa = flushed_bytes ? static_cast<double>(flushed_bytes + compacted_bytes) / flushed_bytes : 0;
+
+  const Spread duck = Of(duck_rps), ours = Of(sinkd_rps), rss = Of(rss_mib);
+  std::printf("\ncompaction rows/s (median, min-max of %d): sinkd %.0f (%.0f-%.0f), DuckDB COPY "
+              "%.0f (%.0f-%.0f): %.2fx  [target >= 2x: %s]\n",
+              runs, ours.median, ours.min, ours.max, duck.median, duck.min, duck.max,
+              ours.median / duck.median, ours.median >= 2 * duck.median ? "met" : "NOT met");
+  std::printf("peak RSS of sinkd compact: %.0f MiB (%.0f-%.0f)  [target <= 512 MiB: %s]\n",
+              rss.median, rss.min, rss.max, rss.max <= 512 ? "met" : "NOT met");
+  std::printf("%-12s %10s %12s %8s\n", "query", "raw ms", "compacted ms", "speed-up");
+  bool all_fast = true;
+  for (const char* q : {"dedupe_ms", "point_ms", "app_day_ms", "sums_ms"}) {
+    const double a = q_raw[q].get<double>(), b = q_new[q].get<double>();
+    all_fast = all_fast && a >= 5 * b;
+    std::printf("%-12s %10.0f %12.0f %7.1fx\n", q, a, b, a / b);
+  }
+  std::printf("every query >= 5x faster after compaction: %s\n", all_fast ? "met" : "NOT met");
+  std::printf("write amplification of %d flushes, a pass after each: %.2f ((%.1f MB flushed + "
+              "%.1f MB compacted) / flushed)  [target <= 3: %s]\n",
+              day_flushes, wa, flushed_bytes / 1e6, compacted_bytes / 1e6, wa <= 3 ? "met" : "NOT met");
+  std::printf("machine after the run: %s\n", Machine().c_str());
+  if (keep.empty()) fs::remove_all(work);
+  return 0;
+}
