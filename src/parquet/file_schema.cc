@@ -19,6 +19,10 @@ Status ValidateSchema(const Schema& schema) {
     if (f.annotation == Annotation::kTimestampMicrosUtc && f.physical != PhysicalType::kInt64) {
       return Status::Refuse("parquet schema: field " + f.name + " is a TIMESTAMP but not INT64");
     }
+    if (f.annotation == Annotation::kTimestampMicrosNaive) {
+      return Status::Refuse("parquet schema: field " + f.name +
+                            " is a TIMESTAMP without time zone, which the writer does not write");
+    }
     if (f.bloom_filter && f.physical == PhysicalType::kBoolean) {
       return Status::Refuse("parquet schema: field " + f.name +
                             " asks for a Bloom filter on BOOLEAN, which Parquet cannot hash");
@@ -49,7 +53,7 @@ std::vector<SchemaElement> SchemaElements(const Schema& schema) {
   for (const Field& f : schema) {
     SchemaElement leaf;
     leaf.type = ParquetType(f.physical);
-    leaf.repetition = Repetition::kRequired;
+    leaf.repetition = f.optional ? Repetition::kOptional : Repetition::kRequired;
     leaf.name = f.name;
     // Both the converted type and the logical type: DuckDB reads a converted-only
     // TIMESTAMP_MICROS as a plain TIMESTAMP, Arrow as UTC, so one alone changes types by engine.
@@ -63,6 +67,8 @@ std::vector<SchemaElement> SchemaElements(const Schema& schema) {
       case Annotation::kTimestampMicrosUtc:
         leaf.converted_type = ConvertedType::kTimestampMicros;
         leaf.logical_type = LogicalKind::kTimestampMicrosUtc;
+        break;
+      case Annotation::kTimestampMicrosNaive:  // refused by ValidateSchema
         break;
     }
     if (f.field_id >= 0) leaf.field_id = f.field_id;

@@ -1,6 +1,8 @@
 // Bytes of one page: PageHeader (Thrift compact) | zstd frame of the payload.
 //   PageHeader{1 type, 2 uncompressed_page_size, 3 compressed_page_size,
 //              5 DataPageHeader{num_values, encoding, RLE, RLE} | 7 DictionaryPageHeader{n, PLAIN}}
+// An OPTIONAL column's data page payload: u32 LE n | n bytes of definition levels (RLE/bit-packed,
+// width 1) | values; num_values counts the rows, NULLs included.
 // Both sizes exclude the header; the uncompressed size must be exact or Arrow's zstd path fails.
 #include "parquet/page_writer.h"
 
@@ -10,6 +12,7 @@
 #include <string>
 
 #include "parquet/metadata_serializer.h"
+#include "parquet/rle_bit_packed_encoder.h"
 
 namespace sinkd::parquet {
 namespace {
@@ -53,15 +56,41 @@ Status PageWriter::AddDictionaryPage(std::span<const uint8_t> plain_values, uint
   return AddPage(header, plain_values, chunk);
 }
 
+void PageWriter::SetDefinitionLevels(std::span<const uint32_t> levels) {
+  levels_ = levels;
+  next_level_ = 0;
+  defined_left_ = 0;
+  for (uint32_t level : levels) defined_left_ += level;
+}
+
 Status PageWriter::AddDataPage(std::span<const uint8_t> payload, uint32_t values,
                                Encoding encoding, EncodedChunk& chunk) {
-  assert(values > 0 && "never emit an empty page");
+  uint32_t rows = values;
+  if (!levels_.empty()) {
+    assert(values <= defined_left_ && "a page holds more values than the chunk has left");
+    const size_t start = next_level_;
+    size_t end = start;
+    for (uint32_t seen = 0; seen < values && end < levels_.size(); ++end) seen += levels_[end];
+    defined_left_ -= values;
+    // The NULLs after the chunk's last value have no later page to go to.
+    if (defined_left_ == 0) end = levels_.size();
+    next_level_ = end;
+    rows = static_cast<uint32_t>(end - start);
+    leveled_.Clear();
+    leveled_.AppendU32(0);
+    EncodeRleBitPacked(levels_.subspan(start, end - start), 1, leveled_);
+    const auto level_bytes = static_cast<uint32_t>(leveled_.size() - 4);
+    for (int i = 0; i < 4; ++i) leveled_.data()[i] = static_cast<uint8_t>(level_bytes >> (8 * i));
+    leveled_.Append(payload);
+    payload = leveled_.span();
+  }
+  assert(rows > 0 && "never emit an empty page");
   PageHeader header;
   header.type = PageType::kDataPage;
-  header.data_page_header = DataPageHeader{static_cast<int32_t>(values), encoding,
+  header.data_page_header = DataPageHeader{static_cast<int32_t>(rows), encoding,
                                            Encoding::kRle, Encoding::kRle};
   if (chunk.data_pages++ == 0) chunk.data_page_offset = static_cast<int64_t>(chunk.bytes.size());
-  chunk.num_values += values;
+  chunk.num_values += rows;
   CountPage(chunk.encoding_stats, PageType::kDataPage, encoding);
   return AddPage(header, payload, chunk);
 }
@@ -86,7 +115,11 @@ Status PageWriter::AddPage(PageHeader& header, std::span<const uint8_t> payload,
   return Status::OK();
 }
 
-void PageWriter::Finish(EncodedChunk& chunk) const {
+void PageWriter::Finish(EncodedChunk& chunk) {
+  assert(next_level_ == levels_.size() && "the pages left definition levels behind");
+  levels_ = {};
+  next_level_ = 0;
+  defined_left_ = 0;
   // RLE is listed even without levels: every data page header names it as the level encoding,
   // and readers (Arrow, parquet-java) expect it in the set.
   chunk.encodings = {Encoding::kRle};

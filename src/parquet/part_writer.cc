@@ -52,6 +52,32 @@ static_assert(kArrayFor<PhysicalType::kBoolean, std::span<const uint8_t>> &&
               kArrayFor<PhysicalType::kDouble, std::span<const double>> &&
               kArrayFor<PhysicalType::kByteArray, StringArray>);
 
+// `defined` is empty or one span per column, each empty or covering every row; a REQUIRED field
+// has no NULL.
+Status CheckDefined(const Schema& schema, const TableView& table) {
+  if (table.defined.empty()) return Status::OK();
+  if (table.defined.size() != schema.size()) {
+    return Status::Internal("parquet: the table has " + std::to_string(table.defined.size()) +
+                            " definition spans for " + std::to_string(schema.size()) + " columns");
+  }
+  for (size_t c = 0; c < schema.size(); ++c) {
+    const std::span<const uint8_t> defined = table.defined[c];
+    if (defined.empty()) continue;
+    if (defined.size() < table.rows) {
+      return Status::Internal("parquet: column " + schema[c].name + " has definitions for " +
+                              std::to_string(defined.size()) + " of " +
+                              std::to_string(table.rows) + " rows");
+    }
+    if (schema[c].optional) continue;
+    const auto null = std::find(defined.begin(), defined.begin() + table.rows, uint8_t{0});
+    if (null != defined.begin() + table.rows) {
+      return Status::Internal("parquet: column " + schema[c].name + " is REQUIRED but row " +
+                              std::to_string(null - defined.begin()) + " is NULL");
+    }
+  }
+  return Status::OK();
+}
+
 // Each field's array must have the field's physical type and hold every row of the table.
 Status CheckTable(const Schema& schema, const TableView& table) {
   if (table.columns.size() != schema.size()) {
@@ -85,7 +111,7 @@ Status CheckTable(const Schema& schema, const TableView& table) {
                               std::to_string(table.rows) + " rows");
     }
   }
-  return Status::OK();
+  return CheckDefined(schema, table);
 }
 
 }  // namespace
@@ -104,8 +130,9 @@ struct PartWriter::Rep {
     return Append(kMagic);
   }
   Status WriteRowGroup(const TableView& table, std::span<const uint32_t> rows);
-  Status WriteChunk(const ColumnArray& column, size_t c, const RowSelection& selection,
+  Status WriteChunk(const TableView& table, size_t c, const RowSelection& selection,
                     RowGroup& group);
+  Status EncodeChunk(const TableView& table, size_t c, const RowSelection& selection);
   Status WriteBloomFilters();
   Status WriteFooter(std::span<const KeyValue> metadata);
 
@@ -123,6 +150,8 @@ struct PartWriter::Rep {
   std::vector<std::unique_ptr<ColumnWriter>> writers;
   PageWriter pages;
   EncodedChunk chunk;
+  std::vector<uint32_t> levels;        // an OPTIONAL chunk's definition levels, one per row
+  std::vector<uint32_t> defined_rows;  // and its rows that hold a value
   // Grows with every row group; written by Finish.
   FileMetaData footer;
   std::vector<PendingBloom> blooms;
@@ -145,7 +174,7 @@ Status PartWriter::Rep::WriteRowGroup(const TableView& table, std::span<const ui
   group.ordinal = static_cast<int16_t>(footer.row_groups.size());
   group.columns.reserve(schema.size());
   for (size_t c = 0; c < schema.size(); ++c) {
-    const Status s = WriteChunk(table.columns[c], c, selection, group);
+    const Status s = WriteChunk(table, c, selection, group);
     if (!s.ok()) return s.WithContext("parquet: column " + schema[c].name);
   }
   footer.num_rows += group.num_rows;
@@ -153,9 +182,49 @@ Status PartWriter::Rep::WriteRowGroup(const TableView& table, std::span<const ui
   return Status::OK();
 }
 
-Status PartWriter::Rep::WriteChunk(const ColumnArray& column, size_t c,
+// A REQUIRED chunk goes to its column writer as it is. An OPTIONAL one gets its definition
+// levels, and the writer sees only the rows that hold a value, so that the dictionary, the
+// bounds and the Bloom filter never meet a NULL's placeholder; a chunk of NULLs only is one page
+// of levels.
+Status PartWriter::Rep::EncodeChunk(const TableView& table, size_t c,
+                                    const RowSelection& selection) {
+  const Field& field = schema[c];
+  if (!field.optional) return writers[c]->WriteChunk(table.columns[c], selection, pages, chunk);
+  const std::span<const uint8_t> defined =
+      table.defined.empty() ? std::span<const uint8_t>() : table.defined[c];
+  levels.resize(selection.size());
+  defined_rows.clear();
+  bool contiguous = true;
+  for (size_t i = 0; i < selection.size(); ++i) {
+    const uint32_t row = selection.rows[i];
+    const bool value = defined.empty() || defined[row] != 0;
+    levels[i] = value;
+    if (!value) continue;
+    contiguous &= defined_rows.empty() || row == defined_rows.back() + 1;
+    defined_rows.push_back(row);
+  }
+  const uint64_t nulls = selection.size() - defined_rows.size();
+  pages.SetDefinitionLevels(levels);
+  if (defined_rows.empty()) {
+    chunk.Clear();
+    SINKD_RETURN_IF_ERROR(pages.AddDataPage({}, 0, Encoding::kPlain, chunk));
+    pages.Finish(chunk);
+    // An empty filter, so that a probe excludes the chunk as it would without NULLs.
+    if (field.bloom_filter) {
+      chunk.bloom.emplace(SplitBlockBloomFilter::OptimalBytes(0, options.bloom_fpp));
+    }
+  } else {
+    SINKD_RETURN_IF_ERROR(writers[c]->WriteChunk(table.columns[c],
+                                                 RowSelection{defined_rows, contiguous}, pages,
+                                                 chunk));
+  }
+  chunk.statistics.null_count = static_cast<int64_t>(nulls);
+  return Status::OK();
+}
+
+Status PartWriter::Rep::WriteChunk(const TableView& table, size_t c,
                                    const RowSelection& selection, RowGroup& group) {
-  SINKD_RETURN_IF_ERROR(writers[c]->WriteChunk(column, selection, pages, chunk));
+  SINKD_RETURN_IF_ERROR(EncodeChunk(table, c, selection));
   const auto start = static_cast<int64_t>(offset);
   ColumnChunk cc;
   cc.file_offset = 0;

@@ -4,8 +4,10 @@
 //
 // Layout: PAR1, row groups (column chunks in schema order: [dictionary page] data pages…),
 // Bloom filters, FileMetaData (Thrift compact), footer length, PAR1. V1 data pages, REQUIRED columns
-// (no definition levels), ZSTD on every page, RLE_DICTIONARY or PLAIN per chunk, per-chunk
-// statistics (null_count; min/max exact, or truncated and marked inexact for long strings),
+// (no definition levels) or OPTIONAL ones (definition levels in every data page; NULLs are left
+// out of the values, the dictionary, min/max and the Bloom filter), ZSTD on every page,
+// RLE_DICTIONARY or PLAIN per chunk, per-chunk statistics (null_count; min/max exact, or
+// truncated and marked inexact for long strings),
 // column_orders, encoding_stats, field ids, created_by, key/value metadata.
 //
 // Ownership: copies the Schema and the options; borrows the OutputStream (must outlive the
@@ -54,7 +56,9 @@ class PartWriter {
   // REQUIRES below are broken (checked, not trusted).
   // The table is only read during the call: nothing of it is kept afterwards.
   // REQUIRES: table.columns matches the schema (types and count) and each array holds
-  //           table.rows values; every index < table.rows; Finish/Abandon not yet called.
+  //           table.rows values; table.defined is empty or one span per column, each empty or
+  //           of table.rows bytes, with no NULL for a REQUIRED field; every index < table.rows;
+  //           Finish/Abandon not yet called.
   Status WriteRows(const TableView& table, std::span<const uint32_t> rows);
 
   // Writes Bloom filters and the footer (with `metadata` as key/value pairs, in order).

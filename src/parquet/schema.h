@@ -1,5 +1,5 @@
-// The schema of one Parquet file as the writer needs it: an ordered list of flat, REQUIRED leaf
-// columns. Generic: nothing here knows about ledgers, events or NATS.
+// The schema of one Parquet file as the writer needs it: an ordered list of flat leaf columns,
+// each REQUIRED or OPTIONAL (nullable: definition levels 0/1, no repetition). Generic: nothing here knows about ledgers, events or NATS.
 // Threads: plain values, immutable once built.
 #pragma once
 
@@ -17,6 +17,9 @@ enum class Annotation : uint8_t {
   kNone,
   kString,              // BYTE_ARRAY + converted_type UTF8 + LogicalType STRING
   kTimestampMicrosUtc,  // INT64 + TIMESTAMP_MICROS + LogicalType TIMESTAMP(isAdjustedToUTC, MICROS)
+  // INT64 + TIMESTAMP(MICROS, isAdjustedToUTC=false): only read (DuckDB's TIMESTAMP, the Go sink's
+  // lake); the writer refuses it and writes UTC.
+  kTimestampMicrosNaive,
 };
 
 struct Field {
@@ -25,6 +28,7 @@ struct Field {
   Annotation annotation = Annotation::kNone;
   int32_t field_id = -1;      // SchemaElement.field_id for Iceberg-style mapping; <0 writes none
   bool bloom_filter = false;  // write a split-block Bloom filter for this column
+  bool optional = false;      // OPTIONAL (may hold NULLs, TableView::defined) vs REQUIRED
 };
 
 using Schema = std::vector<Field>;

@@ -31,6 +31,11 @@ using ColumnArray = std::variant<std::span<const uint8_t>,   // kBoolean
 struct TableView {
   std::vector<ColumnArray> columns;  // one per schema field, in schema order
   size_t rows = 0;                   // every array holds this many values
+  // Which values are NULL: empty (no NULL anywhere), or one span per column. An empty span means
+  // every value of that column is defined; otherwise it holds `rows` bytes, 1 = value, 0 = NULL.
+  // Arrays keep one slot per row either way: a NULL's slot holds a placeholder the writer
+  // ignores. Only OPTIONAL fields may have a 0.
+  std::vector<std::span<const uint8_t>> defined;
 };
 
 }  // namespace sinkd::parquet

@@ -19,6 +19,8 @@ struct WriterOptions {
   // Arrow caps pages at 20,000 rows so that a page index can skip within a chunk; sinkd writes no
   // page index, and small pages only cost zstd context: on 300,000 generated ledger rows the
   // 20,000-row cap made the file 0.75% larger (cost_usd 12%) for no reader benefit.
+  // Both limits count values: in an OPTIONAL column a page also holds the levels of the NULLs
+  // among (and, last, after) its values, so it may cover more rows.
   size_t page_rows = 1 << 20;
   // A chunk is dictionary-encoded only while its distinct values' PLAIN bytes (4-byte length +
   // bytes for strings, the value's width for numbers) stay at or under this limit; past it, the

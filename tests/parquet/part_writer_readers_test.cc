@@ -19,13 +19,6 @@ using testing::DuckDb;
 using testing::SqlQuote;
 using testing::TempDir;
 
-void ExpectAllReadersAgree(const SampleTable& table, const std::vector<uint32_t>& rows,
-                           const std::filesystem::path& path) {
-  EXPECT_TRUE(SameRows(table, rows, ReadWithDuckDb(table.schema(), path))) << "DuckDB";
-  EXPECT_TRUE(SameRows(table, rows, ReadWith("hyparquet", path))) << "hyparquet";
-  EXPECT_TRUE(SameRows(table, rows, ReadWith("parquet-wasm", path))) << "parquet-wasm";
-}
-
 // Every type, unicode, empty strings, NaN/±0/±inf, INT64 extremes and pre-1970 timestamps, in
 // several row groups, read identically by all three readers: the basic promise of the writer.
 TEST(PartWriterReaders, EveryTypeReadsBackExactlyInAllThreeReaders) {

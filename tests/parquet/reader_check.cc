@@ -1,5 +1,6 @@
 #include "reader_check.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -98,6 +99,20 @@ SampleTable::SampleTable(Schema schema) : schema_(std::move(schema)), columns_(s
 void SampleTable::String(size_t c, std::string_view v) {
   columns_[c].bytes.append(v);
   columns_[c].offsets.push_back(static_cast<uint32_t>(columns_[c].bytes.size()));
+  Defined(c, 1);
+}
+
+void SampleTable::Null(size_t c, std::string_view placeholder) {
+  const std::string text(placeholder);
+  switch (schema_[c].physical) {
+    case PhysicalType::kBoolean: Bool(c, text == "true"); break;
+    case PhysicalType::kInt32: Int32(c, text.empty() ? 0 : std::stoi(text)); break;
+    case PhysicalType::kInt64: Int64(c, text.empty() ? 0 : std::stoll(text)); break;
+    case PhysicalType::kDouble: Double(c, text.empty() ? 0.0 : std::strtod(text.c_str(), nullptr)); break;
+    case PhysicalType::kByteArray: String(c, text); break;
+  }
+  columns_[c].defined.back() = 0;
+  columns_[c].has_null = true;
 }
 
 std::string_view SampleTable::StringAt(size_t c, size_t row) const {
@@ -120,11 +135,20 @@ TableView SampleTable::View() const {
         break;
     }
   }
+  const bool any_null = std::any_of(columns_.begin(), columns_.end(),
+                                    [](const Column& col) { return col.has_null; });
+  if (any_null) {
+    for (const Column& col : columns_) {
+      view.defined.push_back(col.has_null ? std::span<const uint8_t>(col.defined)
+                                          : std::span<const uint8_t>());
+    }
+  }
   return view;
 }
 
 std::string SampleTable::Text(size_t c, size_t row) const {
   const Column& col = columns_[c];
+  if (IsNull(c, row)) return "<NULL>";
   switch (schema_[c].physical) {
     case PhysicalType::kBoolean: return col.bools[row] ? "true" : "false";
     case PhysicalType::kInt32: return std::to_string(col.i32[row]);
@@ -140,6 +164,7 @@ std::string SampleTable::Text(size_t c, size_t row) const {
 }
 
 bool SampleTable::Matches(size_t c, size_t row, const std::string& read) const {
+  if (IsNull(c, row)) return read == "<NULL>";
   if (schema_[c].physical == PhysicalType::kDouble) return SameDouble(columns_[c].f64[row], read);
   return Text(c, row) == read;
 }
@@ -176,6 +201,13 @@ std::vector<uint32_t> SampleTable::AllRows() const {
     }
   }
   return ::testing::AssertionSuccess();
+}
+
+void ExpectAllReadersAgree(const SampleTable& table, const std::vector<uint32_t>& rows,
+                           const std::filesystem::path& path) {
+  EXPECT_TRUE(SameRows(table, rows, ReadWithDuckDb(table.schema(), path))) << "DuckDB";
+  EXPECT_TRUE(SameRows(table, rows, ReadWith("hyparquet", path))) << "hyparquet";
+  EXPECT_TRUE(SameRows(table, rows, ReadWith("parquet-wasm", path))) << "parquet-wasm";
 }
 
 Result<std::string> EncodeParquet(const SampleTable& table, const std::vector<uint32_t>& rows,

@@ -41,14 +41,19 @@ class SampleTable {
   size_t rows() const { return rows_; }
 
   // Append one value to column `c`; call once per column per row, then EndRow().
-  void Bool(size_t c, bool v) { columns_[c].bools.push_back(v ? 1 : 0); }
-  void Int32(size_t c, int32_t v) { columns_[c].i32.push_back(v); }
-  void Int64(size_t c, int64_t v) { columns_[c].i64.push_back(v); }
-  void Double(size_t c, double v) { columns_[c].f64.push_back(v); }
+  void Bool(size_t c, bool v) { columns_[c].bools.push_back(v ? 1 : 0); Defined(c, 1); }
+  void Int32(size_t c, int32_t v) { columns_[c].i32.push_back(v); Defined(c, 1); }
+  void Int64(size_t c, int64_t v) { columns_[c].i64.push_back(v); Defined(c, 1); }
+  void Double(size_t c, double v) { columns_[c].f64.push_back(v); Defined(c, 1); }
   void String(size_t c, std::string_view v);
+  // A NULL in column `c`, whose slot holds `placeholder`'s text parsed as the column's type ("" for
+  // strings and booleans: false): the writer must ignore it.
+  void Null(size_t c, std::string_view placeholder = "");
   void EndRow() { ++rows_; }
 
+  // TableView::defined is filled only when some column holds a NULL.
   TableView View() const;
+  bool IsNull(size_t c, size_t row) const { return columns_[c].defined[row] == 0; }
   // The canonical text of a source value.
   std::string Text(size_t c, size_t row) const;
   std::string_view StringAt(size_t c, size_t row) const;
@@ -60,7 +65,11 @@ class SampleTable {
   std::vector<uint32_t> AllRows() const;
 
  private:
+  void Defined(size_t c, uint8_t d) { columns_[c].defined.push_back(d); }
+
   struct Column {
+    std::vector<uint8_t> defined;  // one per row: 1 = value, 0 = NULL
+    bool has_null = false;
     std::vector<uint8_t> bools;
     std::vector<int32_t> i32;
     std::vector<int64_t> i64;
@@ -80,6 +89,10 @@ ReaderOutput ReadWithDuckDb(const Schema& schema, const std::filesystem::path& f
 // Checks that `read` holds exactly source rows `rows` in order, naming the first difference.
 ::testing::AssertionResult SameRows(const SampleTable& table, const std::vector<uint32_t>& rows,
                                     const ReaderOutput& read);
+
+// SameRows for DuckDB, hyparquet and parquet-wasm reading `path`, each failure naming the reader.
+void ExpectAllReadersAgree(const SampleTable& table, const std::vector<uint32_t>& rows,
+                           const std::filesystem::path& path);
 
 // Writes table rows `rows` to `file` with one PartWriter call and Finish(metadata).
 Status WriteParquet(const SampleTable& table, const std::vector<uint32_t>& rows,

@@ -6,126 +6,15 @@
 #include <cstring>
 
 namespace sinkd::parquet {
-namespace {
-
-class Reader {
- public:
-  explicit Reader(std::string_view bytes) : bytes_(bytes) {}
-  size_t position() const { return at_; }
-  bool failed() const { return failed_; }
-
-  uint8_t Byte() {
-    if (at_ >= bytes_.size()) {
-      failed_ = true;
-      return 0;
-    }
-    return static_cast<uint8_t>(bytes_[at_++]);
-  }
-  uint64_t Varint() {
-    uint64_t v = 0;
-    for (int shift = 0; shift < 70 && !failed_; shift += 7) {
-      const uint8_t b = Byte();
-      v |= static_cast<uint64_t>(b & 0x7F) << shift;
-      if (!(b & 0x80)) return v;
-    }
-    failed_ = true;
-    return 0;
-  }
-  int64_t Zigzag() {
-    const uint64_t u = Varint();
-    return static_cast<int64_t>(u >> 1) ^ -static_cast<int64_t>(u & 1);
-  }
-  std::string Binary() {
-    const uint64_t n = Varint();
-    if (n > bytes_.size() - at_) {
-      failed_ = true;
-      return {};
-    }
-    std::string s(bytes_.substr(at_, n));
-    at_ += n;
-    return s;
-  }
-
-  ThriftValue Value(int type) {
-    ThriftValue v;
-    switch (type) {
-      case 1: case 2: v.kind = ThriftValue::Kind::kBool; v.b = type == 1; break;
-      case 3: v.i = static_cast<int8_t>(Byte()); break;
-      case 4: case 5: case 6: v.i = Zigzag(); break;
-      case 7: {
-        v.kind = ThriftValue::Kind::kDouble;
-        uint64_t bits = 0;
-        for (int k = 0; k < 8; ++k) bits |= static_cast<uint64_t>(Byte()) << (8 * k);
-        std::memcpy(&v.d, &bits, 8);
-        break;
-      }
-      case 8: v.kind = ThriftValue::Kind::kBinary; v.bin = Binary(); break;
-      case 9: case 10: v = List(); break;
-      case 12: v = Struct(); break;
-      default: failed_ = true;
-    }
-    return v;
-  }
-  ThriftValue List() {
-    ThriftValue v;
-    v.kind = ThriftValue::Kind::kList;
-    const uint8_t header = Byte();
-    uint64_t size = header >> 4;
-    if (size == 15) size = Varint();
-    const int element = header & 0x0F;
-    for (uint64_t i = 0; i < size && !failed_; ++i) {
-      if (element == 1 || element == 2) {  // bool elements: one byte each
-        ThriftValue b;
-        b.kind = ThriftValue::Kind::kBool;
-        b.b = Byte() == 1;
-        v.list.push_back(b);
-      } else {
-        v.list.push_back(Value(element));
-      }
-    }
-    return v;
-  }
-  ThriftValue Struct() {
-    ThriftValue v;
-    v.kind = ThriftValue::Kind::kStruct;
-    v.fields = std::make_shared<ThriftStruct>();
-    int16_t last = 0;
-    while (!failed_) {
-      const uint8_t header = Byte();
-      if (header == 0) break;
-      const int type = header & 0x0F;
-      const int delta = header >> 4;
-      const int16_t id = delta ? static_cast<int16_t>(last + delta) : static_cast<int16_t>(Zigzag());
-      EXPECT_GT(id, last) << "field ids must ascend";
-      last = id;
-      (*v.fields)[id] = Value(type);
-    }
-    return v;
-  }
-
- private:
-  std::string_view bytes_;
-  size_t at_ = 0;
-  bool failed_ = false;
-};
-
-}  // namespace
-
-const ThriftValue& ThriftValue::operator[](int16_t id) const {
-  static const ThriftValue kMissing;
-  if (!Has(id)) {
-    ADD_FAILURE() << "thrift field " << id << " is missing";
-    return kMissing;
-  }
-  return fields->at(id);
-}
 
 ThriftValue DecodeStruct(std::string_view bytes, size_t* consumed) {
-  Reader r(bytes);
-  ThriftValue v = r.Struct();
-  EXPECT_FALSE(r.failed()) << "malformed thrift";
-  if (consumed) *consumed = r.position();
-  return v;
+  Result<ThriftValue> v = DecodeThriftStruct(bytes, consumed);
+  EXPECT_TRUE(v.ok()) << v.status().ToString();
+  if (!v.ok()) {
+    if (consumed) *consumed = 0;
+    return ThriftValue{};
+  }
+  return std::move(v).value();
 }
 
 ThriftValue DecodeFooter(std::string_view file) {

@@ -1,39 +1,19 @@
-// A generic Thrift compact-protocol decoder for the tests: it turns footer and page-header bytes
-// into a tree without knowing Parquet, so that tests can check what the writer emitted with code
-// that shares nothing with the writer's serialiser.
+// Test helpers over the one Thrift compact decoder (parquet/thrift_compact_reader.h): footer and
+// page walks that fail the test on malformed input, so that tests can check what the writer
+// emitted with code that shares nothing with the writer's serialiser.
 #pragma once
 
 #include <cstdint>
-#include <map>
-#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "parquet/thrift_compact_reader.h"
+
 namespace sinkd::parquet {
 
-struct ThriftValue;
-using ThriftStruct = std::map<int16_t, ThriftValue>;
-
-struct ThriftValue {
-  enum class Kind { kBool, kInt, kDouble, kBinary, kList, kStruct } kind = Kind::kInt;
-  bool b = false;
-  int64_t i = 0;
-  double d = 0;
-  std::string bin;
-  std::vector<ThriftValue> list;
-  std::shared_ptr<ThriftStruct> fields;  // kStruct
-
-  // Accessors that fail the test (via ADD_FAILURE) and return a default when absent.
-  bool Has(int16_t id) const { return fields && fields->count(id); }
-  const ThriftValue& operator[](int16_t id) const;
-  int64_t Int(int16_t id) const { return (*this)[id].i; }
-  const std::string& Bin(int16_t id) const { return (*this)[id].bin; }
-  const std::vector<ThriftValue>& List(int16_t id) const { return (*this)[id].list; }
-};
-
-// Decodes one struct starting at bytes[0]; sets *consumed to its length. Returns a kStruct value,
-// or fails the test on malformed input.
+// Decodes one struct starting at bytes[0]; sets *consumed to its length. Fails the test on
+// malformed input (and returns an empty struct).
 ThriftValue DecodeStruct(std::string_view bytes, size_t* consumed = nullptr);
 
 // The FileMetaData of a whole Parquet file (checks both magics and the length).

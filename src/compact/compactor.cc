@@ -1,0 +1,331 @@
+#include "compact/compactor.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "compact/grace.h"
+#include "compact/layout.h"
+#include "compact/merge.h"
+#include "compact/output.h"
+#include "compact/policy.h"
+#include "parquet/part_reader.h"
+
+namespace sinkd::compact {
+
+namespace {
+
+bool SafeToken(std::string_view s) {
+  if (s.empty() || s == "." || s == "..") return false;
+  for (unsigned char c : s) {
+    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                    c == '-' || c == '_' || c == '.';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Status CompactOptions::Validate() const {
+  if (table == nullptr) return Status::Refuse("table: none given");
+  size_t start = 0;
+  while (true) {
+    const size_t slash = prefix.find('/', start);
+    if (!SafeToken(std::string_view(prefix).substr(start, slash - start))) {
+      return Status::Refuse("prefix \"" + prefix +
+                            "\": use '/'-separated segments of letters, digits, '-', '_' and '.'");
+    }
+    if (slash == std::string::npos) break;
+    start = slash + 1;
+  }
+  // Dead letters live under dead-letters/<prefix>/ (backfill/dead_letter_file.h): never compacted.
+  if (prefix == "dead-letters" || prefix.rfind("dead-letters/", 0) == 0) {
+    return Status::Refuse("prefix \"" + prefix + "\": dead letters are never compacted");
+  }
+  if (target_bytes < (uint64_t{1} << 20)) {
+    return Status::Refuse("target_bytes " + std::to_string(target_bytes) +
+                          ": must be at least 1 MiB (1048576)");
+  }
+  if (min_parts < 2) {
+    return Status::Refuse("min_parts " + std::to_string(min_parts) + ": must be at least 2");
+  }
+  if (settle_ms < 0) return Status::Refuse("settle: must not be negative");
+  if (grace_ms < 0) return Status::Refuse("grace: must not be negative");
+  lake::LakeWriterOptions lake_options;
+  lake_options.key_prefix = prefix;
+  lake_options.instance = "compact";
+  lake_options.parquet = parquet;
+  return lake_options.Validate();
+}
+
+namespace {
+
+struct Object {
+  lake::StoredObject stored;
+  ObjectKey parsed;
+};
+
+// What an output's footer says about the merge it belongs to.
+struct OutputFooter {
+  std::vector<std::string> supersedes;
+  uint64_t outputs = 0, index = 0, rows_out = 0, rows = 0;
+};
+
+// "compact-<hash>" of "compact-<hash>[-<i>].parquet" with its index; nullopt for other names.
+std::optional<std::pair<std::string, std::optional<uint64_t>>> OutputStem(const std::string& name) {
+  constexpr std::string_view kPrefix = "compact-", kExt = ".parquet";
+  if (name.size() < kPrefix.size() + 32 + kExt.size()) return std::nullopt;
+  std::string stem = name.substr(0, kPrefix.size() + 32);
+  std::string rest = name.substr(stem.size(), name.size() - stem.size() - kExt.size());
+  if (rest.empty()) return std::make_pair(stem, std::optional<uint64_t>());
+  if (rest[0] != '-' || rest.size() < 2 || rest.size() > 12) return std::nullopt;
+  uint64_t index = 0;
+  for (char c : rest.substr(1)) {
+    if (c < '0' || c > '9') return std::nullopt;
+    index = index * 10 + static_cast<uint64_t>(c - '0');
+  }
+  if (rest.size() > 2 && rest[1] == '0') return std::nullopt;
+  return std::make_pair(stem, std::optional<uint64_t>(index));
+}
+
+Result<OutputFooter> ParseOutputFooter(const parquet::FileFooter& footer, const std::string& key) {
+  auto source = footer.Find("sinkd.source");
+  auto supersedes = footer.Find("sinkd.supersedes");
+  auto compaction = footer.Find("sinkd.compaction");
+  if (!source || *source != "compact" || !supersedes || !compaction) {
+    return Status::Refuse(key + ": named like a compaction output, but its footer is not one");
+  }
+  OutputFooter out;
+  auto keys = ParseSupersedes(*supersedes);
+  if (!keys.ok()) return keys.status().WithContext(key);
+  out.supersedes = std::move(*keys);
+  nlohmann::json c = nlohmann::json::parse(*compaction, nullptr, false);
+  auto number = [&](const char* name, uint64_t* to) {
+    if (!c.is_object() || !c.contains(name) || !c[name].is_number_unsigned()) return false;
+    *to = c[name].get<uint64_t>();
+    return true;
+  };
+  if (!number("outputs", &out.outputs) || !number("index", &out.index) ||
+      !number("rows_out", &out.rows_out) || out.outputs == 0 || out.index >= out.outputs) {
+    return Status::Refuse(key + ": sinkd.compaction is not a valid object");
+  }
+  out.rows = footer.rows;
+  return out;
+}
+
+}  // namespace
+
+struct Compactor::Rep {
+  // Footers read once per process: a key's bytes never change while its size stays (never-replace).
+  struct Cached {
+    uint64_t size = 0;
+    std::optional<OutputFooter> output;  // set for a readable output
+    Status refused;                      // set for an unreadable one
+  };
+  std::map<std::string, Cached> outputs;
+};
+
+Compactor::Compactor(lake::Destination& destination, CompactOptions options)
+    : destination_(destination), options_(std::move(options)), rep_(std::make_unique<Rep>()) {
+  if (!options_.now_unix_ms) {
+    options_.now_unix_ms = [] {
+      return std::chrono::duration_cast<std::chrono::milliseconds>(
+                 std::chrono::system_clock::now().time_since_epoch())
+          .count();
+    };
+  }
+}
+
+Compactor::~Compactor() = default;
+
+Result<PassReport> Compactor::RunPass(const PassHooks& hooks, PassReport* out) {
+  PassReport local;
+  PassReport& report = out ? *out : local;
+  report = PassReport{};
+  SINKD_RETURN_IF_ERROR(options_.Validate());
+  const row::ColumnTable& table = *options_.table;
+
+  Result<std::vector<lake::StoredObject>> listed = destination_.List(options_.prefix + "/");
+  if (!listed.ok()) return listed.status().As(Status::Redeliver).WithContext("list lake");
+  std::map<std::string, std::vector<Object>> partitions;
+  std::vector<lake::StoredObject> objects;
+  for (lake::StoredObject& stored : *listed) {
+    std::optional<ObjectKey> parsed = ParseObjectKey(table, options_.prefix, stored.key);
+    if (!parsed) continue;
+    objects.push_back(stored);
+    partitions[parsed->partition].push_back(Object{std::move(stored), std::move(*parsed)});
+  }
+  report.partitions = partitions.size();
+  std::set<std::string> refused;
+  auto refuse = [&](const std::string& key, const Status& why) {
+    if (refused.insert(key).second) report.refused.push_back(why.message());
+  };
+
+  // Outputs and the merges they complete. A merge's inputs count as superseded only once every
+  // output of that merge is there: a split merge cut short by a crash covers only part of them.
+  std::map<std::string, std::vector<std::string>> supersedes;  // youngest output → inputs
+  for (auto& [partition, members] : partitions) {
+    std::map<std::string, std::vector<std::pair<const Object*, OutputFooter>>> merges;
+    for (const Object& o : members) {
+      if (!o.parsed.output) continue;
+      auto stem = OutputStem(o.parsed.name);
+      if (!stem) continue;
+      Rep::Cached& cached = rep_->outputs[o.stored.key];
+      if (cached.size != o.stored.size || (!cached.output && cached.refused.ok())) {
+        cached = Rep::Cached{o.stored.size, std::nullopt, Status::OK()};
+        const std::string key = o.stored.key;
+        auto footer = parquet::ReadFooter(
+            [&](uint64_t offset, uint64_t length) {
+              Result<std::string> bytes = destination_.Read(key, offset, length);
+              if (bytes.ok()) report.bytes_read += bytes->size();
+              return bytes;
+            },
+            o.stored.size, key);
+        if (!footer.ok() && footer.status().IsNotFound()) continue;  // deleted meanwhile
+        if (!footer.ok() && !footer.status().IsRefuse()) {
+          rep_->outputs.erase(key);
+          return footer.status().As(Status::Redeliver).WithContext("read footer");
+        }
+        Result<OutputFooter> parsed =
+            footer.ok() ? ParseOutputFooter(*footer, key) : Result<OutputFooter>(footer.status());
+        if (parsed.ok()) {
+          cached.output = std::move(*parsed);
+        } else {
+          cached.refused = parsed.status();
+        }
+      }
+      if (!cached.refused.ok()) {
+        refuse(o.stored.key, cached.refused);
+        continue;
+      }
+      if (stem->second.has_value() != (cached.output->outputs > 1) ||
+          stem->second.value_or(0) != cached.output->index) {
+        continue;  // a name that does not match its footer: not part of any merge
+      }
+      merges[stem->first].emplace_back(&o, *cached.output);
+    }
+    for (auto& [stem, parts] : merges) {
+      const OutputFooter& first = parts.front().second;
+      bool complete = parts.size() == first.outputs;
+      std::set<uint64_t> indices;
+      uint64_t rows = 0;
+      const Object* youngest = nullptr;
+      for (const auto& [object, footer] : parts) {
+        complete = complete && footer.outputs == first.outputs &&
+                   footer.supersedes == first.supersedes && footer.rows_out == first.rows_out;
+        indices.insert(footer.index);
+        rows += footer.rows;
+        if (!youngest || object->stored.modified_unix_ms > youngest->stored.modified_unix_ms) {
+          youngest = object;
+        }
+      }
+      complete = complete && indices.size() == first.outputs && rows == first.rows_out;
+      if (complete) supersedes[youngest->stored.key] = first.supersedes;
+    }
+  }
+
+  const int64_t now = options_.now_unix_ms();
+  GracePlan grace = PlanDeletions(GraceInputs{&objects, &supersedes, now, options_.grace_ms});
+  std::set<std::string> deleted;
+  for (const std::string& key : grace.due) {
+    Status s = destination_.Delete(key);
+    if (!s.ok()) {
+      if (!deleted.empty()) (void)destination_.Sync();
+      return s.As(Status::Redeliver).WithContext("delete " + key);
+    }
+    deleted.insert(key);
+    ++report.inputs_deleted;
+  }
+  if (!deleted.empty()) {
+    Status s = destination_.Sync();
+    if (!s.ok()) return s.As(Status::Redeliver).WithContext("sync lake after deletions");
+  }
+
+  uint64_t done = 0;
+  bool stopped = false;
+  for (auto& [partition, members] : partitions) {
+    if (!stopped && hooks.stop_requested && hooks.stop_requested()) stopped = true;
+    std::vector<const Object*> live;
+    for (const Object& o : members) {
+      if (deleted.count(o.stored.key) || grace.superseded.count(o.stored.key) ||
+          refused.count(o.stored.key)) {
+        continue;
+      }
+      live.push_back(&o);
+    }
+    const int64_t end = *DateEndUnixMs(members.front().parsed.date);
+    PolicyInputs policy{options_.target_bytes, options_.min_parts,
+                        now >= end + options_.settle_ms};
+    bool merged = false, pending = false;
+    // Re-planned after a refusal: the refused Part leaves the candidates, the rest still merge.
+    for (size_t round = 0; round <= members.size(); ++round) {
+      std::vector<Candidate> candidates;
+      for (const Object* o : live) {
+        candidates.push_back(Candidate{o->stored.key, o->stored.size, o->parsed.output});
+      }
+      std::vector<std::vector<size_t>> plan = PlanMerges(candidates, policy);
+      if (plan.empty()) break;
+      if (stopped) {
+        pending = true;
+        break;
+      }
+      bool replan = false;
+      for (const std::vector<size_t>& merge : plan) {
+        if (hooks.stop_requested && hooks.stop_requested()) {
+          stopped = pending = true;
+          break;
+        }
+        MergeSpec spec;
+        spec.table = &table;
+        spec.partition = partition;
+        spec.partition_values = members.front().parsed.values;
+        spec.values_exact = members.front().parsed.exact;
+        for (size_t i : merge) spec.inputs.push_back(InputRef{live[i]->stored.key, live[i]->stored.size});
+        spec.target_bytes = options_.target_bytes;
+        spec.parquet = options_.parquet;
+        Result<MergeOutcome> outcome = Merge(destination_, spec, hooks.on_output);
+        if (!outcome.ok()) return outcome.status().WithContext("compact " + partition);
+        report.bytes_read += outcome->bytes_read;
+        report.bytes_written += outcome->bytes_written;
+        report.outputs += outcome->outputs.size();
+        if (!outcome->outputs.empty()) merged = true;
+        if (outcome->taken > 0) ++report.merges_discarded;
+        if (outcome->kind == MergeOutcome::Kind::kMerged) {
+          report.rows_in += outcome->counts.rows_in;
+          report.rows_out += outcome->counts.rows_out;
+          report.duplicates_dropped += outcome->counts.duplicates_dropped;
+          continue;
+        }
+        pending = true;
+        if (outcome->kind == MergeOutcome::Kind::kVanished) {
+          ++report.merges_discarded;
+          break;  // another compactor is at work here: the next pass sees its result
+        }
+        refuse(outcome->input, outcome->why);
+        live.erase(std::remove_if(live.begin(), live.end(),
+                                  [&](const Object* o) { return o->stored.key == outcome->input; }),
+                   live.end());
+        replan = true;
+        break;
+      }
+      if (!replan) break;
+      pending = false;
+    }
+    if (merged) ++report.partitions_merged;
+    if (pending) ++report.partitions_pending;
+    if (hooks.on_partition) hooks.on_partition(++done, report.partitions);
+  }
+  if (!report.refused.empty()) {
+    std::string all;
+    for (const std::string& why : report.refused) all += (all.empty() ? "" : "; ") + why;
+    return Status::Refuse(std::to_string(report.refused.size()) +
+                          " Part(s) cannot be read and were left in place: " + all);
+  }
+  return report;
+}
+
+}  // namespace sinkd::compact

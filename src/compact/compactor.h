@@ -1,0 +1,114 @@
+// Compactor merges a lake's small Parts, partition by partition, into larger outputs with one row
+// per event id, and deletes what those outputs supersede once no reader can still need it.
+//
+// A pass, in this order:
+//   1. List `<prefix>/`. Only keys in a partition directory of the table
+//      (`<prefix>/date=YYYY-MM-DD/<column>=<value>/…/<name>.parquet`) are objects of the lake;
+//      anything else (dead letters, `.incomplete` files, foreign layouts) is never read, merged or
+//      deleted.
+//   2. Due deletions: an object is deleted when an output (`compact-….parquet`, footer
+//      `sinkd.source` = "compact") names it in `sinkd.supersedes` and that output appeared
+//      (StoredObject::modified_unix_ms) at least grace_ms ago. Oldest first, so an output is
+//      never gone while something it supersedes is still there.
+//   3. Merges the policy picks (compact/policy.h), each placed through lake::Place (never
+//      replacing a key) before anything else is touched. An input is never deleted by the pass
+//      that merged it: readers that listed it a moment ago can still open it for grace_ms.
+// Readers see, at any moment, every row at least once: duplicates while an output and its inputs
+// both exist, which the README's dedupe query removes.
+// Outputs: `<partition directories>/compact-<32 hex>.parquet` (or `-<i>` for i = 0, 1, … when the
+// merge is split at about target_bytes), the hex a SHA-256 over the sorted input keys and sizes,
+// so the same inputs give the same key and the same bytes (a second compactor meets kSame; one
+// whose bytes differ meets kTaken and discards its work: the output that stands covers the same
+// inputs). Rows sorted by (time, id), one per id: the earliest time, ties broken by the row's
+// values, so the merge is deterministic. Footer metadata, in order: sinkd.table,
+// sinkd.schema_version, sinkd.source = "compact", sinkd.supersedes (JSON array of input keys,
+// sorted), sinkd.stamps (union of the inputs' elements, sorted by their text, duplicates once),
+// sinkd.compaction ({"rows_in","rows_out","duplicates_dropped","inputs","outputs","index"}).
+// Memory: streams; one decoded row group per input plus one output row group, and 16 bytes per
+// distinct id of the merge for the dedupe.
+// Ownership: borrows the Destination and the table (must outlive the Compactor).
+// Threads: one thread at a time. Several Compactors (processes, machines) may run on one lake at
+// once, beside drains writing into it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "lake/destination.h"
+#include "lake/lake_writer.h"
+#include "parquet/writer_options.h"
+#include "row/column_table.h"
+
+namespace sinkd::compact {
+
+struct CompactOptions {
+  const row::ColumnTable* table = nullptr;  // ledger, audit, outbox_events, outbox_audit
+  std::string prefix;                       // first key segment ("ledger", or the sink's prefix)
+  uint64_t target_bytes = 256ull << 20;     // about this many bytes per output
+  uint32_t min_parts = 8;                   // an open date's small Parts merge from this many
+  int64_t settle_ms = 3600 * 1000;          // a UTC date is "closed" settle_ms after its end
+  int64_t grace_ms = 3600 * 1000;           // an input outlives the output superseding it this long
+  std::string instance;                     // for logs only
+  parquet::WriterOptions parquet = lake::LakePartOptions();
+  std::function<int64_t()> now_unix_ms;     // clock seam for tests; empty: the system clock
+
+  // Refuse naming the option: no table, a prefix that is not '/'-separated safe tokens (or lies
+  // under dead-letters/), target_bytes under 1 MiB, min_parts under 2, a negative settle or grace,
+  // Parquet options a lake Part cannot have.
+  Status Validate() const;
+};
+
+struct OutputReport {
+  std::string key;
+  uint64_t rows_in = 0, rows_out = 0, duplicates_dropped = 0, bytes = 0;  // rows_*: the merge's
+  std::vector<std::string> supersedes;  // the merge's inputs, sorted
+  bool found_in_place = false;          // kSame: another compactor had placed these bytes
+};
+
+struct PassReport {
+  uint64_t partitions = 0, partitions_merged = 0, partitions_pending = 0;  // pending: backlog after
+  uint64_t outputs = 0, inputs_deleted = 0, rows_in = 0, rows_out = 0, duplicates_dropped = 0;
+  uint64_t bytes_read = 0, bytes_written = 0;
+  // Parts the pass could not read ("<key>: <why>"): left untouched, skipped, reported here and in
+  // RunPass's Refuse.
+  std::vector<std::string> refused;
+  // Merges given up because another compactor's output took their key with other bytes, or an
+  // input vanished under them (deleted by another compactor): nothing lost, nothing written.
+  uint64_t merges_discarded = 0;
+};
+
+struct PassHooks {
+  std::function<bool()> stop_requested;                             // checked between merges
+  std::function<void(uint64_t done, uint64_t total)> on_partition;  // progress
+  std::function<void(const OutputReport&)> on_output;               // one log line per output
+};
+
+class Compactor {
+ public:
+  Compactor(lake::Destination& destination, CompactOptions options);
+  ~Compactor();
+  Compactor(const Compactor&) = delete;
+  Compactor& operator=(const Compactor&) = delete;
+
+  // One pass: due deletions first, then the merges the policy picks, partitions in key order.
+  // Returns the report when every store call succeeded and every Part could be read. Errors:
+  // Redeliver for a store failure (list, read, place, delete, sync: the next pass retries; what
+  // was placed stays placed), Refuse naming the Parts that cannot be read when the pass otherwise
+  // completed (those Parts are left untouched and skipped; every other partition was compacted).
+  // `report`, when given, receives the counts even when an error is returned.
+  Result<PassReport> RunPass(const PassHooks& hooks, PassReport* report = nullptr);
+
+  const CompactOptions& options() const { return options_; }
+
+ private:
+  struct Rep;
+  lake::Destination& destination_;
+  CompactOptions options_;
+  std::unique_ptr<Rep> rep_;
+};
+
+}  // namespace sinkd::compact

@@ -1,0 +1,659 @@
+#include "compact/merge.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <numeric>
+
+#include "batch/part_schema.h"
+#include "compact/id_set.h"
+#include "lake/lake_writer.h"
+#include "parquet/part_reader.h"
+
+namespace sinkd::compact {
+
+namespace {
+
+using parquet::ColumnValues;
+using parquet::PhysicalType;
+using row::ColumnType;
+
+PhysicalType PhysicalOf(ColumnType type) {
+  switch (type) {
+    case ColumnType::kString: return PhysicalType::kByteArray;
+    case ColumnType::kInt32: return PhysicalType::kInt32;
+    case ColumnType::kInt64:
+    case ColumnType::kTimestamp: return PhysicalType::kInt64;
+    case ColumnType::kDouble: return PhysicalType::kDouble;
+    case ColumnType::kBool: return PhysicalType::kBoolean;
+  }
+  return PhysicalType::kByteArray;
+}
+
+bool AnnotationFits(ColumnType type, parquet::Annotation a) {
+  switch (type) {
+    case ColumnType::kString: return a == parquet::Annotation::kString;
+    // TIMESTAMP(MICROS, isAdjustedToUTC=false) is what DuckDB writes for the Go sink's UTC
+    // instants: the same microseconds, written back as UTC.
+    case ColumnType::kTimestamp:
+      return a == parquet::Annotation::kTimestampMicrosUtc ||
+             a == parquet::Annotation::kTimestampMicrosNaive;
+    default: return a == parquet::Annotation::kNone;
+  }
+}
+
+// One input: its reader, how its columns map onto the table's, and the row it stands on.
+struct Cursor {
+  std::string key;
+  std::unique_ptr<parquet::PartReader> reader;
+  std::vector<int> file_columns;  // file column indices read, in table order of their columns
+  std::vector<int> slot;          // table column → index into values, or -1 (not in the file)
+  const std::vector<std::string>* partition_values = nullptr;  // by table column; "" otherwise
+  std::vector<int> partition_index;  // table column → index into partition_values, or -1
+  bool memory = false;            // read whole and sorted in memory
+  std::vector<ColumnValues> values;
+  size_t row_group = 0;           // next row group to load (streaming)
+  size_t rows = 0;                // rows in `values`
+  size_t pos = 0;                 // position among them
+  std::vector<uint32_t> order;    // memory: the sorted permutation
+  bool done = false;
+  int64_t prev_time = 0;
+  std::string prev_id;
+  bool has_prev = false;
+
+  size_t Row() const { return memory ? order[pos] : pos; }
+};
+
+struct Cell {
+  bool null = false;
+  int64_t i = 0;
+  uint64_t bits = 0;
+  std::string_view s;
+};
+
+class Merger {
+ public:
+  Merger(lake::Destination& destination, const MergeSpec& spec)
+      : destination_(destination), spec_(spec), table_(*spec.table) {
+    for (size_t c = 0, p = 0; c < table_.columns.size(); ++c) {
+      partition_index_.push_back(table_.columns[c].partition ? static_cast<int>(p++) : -1);
+    }
+  }
+
+  Result<MergeOutcome> Run(const std::function<void(const OutputReport&)>& on_output);
+
+ private:
+  // Opens input `i`; a Refuse or NotFound becomes the outcome.
+  Status Open(size_t i);
+  Status CheckShape(Cursor& cursor);
+  Status Load(Cursor& cursor);              // the next row group, or the whole file (memory)
+  Status Advance(Cursor& cursor);
+  Status PrePass();
+  Status Start();                           // every cursor on its first row, the heap built
+  Status WriteOutput(lake::PartUpload& upload, uint64_t index, uint64_t* bytes);
+  Status FlushRowGroup(parquet::PartWriter& writer);
+  void AppendRow(const Cursor& cursor, size_t row);
+
+  Cell CellOf(const Cursor& cursor, size_t row, int column) const;
+  int CompareRows(const Cursor& a, size_t ra, const Cursor& b, size_t rb) const;
+  Status Fail(const Cursor& cursor, const Status& s);
+
+  lake::Destination& destination_;
+  const MergeSpec& spec_;
+  const row::ColumnTable& table_;
+  std::vector<int> partition_index_;
+  std::vector<Cursor> cursors_;
+  std::vector<int> heap_;
+  IdSet seen_;
+  parquet::Schema schema_;
+  std::vector<ColumnValues> out_;  // the output row group being built
+  size_t out_rows_ = 0;
+  std::vector<uint32_t> iota_;
+  uint64_t rows_per_output_ = UINT64_MAX;
+  uint64_t emitted_ = 0, dropped_ = 0;
+  std::vector<std::string> stamps_;
+  MergeOutcome outcome_;
+  bool unsorted_found_ = false;  // a streaming input turned out unsorted: restart
+};
+
+Status Merger::Fail(const Cursor& cursor, const Status& s) {
+  if (s.ok()) return s;
+  if (s.IsNotFound()) {
+    outcome_.kind = MergeOutcome::Kind::kVanished;
+    outcome_.input = cursor.key;
+  } else if (s.IsRefuse() || s.IsReject()) {
+    outcome_.kind = MergeOutcome::Kind::kRefused;
+    outcome_.input = cursor.key;
+    outcome_.why = s.As(Status::Refuse);
+  }
+  return s;
+}
+
+Status Merger::Open(size_t i) {
+  Cursor& cursor = cursors_[i];
+  const InputRef& input = spec_.inputs[i];
+  cursor.key = input.key;
+  parquet::ReadAt read = [this, key = input.key](uint64_t offset, uint64_t length) {
+    Result<std::string> bytes = destination_.Read(key, offset, length);
+    if (bytes.ok()) outcome_.bytes_read += bytes->size();
+    return bytes;
+  };
+  auto reader = parquet::PartReader::Open(std::move(read), input.size, input.key);
+  if (!reader.ok()) return Fail(cursor, reader.status());
+  cursor.reader = std::move(*reader);
+  return Fail(cursor, CheckShape(cursor));
+}
+
+Status Merger::CheckShape(Cursor& cursor) {
+  const parquet::FileFooter& footer = cursor.reader->footer();
+  cursor.slot.assign(table_.columns.size(), -1);
+  std::vector<int> file_of(table_.columns.size(), -1);
+  for (size_t f = 0; f < footer.columns.size(); ++f) {
+    const parquet::ColumnInfo& info = footer.columns[f];
+    const int c = row::ColumnIndex(table_, info.name);
+    if (c < 0) {
+      return Status::Refuse(cursor.key + ": column " + info.name + " is not a column of " +
+                            std::string(table_.name) + ": merging would lose it");
+    }
+    if (file_of[c] >= 0) return Status::Refuse(cursor.key + ": column " + info.name + " twice");
+    const row::ColumnSpec& spec = table_.columns[c];
+    if (info.physical != PhysicalOf(spec.type) || !AnnotationFits(spec.type, info.annotation)) {
+      return Status::Refuse(cursor.key + ": column " + info.name + " is not " +
+                            std::string(row::ColumnTypeName(spec.type)) + " as in " +
+                            std::string(table_.name));
+    }
+    file_of[c] = static_cast<int>(f);
+  }
+  for (int c : {table_.time_column, table_.id_column}) {
+    if (file_of[c] < 0) {
+      return Status::Refuse(cursor.key + ": no " + std::string(table_.columns[c].name) +
+                            " column: its rows cannot be ordered or deduplicated");
+    }
+    for (const parquet::RowGroupInfo& rg : footer.row_groups) {
+      if (rg.columns[file_of[c]].null_count > 0) {
+        return Status::Refuse(cursor.key + ": column " + std::string(table_.columns[c].name) +
+                              " holds NULLs");
+      }
+    }
+  }
+  for (size_t c = 0; c < table_.columns.size(); ++c) {
+    if (file_of[c] < 0 && table_.columns[c].partition && !spec_.values_exact) {
+      return Status::Refuse(cursor.key + ": no " + std::string(table_.columns[c].name) +
+                            " column, and the key's segment is shortened: the exact value is "
+                            "unknown");
+    }
+    if (file_of[c] >= 0) {
+      cursor.slot[c] = static_cast<int>(cursor.file_columns.size());
+      cursor.file_columns.push_back(file_of[c]);
+    }
+  }
+  cursor.partition_values = &spec_.partition_values;
+  cursor.partition_index = partition_index_;
+  // sinkd writes every Part sorted by (time, id); anything else is sorted here (and a sinkd Part
+  // found out of order is, too: Advance notices).
+  cursor.memory = footer.created_by.rfind("sinkd", 0) != 0;
+  if (auto stamps = footer.Find("sinkd.stamps")) {
+    Status s = AppendStamps(*stamps, stamps_);
+    if (!s.ok()) return s.WithContext(cursor.key);
+  }
+  return Status::OK();
+}
+
+Cell Merger::CellOf(const Cursor& cursor, size_t row, int column) const {
+  Cell cell;
+  const int slot = cursor.slot[column];
+  if (slot < 0) {
+    const int p = partition_index_[column];
+    if (p < 0) {
+      cell.null = true;
+    } else {
+      cell.s = (*cursor.partition_values)[p];
+    }
+    return cell;
+  }
+  const ColumnValues& v = cursor.values[slot];
+  if (!v.defined.empty() && v.defined[row] == 0) {
+    cell.null = true;
+    return cell;
+  }
+  switch (v.physical) {
+    case PhysicalType::kBoolean: cell.i = v.bools[row]; break;
+    case PhysicalType::kInt32: cell.i = v.int32s[row]; break;
+    case PhysicalType::kInt64: cell.i = v.int64s[row]; break;
+    case PhysicalType::kDouble: cell.bits = std::bit_cast<uint64_t>(v.doubles[row]); break;
+    case PhysicalType::kByteArray:
+      cell.s = std::string_view(v.bytes).substr(v.offsets[row], v.offsets[row + 1] - v.offsets[row]);
+      break;
+  }
+  return cell;
+}
+
+int Compare(const Cell& a, const Cell& b) {
+  if (a.null != b.null) return a.null ? -1 : 1;
+  if (a.i != b.i) return a.i < b.i ? -1 : 1;
+  if (a.bits != b.bits) return a.bits < b.bits ? -1 : 1;
+  const int s = a.s.compare(b.s);
+  return s < 0 ? -1 : s > 0 ? 1 : 0;
+}
+
+// (time, id), then every other column in table order: a total order on rows, so the row kept for
+// an id and the output's order depend on the rows alone.
+int Merger::CompareRows(const Cursor& a, size_t ra, const Cursor& b, size_t rb) const {
+  int r = Compare(CellOf(a, ra, table_.time_column), CellOf(b, rb, table_.time_column));
+  if (r != 0) return r;
+  r = Compare(CellOf(a, ra, table_.id_column), CellOf(b, rb, table_.id_column));
+  if (r != 0) return r;
+  for (size_t c = 0; c < table_.columns.size(); ++c) {
+    const int col = static_cast<int>(c);
+    if (col == table_.time_column || col == table_.id_column) continue;
+    r = Compare(CellOf(a, ra, col), CellOf(b, rb, col));
+    if (r != 0) return r;
+  }
+  return 0;
+}
+
+void AppendValues(ColumnValues& to, ColumnValues&& from, size_t to_rows) {
+  const size_t n = from.size();
+  if (!from.defined.empty() || !to.defined.empty()) {
+    if (to.defined.empty()) to.defined.assign(to_rows, 1);
+    if (from.defined.empty()) {
+      to.defined.insert(to.defined.end(), n, 1);
+    } else {
+      to.defined.insert(to.defined.end(), from.defined.begin(), from.defined.end());
+    }
+  }
+  switch (from.physical) {
+    case PhysicalType::kBoolean:
+      to.bools.insert(to.bools.end(), from.bools.begin(), from.bools.end());
+      break;
+    case PhysicalType::kInt32:
+      to.int32s.insert(to.int32s.end(), from.int32s.begin(), from.int32s.end());
+      break;
+    case PhysicalType::kInt64:
+      to.int64s.insert(to.int64s.end(), from.int64s.begin(), from.int64s.end());
+      break;
+    case PhysicalType::kDouble:
+      to.doubles.insert(to.doubles.end(), from.doubles.begin(), from.doubles.end());
+      break;
+    case PhysicalType::kByteArray: {
+      const uint32_t base = static_cast<uint32_t>(to.bytes.size());
+      to.bytes += from.bytes;
+      for (size_t i = 1; i < from.offsets.size(); ++i) to.offsets.push_back(base + from.offsets[i]);
+      break;
+    }
+  }
+}
+
+Status Merger::Load(Cursor& cursor) {
+  const parquet::FileFooter& footer = cursor.reader->footer();
+  cursor.values.clear();
+  cursor.rows = 0;
+  cursor.pos = 0;
+  if (!cursor.memory) {
+    while (cursor.row_group < footer.row_groups.size() &&
+           footer.row_groups[cursor.row_group].rows == 0) {
+      ++cursor.row_group;
+    }
+    if (cursor.row_group >= footer.row_groups.size()) {
+      cursor.done = true;
+      return Status::OK();
+    }
+    auto values = cursor.reader->ReadRowGroup(cursor.row_group++, cursor.file_columns);
+    if (!values.ok()) return Fail(cursor, values.status());
+    cursor.values = std::move(*values);
+    cursor.rows = footer.row_groups[cursor.row_group - 1].rows;
+    return Status::OK();
+  }
+  if (cursor.row_group > 0) {
+    cursor.done = true;
+    return Status::OK();
+  }
+  // The whole file as one run: every row group appended, then a sorted permutation.
+  for (; cursor.row_group < footer.row_groups.size(); ++cursor.row_group) {
+    auto values = cursor.reader->ReadRowGroup(cursor.row_group, cursor.file_columns);
+    if (!values.ok()) return Fail(cursor, values.status());
+    if (cursor.values.empty()) {
+      cursor.values = std::move(*values);
+    } else {
+      for (size_t s = 0; s < values->size(); ++s) {
+        AppendValues(cursor.values[s], std::move((*values)[s]), cursor.rows);
+      }
+    }
+    cursor.rows += footer.row_groups[cursor.row_group].rows;
+  }
+  cursor.row_group = std::max<size_t>(cursor.row_group, 1);
+  if (cursor.rows == 0) {
+    cursor.done = true;
+    return Status::OK();
+  }
+  cursor.order.resize(cursor.rows);
+  std::iota(cursor.order.begin(), cursor.order.end(), 0u);
+  std::stable_sort(cursor.order.begin(), cursor.order.end(), [&](uint32_t a, uint32_t b) {
+    return CompareRows(cursor, a, cursor, b) < 0;
+  });
+  return Status::OK();
+}
+
+Status Merger::Advance(Cursor& cursor) {
+  if (++cursor.pos >= cursor.rows) SINKD_RETURN_IF_ERROR(Load(cursor));
+  if (cursor.done || cursor.memory) return Status::OK();
+  const size_t row = cursor.Row();
+  const Cell time = CellOf(cursor, row, table_.time_column);
+  const Cell id = CellOf(cursor, row, table_.id_column);
+  if (cursor.has_prev && (time.i < cursor.prev_time ||
+                          (time.i == cursor.prev_time && id.s < cursor.prev_id))) {
+    unsorted_found_ = true;
+    cursor.memory = true;
+    return Status::Retry(cursor.key + ": not sorted by (time, id)");
+  }
+  cursor.has_prev = true;
+  cursor.prev_time = time.i;
+  cursor.prev_id.assign(id.s);
+  return Status::OK();
+}
+
+// Split merges only: the distinct ids over every input (the merge's rows_out), and whether each
+// streamed input really is in order, reading only the time and id columns.
+Status Merger::PrePass() {
+  for (Cursor& cursor : cursors_) {
+    const parquet::FileFooter& footer = cursor.reader->footer();
+    const int columns[2] = {cursor.file_columns[cursor.slot[table_.time_column]],
+                            cursor.file_columns[cursor.slot[table_.id_column]]};
+    bool has_prev = false;
+    int64_t prev_time = 0;
+    std::string prev_id;
+    for (size_t rg = 0; rg < footer.row_groups.size(); ++rg) {
+      auto values = cursor.reader->ReadRowGroup(rg, columns);
+      if (!values.ok()) return Fail(cursor, values.status());
+      const ColumnValues& times = (*values)[0];
+      const ColumnValues& ids = (*values)[1];
+      for (size_t r = 0; r < ids.size(); ++r) {
+        const std::string_view id =
+            std::string_view(ids.bytes).substr(ids.offsets[r], ids.offsets[r + 1] - ids.offsets[r]);
+        seen_.Insert(id);
+        if (cursor.memory) continue;
+        const int64_t t = times.int64s[r];
+        if (has_prev && (t < prev_time || (t == prev_time && id < prev_id))) cursor.memory = true;
+        has_prev = true;
+        prev_time = t;
+        prev_id.assign(id);
+      }
+    }
+  }
+  return Status::OK();
+}
+
+Status Merger::Start() {
+  heap_.clear();
+  for (size_t i = 0; i < cursors_.size(); ++i) {
+    Cursor& cursor = cursors_[i];
+    cursor.row_group = 0;
+    cursor.done = false;
+    cursor.has_prev = false;
+    SINKD_RETURN_IF_ERROR(Load(cursor));
+    if (cursor.done) continue;
+    if (!cursor.memory) {
+      const size_t row = cursor.Row();
+      cursor.has_prev = true;
+      cursor.prev_time = CellOf(cursor, row, table_.time_column).i;
+      cursor.prev_id.assign(CellOf(cursor, row, table_.id_column).s);
+    }
+    heap_.push_back(static_cast<int>(i));
+  }
+  std::make_heap(heap_.begin(), heap_.end(), [this](int a, int b) {
+    return CompareRows(cursors_[a], cursors_[a].Row(), cursors_[b], cursors_[b].Row()) > 0;
+  });
+  return Status::OK();
+}
+
+void Merger::AppendRow(const Cursor& cursor, size_t row) {
+  for (size_t c = 0; c < table_.columns.size(); ++c) {
+    const Cell cell = CellOf(cursor, row, static_cast<int>(c));
+    ColumnValues& v = out_[c];
+    if (schema_[c].optional) v.defined.push_back(cell.null ? 0 : 1);
+    switch (v.physical) {
+      case PhysicalType::kBoolean: v.bools.push_back(static_cast<uint8_t>(cell.i)); break;
+      case PhysicalType::kInt32: v.int32s.push_back(static_cast<int32_t>(cell.i)); break;
+      case PhysicalType::kInt64: v.int64s.push_back(cell.i); break;
+      case PhysicalType::kDouble: v.doubles.push_back(std::bit_cast<double>(cell.bits)); break;
+      case PhysicalType::kByteArray:
+        v.bytes.append(cell.s);
+        v.offsets.push_back(static_cast<uint32_t>(v.bytes.size()));
+        break;
+    }
+  }
+  ++out_rows_;
+}
+
+Status Merger::FlushRowGroup(parquet::PartWriter& writer) {
+  if (out_rows_ == 0) return Status::OK();
+  parquet::TableView view;
+  view.rows = out_rows_;
+  bool any_optional = false;
+  for (size_t c = 0; c < out_.size(); ++c) {
+    const ColumnValues& v = out_[c];
+    switch (v.physical) {
+      case PhysicalType::kBoolean: view.columns.emplace_back(std::span<const uint8_t>(v.bools)); break;
+      case PhysicalType::kInt32: view.columns.emplace_back(std::span<const int32_t>(v.int32s)); break;
+      case PhysicalType::kInt64: view.columns.emplace_back(std::span<const int64_t>(v.int64s)); break;
+      case PhysicalType::kDouble: view.columns.emplace_back(std::span<const double>(v.doubles)); break;
+      case PhysicalType::kByteArray:
+        view.columns.emplace_back(
+            parquet::StringArray{std::span<const uint32_t>(v.offsets), std::string_view(v.bytes)});
+        break;
+    }
+    any_optional = any_optional || schema_[c].optional;
+  }
+  if (any_optional) {
+    for (const ColumnValues& v : out_) view.defined.emplace_back(v.defined);
+  }
+  if (iota_.size() < out_rows_) {
+    iota_.resize(out_rows_);
+    std::iota(iota_.begin(), iota_.end(), 0u);
+  }
+  Status s = writer.WriteRows(view, std::span<const uint32_t>(iota_).first(out_rows_));
+  for (ColumnValues& v : out_) {
+    v.bools.clear();
+    v.int32s.clear();
+    v.int64s.clear();
+    v.doubles.clear();
+    v.bytes.clear();
+    v.offsets.assign(1, 0);
+    v.defined.clear();
+  }
+  out_rows_ = 0;
+  return s;
+}
+
+Status Merger::WriteOutput(lake::PartUpload& upload, uint64_t index, uint64_t* bytes) {
+  parquet::PartWriter writer(schema_, spec_.parquet, upload);
+  uint64_t rows = 0;
+  Status s;
+  while (s.ok() && rows < rows_per_output_ && !heap_.empty()) {
+    auto greater = [this](int a, int b) {
+      return CompareRows(cursors_[a], cursors_[a].Row(), cursors_[b], cursors_[b].Row()) > 0;
+    };
+    std::pop_heap(heap_.begin(), heap_.end(), greater);
+    const int top = heap_.back();
+    heap_.pop_back();
+    Cursor& cursor = cursors_[top];
+    const size_t row = cursor.Row();
+    if (seen_.Insert(CellOf(cursor, row, table_.id_column).s)) {
+      // A NULL reaching a REQUIRED output column means a footer's statistics counted no NULL
+      // where there was one: refuse the Part rather than write a placeholder as a value.
+      for (size_t c = 0; c < table_.columns.size(); ++c) {
+        if (!schema_[c].optional && CellOf(cursor, row, static_cast<int>(c)).null) {
+          return Fail(cursor, Status::Refuse(cursor.key + ": column " + schema_[c].name +
+                                             " holds a NULL its statistics do not count"));
+        }
+      }
+      AppendRow(cursor, row);
+      ++rows;
+      if (out_rows_ >= spec_.parquet.row_group_rows) s = FlushRowGroup(writer);
+    } else {
+      ++dropped_;
+    }
+    if (!s.ok()) break;
+    s = Advance(cursor);
+    if (!s.ok()) break;
+    if (!cursor.done) {
+      heap_.push_back(top);
+      std::push_heap(heap_.begin(), heap_.end(), greater);
+    }
+  }
+  if (s.ok()) s = FlushRowGroup(writer);
+  emitted_ += rows;
+  if (s.ok()) {
+    MergeCounts counts = outcome_.counts;
+    if (rows_per_output_ == UINT64_MAX) {  // the only output: the counts are complete now
+      counts.rows_out = emitted_;
+      counts.duplicates_dropped = counts.rows_in - counts.rows_out;
+    }
+    std::vector<std::string> supersedes;
+    for (const InputRef& in : spec_.inputs) supersedes.push_back(in.key);
+    s = writer.Finish(OutputMetadata(table_, supersedes, stamps_, counts, index));
+  }
+  if (!s.ok()) writer.Abandon();
+  *bytes = writer.bytes_written();
+  return s;
+}
+
+Result<MergeOutcome> Merger::Run(const std::function<void(const OutputReport&)>& on_output) {
+  cursors_.resize(spec_.inputs.size());
+  for (size_t i = 0; i < cursors_.size(); ++i) {
+    Status s = Open(i);
+    if (outcome_.kind != MergeOutcome::Kind::kMerged) return std::move(outcome_);
+    if (!s.ok()) return s.As(Status::Redeliver);
+  }
+  SortUnique(stamps_);
+
+  // The output's shape: the table's, a column OPTIONAL where some input cannot give every row a
+  // value (it lacks the column, or holds NULLs in it).
+  schema_ = batch::FileSchema(table_);
+  uint64_t input_bytes = 0;
+  for (size_t i = 0; i < cursors_.size(); ++i) {
+    const parquet::FileFooter& footer = cursors_[i].reader->footer();
+    outcome_.counts.rows_in += footer.rows;
+    input_bytes += spec_.inputs[i].size;
+    for (size_t c = 0; c < table_.columns.size(); ++c) {
+      const int slot = cursors_[i].slot[c];
+      if (slot < 0) {
+        if (!table_.columns[c].partition) schema_[c].optional = true;
+        continue;
+      }
+      const int f = cursors_[i].file_columns[slot];
+      for (const parquet::RowGroupInfo& rg : footer.row_groups) {
+        if (rg.columns[f].null_count > 0) schema_[c].optional = true;
+      }
+    }
+  }
+  outcome_.counts.inputs = cursors_.size();
+  out_.assign(table_.columns.size(), ColumnValues{});
+  for (size_t c = 0; c < table_.columns.size(); ++c) out_[c].physical = schema_[c].physical;
+
+  uint64_t outputs = 1;
+  if (input_bytes > spec_.target_bytes) {
+    Status s = PrePass();
+    if (outcome_.kind != MergeOutcome::Kind::kMerged) return std::move(outcome_);
+    if (!s.ok()) return s.As(Status::Redeliver);
+    const uint64_t rows_out = seen_.size();
+    seen_.Clear();
+    const double estimate = rows_out == 0 || outcome_.counts.rows_in == 0
+                                ? 0.0
+                                : static_cast<double>(input_bytes) * rows_out /
+                                      static_cast<double>(outcome_.counts.rows_in);
+    uint64_t n = std::max<uint64_t>(1, std::llround(estimate / spec_.target_bytes));
+    n = std::min<uint64_t>(n, std::max<uint64_t>(rows_out, 1));
+    if (n > 1) {
+      rows_per_output_ = (rows_out + n - 1) / n;
+      outputs = (rows_out + rows_per_output_ - 1) / rows_per_output_;
+    }
+    outcome_.counts.rows_out = rows_out;
+    outcome_.counts.duplicates_dropped = outcome_.counts.rows_in - rows_out;
+  }
+  if (outputs == 1) rows_per_output_ = UINT64_MAX;
+  outcome_.counts.outputs = outputs;
+  const std::string hash = MergeHash(spec_.inputs);
+
+  for (int attempt = 0;; ++attempt) {
+    unsorted_found_ = false;
+    seen_.Clear();
+    emitted_ = dropped_ = 0;
+    Status started = Start();
+    if (outcome_.kind != MergeOutcome::Kind::kMerged) return std::move(outcome_);
+    if (!started.ok()) return started.As(Status::Redeliver);
+    std::vector<OutputReport> reports;
+    bool restart = false;
+    for (uint64_t index = 0; index < outputs; ++index) {
+      const std::string key = OutputKey(spec_.partition, hash, index, outputs);
+      uint32_t alternative = 0;
+      uint64_t bytes = 0;
+      Status inner;
+      Result<lake::PlacedObject> placed = lake::Place(
+          destination_,
+          [&](uint32_t alt) {
+            alternative = alt;
+            return key;
+          },
+          [&](lake::PartUpload& upload) {
+            // Another compactor's bytes hold the key: the same inputs, the same rows (output i
+            // holds the same share of the same sequence whoever wrote it). Its output stands.
+            if (alternative > 0) return Status::Retry("taken");
+            inner = WriteOutput(upload, index, &bytes);
+            return inner;
+          });
+      if (!placed.ok()) {
+        if (alternative > 0) {
+          ++outcome_.taken;
+          continue;
+        }
+        if (unsorted_found_ && attempt == 0 && index == 0) {
+          restart = true;  // nothing placed yet: once more with that input sorted in memory
+          break;
+        }
+        if (outcome_.kind != MergeOutcome::Kind::kMerged) {
+          outcome_.outputs = std::move(reports);
+          return std::move(outcome_);
+        }
+        if (inner.IsReject()) {  // rows no Parquet reader could take: the merge is refused
+          outcome_.kind = MergeOutcome::Kind::kRefused;
+          outcome_.input = spec_.inputs.front().key;
+          outcome_.why = inner.As(Status::Refuse).WithContext("merge into " + key);
+          outcome_.outputs = std::move(reports);
+          return std::move(outcome_);
+        }
+        return placed.status().As(Status::Redeliver);
+      }
+      OutputReport report;
+      report.key = placed->key;
+      report.rows_in = outcome_.counts.rows_in;
+      report.rows_out = outputs == 1 ? emitted_ : outcome_.counts.rows_out;
+      report.duplicates_dropped = report.rows_in - report.rows_out;
+      report.bytes = bytes;
+      for (const InputRef& in : spec_.inputs) report.supersedes.push_back(in.key);
+      report.found_in_place = placed->placed == lake::Placed::kSame;
+      if (!report.found_in_place) outcome_.bytes_written += bytes;
+      if (on_output) on_output(report);
+      reports.push_back(std::move(report));
+    }
+    if (restart) continue;
+    if (outputs == 1) {
+      outcome_.counts.rows_out = emitted_;
+      outcome_.counts.duplicates_dropped = outcome_.counts.rows_in - emitted_;
+    }
+    outcome_.outputs = std::move(reports);
+    return std::move(outcome_);
+  }
+}
+
+}  // namespace
+
+Result<MergeOutcome> Merge(lake::Destination& destination, const MergeSpec& spec,
+                           const std::function<void(const OutputReport&)>& on_output) {
+  Merger merger(destination, spec);
+  return merger.Run(on_output);
+}
+
+}  // namespace sinkd::compact

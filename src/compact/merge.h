@@ -1,0 +1,59 @@
+// One merge: the inputs of one partition streamed through a k-way merge on (time, id, the row's
+// values) into outputs of about target_bytes, keeping the first row of every id (the earliest
+// time: the row the README's dedupe query keeps; among rows of one id and one time, the least by
+// its values, so the result does not depend on the inputs' order). Each output is placed through
+// lake::Place under its key (compact/output.h), never replacing one.
+// Inputs: every sinkd Part is sorted by (time, id) already and is streamed row group by row
+// group; a Part written by anything else (DuckDB: the Go sink's lake), or a sinkd Part found out
+// of order, is read whole and sorted in memory as one run. Columns are matched by name with the
+// table's: a column the table does not have, a type that differs, or a Part without the time or id
+// column is refused; a missing column is NULL (the output's column is then OPTIONAL: NULL is
+// "not recorded", never ''); a missing partition column takes the key's value. The output has the
+// table's own shape (batch/part_schema.h: types, field ids, Bloom filter, UTC timestamps).
+// A split merge (inputs above target_bytes) first reads the time and id columns of every input
+// to count the distinct ids, so each output's footer can say how many outputs there are and the
+// outputs hold equal shares of rows: output i holds rows [i·r, (i+1)·r) of the merged sequence,
+// whichever compactor wrote it.
+// Threads: one thread at a time.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "compact/compactor.h"
+#include "compact/output.h"
+
+namespace sinkd::compact {
+
+struct MergeSpec {
+  const row::ColumnTable* table = nullptr;
+  std::string partition;                     // "<prefix>/date=…/app=…"
+  std::vector<std::string> partition_values;  // the key's, table order
+  bool values_exact = true;                  // false: a key segment may be shortened
+  std::vector<InputRef> inputs;              // key order
+  uint64_t target_bytes = 0;
+  parquet::WriterOptions parquet;
+};
+
+struct MergeOutcome {
+  enum class Kind {
+    kMerged,    // every output is in place (placed, found in place, or taken by another's bytes)
+    kRefused,   // `input` cannot be read or merged (`why`): nothing of this merge was placed
+                // unless it was split and `outputs` says so
+    kVanished,  // `input` is gone (another compactor deleted it): as kRefused, but no error
+  };
+  Kind kind = Kind::kMerged;
+  std::string input;
+  Status why;
+  std::vector<OutputReport> outputs;  // placed or found in place
+  uint64_t taken = 0;                 // outputs whose key held another compactor's bytes
+  MergeCounts counts;
+  uint64_t bytes_read = 0, bytes_written = 0;
+};
+
+// Errors: Redeliver for a store failure (list, read, place); Internal for a bug.
+Result<MergeOutcome> Merge(lake::Destination& destination, const MergeSpec& spec,
+                           const std::function<void(const OutputReport&)>& on_output);
+
+}  // namespace sinkd::compact

@@ -1,0 +1,162 @@
+#include "parquet/thrift_compact_reader.h"
+
+#include <cstring>
+
+namespace sinkd::parquet {
+namespace {
+
+class Decoder {
+ public:
+  explicit Decoder(std::string_view bytes) : bytes_(bytes) {}
+  size_t position() const { return at_; }
+  const char* error() const { return error_; }
+
+  ThriftValue Struct(int depth) {
+    ThriftValue v;
+    v.kind = ThriftValue::Kind::kStruct;
+    v.fields = std::make_shared<ThriftStruct>();
+    if (depth > kMaxThriftDepth) {
+      Fail("structs nested too deep");
+      return v;
+    }
+    int16_t last = 0;
+    while (!error_) {
+      const uint8_t header = Byte();
+      if (error_ || header == 0) break;
+      const int type = header & 0x0F;
+      const int delta = header >> 4;
+      int64_t id = last + delta;
+      if (delta == 0) {
+        id = Zigzag();
+        if (id < INT16_MIN || id > INT16_MAX) {
+          Fail("field id out of range");
+          break;
+        }
+      }
+      if (id <= last) {
+        // Writers emit ascending ids; a repeated or descending id is corruption (and would let a
+        // decoder overwrite a field it already checked).
+        Fail("field ids do not ascend");
+        break;
+      }
+      last = static_cast<int16_t>(id);
+      (*v.fields)[last] = Value(type, depth);
+    }
+    return v;
+  }
+
+ private:
+  void Fail(const char* why) {
+    if (!error_) error_ = why;
+  }
+  uint8_t Byte() {
+    if (at_ >= bytes_.size()) {
+      Fail("truncated");
+      return 0;
+    }
+    return static_cast<uint8_t>(bytes_[at_++]);
+  }
+  uint64_t Varint() {
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64 && !error_; shift += 7) {
+      const uint8_t b = Byte();
+      v |= static_cast<uint64_t>(b & 0x7F) << shift;
+      if (!(b & 0x80)) return v;
+    }
+    Fail("varint too long");
+    return 0;
+  }
+  int64_t Zigzag() {
+    const uint64_t u = Varint();
+    return static_cast<int64_t>(u >> 1) ^ -static_cast<int64_t>(u & 1);
+  }
+  std::string Binary() {
+    const uint64_t n = Varint();
+    if (error_) return {};
+    if (n > bytes_.size() - at_) {
+      Fail("truncated binary");
+      return {};
+    }
+    std::string s(bytes_.substr(at_, n));
+    at_ += n;
+    return s;
+  }
+
+  ThriftValue Value(int type, int depth) {
+    ThriftValue v;
+    switch (type) {
+      case 1: case 2: v.kind = ThriftValue::Kind::kBool; v.b = type == 1; break;
+      case 3: v.i = static_cast<int8_t>(Byte()); break;
+      case 4: case 5: case 6: v.i = Zigzag(); break;
+      case 7: {
+        v.kind = ThriftValue::Kind::kDouble;
+        uint64_t bits = 0;
+        for (int k = 0; k < 8; ++k) bits |= static_cast<uint64_t>(Byte()) << (8 * k);
+        std::memcpy(&v.d, &bits, 8);
+        break;
+      }
+      case 8: v.kind = ThriftValue::Kind::kBinary; v.bin = Binary(); break;
+      case 9: case 10: v = List(depth); break;
+      case 12: v = Struct(depth + 1); break;
+      default: Fail("unknown field type");  // maps (11) are not in parquet.thrift
+    }
+    return v;
+  }
+  ThriftValue List(int depth) {
+    ThriftValue v;
+    v.kind = ThriftValue::Kind::kList;
+    const uint8_t header = Byte();
+    uint64_t size = header >> 4;
+    if (size == 15) size = Varint();
+    if (error_) return v;
+    // Every element takes at least one byte: a larger size is a lie that would only allocate.
+    if (size > bytes_.size() - at_) {
+      Fail("list longer than its bytes");
+      return v;
+    }
+    const int element = header & 0x0F;
+    v.list.reserve(size);
+    for (uint64_t i = 0; i < size && !error_; ++i) {
+      if (element == 1 || element == 2) {  // bool elements: one byte each
+        ThriftValue b;
+        b.kind = ThriftValue::Kind::kBool;
+        b.b = Byte() == 1;
+        v.list.push_back(b);
+      } else {
+        v.list.push_back(Value(element, depth));
+      }
+    }
+    return v;
+  }
+
+  std::string_view bytes_;
+  size_t at_ = 0;
+  const char* error_ = nullptr;
+};
+
+}  // namespace
+
+const ThriftValue* ThriftValue::Find(int16_t id) const {
+  if (!fields) return nullptr;
+  const auto it = fields->find(id);
+  return it == fields->end() ? nullptr : &it->second;
+}
+
+const ThriftValue& ThriftValue::operator[](int16_t id) const {
+  static const ThriftValue kMissing;
+  const ThriftValue* v = Find(id);
+  return v ? *v : kMissing;
+}
+
+Result<ThriftValue> DecodeThriftStruct(std::string_view bytes, size_t* consumed) {
+  Decoder d(bytes);
+  ThriftValue v = d.Struct(0);
+  if (d.error()) {
+    return Status::Refuse(std::string("malformed thrift: ") + d.error() + " at byte " +
+                          std::to_string(d.position()));
+  }
+  if (consumed) *consumed = d.position();
+  return v;
+}
+
+}  // namespace sinkd::parquet

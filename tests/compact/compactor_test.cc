@@ -1,0 +1,212 @@
+// The compaction engine on a real directory lake, read back by DuckDB: deterministic outputs,
+// one row per id (the earliest), inputs kept through the grace and deleted after it, the policy
+// at work, refusals that leave a Part in place, dead letters untouched.
+#include "compact/compactor.h"
+
+#include <gtest/gtest.h>
+
+#include "compact/compact_test_util.h"
+#include "parquet/part_reader.h"
+
+namespace sinkd::compact {
+namespace {
+
+using namespace testutil;  // NOLINT
+using sinkd::testing::DuckDb;
+using sinkd::testing::ReadFile;
+using sinkd::testing::SqlQuote;
+using sinkd::testing::TempDir;
+using sinkd::testing::WriteFile;
+
+// `parts` flushes of `per_part` rows into app `svc` on kDay, every id of flush k also in flush
+// k+1 (a redelivery overlap), the copy one second later.
+uint64_t WriteOverlappingFlushes(lake::Destination& lake, int parts, int per_part,
+                                 const std::string& instance = "box-1") {
+  uint64_t bytes = 0;
+  for (int k = 0; k < parts; ++k) {
+    std::vector<TestRow> rows;
+    for (int i = 0; i < per_part; ++i) {
+      rows.push_back({"e" + std::to_string(k * per_part + i), kDayMicros + (k * per_part + i) * 1000000LL});
+    }
+    if (k > 0) {  // the previous flush's last two ids again, one second later
+      for (int i = per_part - 2; i < per_part; ++i) {
+        const int n = (k - 1) * per_part + i;
+        rows.push_back({"e" + std::to_string(n), kDayMicros + n * 1000000LL + 1000000LL});
+      }
+    }
+    bytes += Flush(lake, rows, 1 + static_cast<uint64_t>(k) * 100, instance);
+  }
+  return bytes;
+}
+
+int64_t Count(const fs::path& root, const std::string& what) {
+  auto r = DuckDb("SELECT " + what + " FROM " + Glob(root));
+  EXPECT_TRUE(r.ok) << r.error;
+  return r.ok && !r.rows.empty() ? std::stoll(r.rows[0][0]) : -1;
+}
+
+TEST(Compactor, TheSameInputsCompactedTwiceGiveByteIdenticalOutputs) {
+  TempDir a, b;
+  auto lake_a = DirLake(a.path());
+  WriteOverlappingFlushes(*lake_a, 8, 20);
+  fs::copy(a.path(), b.path(), fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+  auto lake_b = DirLake(b.path());
+  const int64_t now = kDayMs + 2 * kHourMs;
+  for (lake::Destination* lake : {static_cast<lake::Destination*>(lake_a.get()),
+                                  static_cast<lake::Destination*>(lake_b.get())}) {
+    Compactor compactor(*lake, Options([&] { return now; }));
+    auto report = compactor.RunPass({});
+    ASSERT_TRUE(report.ok()) << report.status().ToString();
+    EXPECT_EQ(report->outputs, 1u);
+  }
+  const auto outputs = Outputs(a.path());
+  ASSERT_EQ(outputs.size(), 1u);
+  EXPECT_EQ(Outputs(b.path()), outputs);
+  EXPECT_EQ(ReadFile(a / outputs[0]), ReadFile(b / outputs[0]));
+}
+
+TEST(Compactor, DuckDbReadsEveryIdExactlyOnceAfterTheGraceWithTheEarliestRowKept) {
+  TempDir dir;
+  auto lake = DirLake(dir.path());
+  WriteOverlappingFlushes(*lake, 8, 20);
+  ASSERT_EQ(Count(dir.path(), "count(*)"), 160 + 7 * 2) << "premise: duplicates in the lake";
+  int64_t now = kDayMs + 2 * kHourMs;
+  Compactor compactor(*lake, Options([&] { return now; }));
+  auto first = compactor.RunPass({});
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_EQ(first->rows_in, 174u);
+  EXPECT_EQ(first->rows_out, 160u);
+  EXPECT_EQ(first->duplicates_dropped, 14u);
+  EXPECT_EQ(first->inputs_deleted, 0u);
+  EXPECT_EQ(Files(dir.path()).size(), 9u) << "the output beside its inputs";
+
+  // The file's real time plus the grace: the inputs may go now.
+  now = std::chrono::duration_cast<std::chrono::milliseconds>(
+            std::chrono::file_clock::to_sys(fs::last_write_time(dir / Outputs(dir.path())[0]))
+                .time_since_epoch())
+            .count() +
+        kHourMs + 1;
+  auto second = compactor.RunPass({});
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  EXPECT_EQ(second->inputs_deleted, 8u);
+  EXPECT_EQ(second->outputs, 0u);
+  ASSERT_EQ(Files(dir.path()).size(), 1u);
+  EXPECT_EQ(Count(dir.path(), "count(*)"), 160);
+  EXPECT_EQ(Count(dir.path(), "count(DISTINCT event_id)"), 160);
+  // e19 came at its own time and again one second later: the earliest is the one kept.
+  EXPECT_EQ(Count(dir.path(), "epoch_us(time) FROM " + Glob(dir.path()) +
+                                  " WHERE event_id = 'e19' --"),
+            kDayMicros + 19 * 1000000LL);
+  // Sorted by (time, id), in our shape (UTC timestamps, app inside the file, field ids).
+  auto sorted = DuckDb("SELECT bool_and(ok) FROM (SELECT time >= lag(time, 1, time) OVER () AS ok "
+                       "FROM read_parquet(" + SqlQuote((dir / Files(dir.path())[0]).string()) +
+                       ", hive_partitioning=false))");
+  ASSERT_TRUE(sorted.ok) << sorted.error;
+  EXPECT_EQ(sorted.rows[0][0], "true");
+}
+
+TEST(Compactor, NoInputIsDeletedBeforeTheGraceHasPassedSinceTheOutputAppeared) {
+  TempDir dir;
+  auto lake = DirLake(dir.path());
+  WriteOverlappingFlushes(*lake, 8, 10);
+  int64_t now = kDayMs + 2 * kHourMs;
+  auto options = Options([&] { return now; });
+  options.grace_ms = kHourMs;
+  Compactor compactor(*lake, options);
+  ASSERT_TRUE(compactor.RunPass({}).ok());
+  const auto output = Outputs(dir.path()).at(0);
+  const int64_t appeared = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::file_clock::to_sys(fs::last_write_time(dir / output))
+                                   .time_since_epoch())
+                               .count();
+  now = appeared + kHourMs - 1000;
+  auto early = compactor.RunPass({});
+  ASSERT_TRUE(early.ok());
+  EXPECT_EQ(early->inputs_deleted, 0u);
+  EXPECT_EQ(early->outputs, 0u) << "superseded inputs are never merged again";
+  EXPECT_EQ(Files(dir.path()).size(), 9u);
+  now = appeared + kHourMs;
+  auto due = compactor.RunPass({});
+  ASSERT_TRUE(due.ok());
+  EXPECT_EQ(due->inputs_deleted, 8u);
+  EXPECT_EQ(Files(dir.path()), (std::vector<std::string>{output}));
+}
+
+TEST(Compactor, AnOpenDatesSmallPartsWaitForMinPartsAndAClosedDateTakesThemAll) {
+  TempDir dir;
+  auto lake = DirLake(dir.path());
+  WriteOverlappingFlushes(*lake, 7, 5);
+  int64_t now = kDayMs + 12 * kHourMs;  // the date is open
+  Compactor compactor(*lake, Options([&] { return now; }));
+  auto open = compactor.RunPass({});
+  ASSERT_TRUE(open.ok());
+  EXPECT_EQ(open->outputs, 0u);
+  WriteOverlappingFlushes(*lake, 1, 5, "box-2");  // an eighth Part (its ids are e0…e4 again)
+  auto eight = compactor.RunPass({});
+  ASSERT_TRUE(eight.ok());
+  EXPECT_EQ(eight->outputs, 1u);
+  EXPECT_EQ(eight->rows_in, 7u * 5 + 6 * 2 + 5);
+  // A late Part after the date closed merges with the output below target.
+  Flush(*lake, {{"late", kDayMicros + 3600LL * 1000000}}, 9000);
+  auto still_open = compactor.RunPass({});
+  ASSERT_TRUE(still_open.ok());
+  EXPECT_EQ(still_open->outputs, 0u);
+  now = kDayMs + 24 * kHourMs + kHourMs + 1;  // closed more than settle (1h) ago
+  auto closed = compactor.RunPass({});
+  ASSERT_TRUE(closed.ok()) << closed.status().ToString();
+  EXPECT_EQ(closed->outputs, 1u);
+  EXPECT_EQ(closed->rows_out, 36u);
+  EXPECT_EQ(Outputs(dir.path()).size(), 2u);
+}
+
+TEST(Compactor, APartThatCannotBeReadIsRefusedLeftInPlaceAndThePassGoesOn) {
+  TempDir dir;
+  auto lake = DirLake(dir.path());
+  WriteOverlappingFlushes(*lake, 3, 5);
+  const std::string bad = "ledger/date=2026-09-22/app=svc/part-bad-1-1-0.parquet";
+  WriteFile(dir / bad, "PAR1 this is not a Parquet file PAR1");
+  // Another partition, all good.
+  Flush(*lake, {{"x1", kDayMicros, "other"}, {"x2", kDayMicros + 1, "other"}}, 500);
+  Flush(*lake, {{"x2", kDayMicros + 1, "other"}, {"x3", kDayMicros + 2, "other"}}, 600);
+  int64_t now = kDayMs + 26 * kHourMs;  // the date closed: every Part is due to merge
+  Compactor compactor(*lake, Options([&] { return now; }));
+  PassReport report;
+  auto pass = compactor.RunPass({}, &report);
+  ASSERT_FALSE(pass.ok());
+  EXPECT_TRUE(pass.status().IsRefuse());
+  EXPECT_NE(pass.status().message().find(bad), std::string::npos) << pass.status().message();
+  ASSERT_EQ(report.refused.size(), 1u);
+  EXPECT_EQ(report.outputs, 2u) << "both partitions compacted without the bad Part";
+  EXPECT_EQ(ReadFile(dir / bad), "PAR1 this is not a Parquet file PAR1");
+  now = RealNowMs() + 2 * kHourMs;  // the outputs' files are real: the grace on the real clock
+  auto later = compactor.RunPass({}, &report);
+  EXPECT_FALSE(later.ok());
+  EXPECT_EQ(report.inputs_deleted, 5u) << "the good inputs go after the grace";
+  EXPECT_TRUE(fs::exists(dir / bad)) << "the refused Part is never deleted";
+  auto other = DuckDb("SELECT count(*), count(DISTINCT event_id) FROM read_parquet(" +
+                      SqlQuote((dir / "ledger/date=2026-09-22/app=other/*.parquet").string()) + ")");
+  ASSERT_TRUE(other.ok) << other.error;
+  EXPECT_EQ(other.rows[0], (std::vector<std::string>{"3", "3"}));
+}
+
+TEST(Compactor, DeadLettersAndTemporaryFilesAreNeverReadMergedOrDeleted) {
+  TempDir dir;
+  auto lake = DirLake(dir.path());
+  WriteOverlappingFlushes(*lake, 2, 5);
+  WriteFile(dir / "dead-letters/ledger/dead-box-1-1-9.jsonl", "{\"reason\":\"unmarshal\"}\n");
+  WriteFile(dir / "ledger/date=2026-09-22/app=svc/part-x-1-1-0.parquet.incomplete", "half");
+  WriteFile(dir / "ledger/dead_letters/x.parquet", "not ours");
+  int64_t now = kDayMs + 26 * kHourMs;
+  Compactor compactor(*lake, Options([&] { return now; }));
+  ASSERT_TRUE(compactor.RunPass({}).ok());
+  now = RealNowMs() + 2 * kHourMs;
+  auto after = compactor.RunPass({});
+  ASSERT_TRUE(after.ok()) << after.status().ToString();
+  EXPECT_EQ(after->inputs_deleted, 2u);
+  EXPECT_TRUE(fs::exists(dir / "dead-letters/ledger/dead-box-1-1-9.jsonl"));
+  EXPECT_TRUE(fs::exists(dir / "ledger/date=2026-09-22/app=svc/part-x-1-1-0.parquet.incomplete"));
+  EXPECT_TRUE(fs::exists(dir / "ledger/dead_letters/x.parquet"));
+}
+
+}  // namespace
+}  // namespace sinkd::compact

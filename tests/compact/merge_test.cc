@@ -1,0 +1,107 @@
+// The merge on its own: a compactor that meets its key taken by another's bytes discards its
+// work and the other's output stands; a split merge's outputs hold equal shares and name their
+// count.
+#include "compact/merge.h"
+
+#include <gtest/gtest.h>
+
+#include "compact/compact_test_util.h"
+#include "parquet/part_reader.h"
+
+namespace sinkd::compact {
+namespace {
+
+using namespace testutil;  // NOLINT
+using sinkd::testing::DuckDb;
+using sinkd::testing::ReadFile;
+using sinkd::testing::SqlQuote;
+using sinkd::testing::TempDir;
+
+MergeSpec SpecFor(lake::Destination& lake, const std::string& partition) {
+  MergeSpec spec;
+  spec.table = &row::kLedgerColumns;
+  spec.partition = partition;
+  spec.partition_values = {"svc"};
+  auto listed = lake.List(partition + "/");
+  EXPECT_TRUE(listed.ok());
+  for (const auto& o : *listed) spec.inputs.push_back({o.key, o.size});
+  spec.target_bytes = 256ull << 20;
+  spec.parquet = lake::LakePartOptions();
+  spec.parquet.created_by = "sinkd version 0.0.0 (build test)";
+  return spec;
+}
+
+TEST(Merge, AKeyTakenByAnotherCompactorsBytesDiscardsThisWorkAndTheirOutputStands) {
+  TempDir dir;
+  auto lake = DirLake(dir.path());
+  for (int k = 0; k < 3; ++k) {
+    Flush(*lake, {{"a" + std::to_string(k), kDayMicros + k}, {"b", kDayMicros + 100}}, 1 + k * 10);
+  }
+  const std::string partition = "ledger/date=2026-09-22/app=svc";
+  MergeSpec spec = SpecFor(*lake, partition);
+  auto first = Merge(*lake, spec, nullptr);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  ASSERT_EQ(first->outputs.size(), 1u);
+  EXPECT_FALSE(first->outputs[0].found_in_place);
+  EXPECT_EQ(first->counts.rows_out, 4u);
+  const std::string winner = ReadFile(dir / first->outputs[0].key);
+
+  auto again = Merge(*lake, spec, nullptr);  // the same compactor again: the same bytes
+  ASSERT_TRUE(again.ok());
+  ASSERT_EQ(again->outputs.size(), 1u);
+  EXPECT_TRUE(again->outputs[0].found_in_place);
+
+  spec.parquet.zstd_level = 9;  // another compactor whose bytes differ
+  auto loser = Merge(*lake, spec, nullptr);
+  ASSERT_TRUE(loser.ok()) << loser.status().ToString();
+  EXPECT_EQ(loser->taken, 1u);
+  EXPECT_TRUE(loser->outputs.empty());
+  EXPECT_EQ(ReadFile(dir / first->outputs[0].key), winner);
+  EXPECT_EQ(Files(dir.path(), ".incomplete").size(), 0u);
+}
+
+TEST(Merge, ASplitMergeGivesOutputsOfEqualSharesThatNameTheirCount) {
+  TempDir dir;
+  auto lake = DirLake(dir.path());
+  for (int k = 0; k < 4; ++k) {
+    std::vector<TestRow> rows;
+    for (int i = 0; i < 3000; ++i) {
+      const int n = k * 3000 + i;
+      rows.push_back({"id-" + std::to_string(n) + std::string(200, 'x'), kDayMicros + n});
+    }
+    Flush(*lake, rows, 1 + k * 10000);
+  }
+  MergeSpec spec = SpecFor(*lake, "ledger/date=2026-09-22/app=svc");
+  uint64_t total = 0;
+  for (const auto& in : spec.inputs) total += in.size;
+  spec.target_bytes = total / 3;  // about three outputs
+  auto merged = Merge(*lake, spec, nullptr);
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  ASSERT_GE(merged->outputs.size(), 2u);
+  EXPECT_EQ(merged->counts.outputs, merged->outputs.size());
+  uint64_t rows = 0;
+  for (size_t i = 0; i < merged->outputs.size(); ++i) {
+    const std::string& key = merged->outputs[i].key;
+    EXPECT_NE(key.find("-" + std::to_string(i) + ".parquet"), std::string::npos) << key;
+    const std::string bytes = ReadFile(dir / key);
+    auto footer = parquet::ReadFooter(
+        [&](uint64_t o, uint64_t n) { return Result<std::string>(bytes.substr(o, n)); },
+        bytes.size(), key);
+    ASSERT_TRUE(footer.ok()) << footer.status().ToString();
+    auto compaction = footer->Find("sinkd.compaction");
+    ASSERT_TRUE(compaction);
+    EXPECT_NE(compaction->find("\"outputs\":" + std::to_string(merged->outputs.size())),
+              std::string::npos);
+    EXPECT_NE(compaction->find("\"index\":" + std::to_string(i)), std::string::npos);
+    rows += footer->rows;
+  }
+  EXPECT_EQ(rows, 12000u);
+  auto q = DuckDb("SELECT count(*), count(DISTINCT event_id) FROM read_parquet(" +
+                  SqlQuote((dir / "ledger/**/compact-*.parquet").string()) + ")");
+  ASSERT_TRUE(q.ok) << q.error;
+  EXPECT_EQ(q.rows[0][0], "12000");
+  EXPECT_EQ(q.rows[0][1], "12000");
+}
+
+}  // namespace
+}  // namespace sinkd::compact

@@ -1,0 +1,55 @@
+// Output names are a function of the inputs; the footer's metadata is the design's, in order.
+#include "compact/output.h"
+
+#include <gtest/gtest.h>
+
+#include "compact/id_set.h"
+#include "row/ledger_columns.h"
+
+namespace sinkd::compact {
+namespace {
+
+TEST(OutputNaming, TheSameInputsInAnyOrderGiveTheSameName) {
+  const std::string a = MergeHash({{"p/part-1.parquet", 10}, {"p/part-2.parquet", 20}});
+  EXPECT_EQ(a.size(), 32u);
+  EXPECT_EQ(a, MergeHash({{"p/part-2.parquet", 20}, {"p/part-1.parquet", 10}}));
+  EXPECT_NE(a, MergeHash({{"p/part-1.parquet", 10}, {"p/part-2.parquet", 21}}));
+  EXPECT_NE(a, MergeHash({{"p/part-1.parquet", 10}}));
+  EXPECT_EQ(OutputKey("p", a, 0, 1), "p/compact-" + a + ".parquet");
+  EXPECT_EQ(OutputKey("p", a, 2, 3), "p/compact-" + a + "-2.parquet");
+}
+
+TEST(OutputFooter, TheMetadataIsTheDesignsInItsOrder) {
+  std::vector<std::string> stamps;
+  ASSERT_TRUE(AppendStamps(R"([{"n":1,"k":"b"}])", stamps).ok());
+  ASSERT_TRUE(AppendStamps(R"([{"n":0,"k":"a"},{"n":1,"k":"b"}])", stamps).ok());
+  SortUnique(stamps);
+  ASSERT_EQ(stamps.size(), 2u);
+  auto kv = OutputMetadata(row::kLedgerColumns, {"p/a.parquet", "p/b.parquet"}, stamps,
+                           {10, 7, 3, 2, 1}, 0);
+  ASSERT_EQ(kv.size(), 6u);
+  EXPECT_EQ(kv[0], (parquet::KeyValue{"sinkd.table", "ledger"}));
+  EXPECT_EQ(kv[1].first, "sinkd.schema_version");
+  EXPECT_EQ(kv[2], (parquet::KeyValue{"sinkd.source", "compact"}));
+  EXPECT_EQ(kv[3], (parquet::KeyValue{"sinkd.supersedes", R"(["p/a.parquet","p/b.parquet"])"}));
+  EXPECT_EQ(kv[4], (parquet::KeyValue{"sinkd.stamps", R"([{"k":"a","n":0},{"k":"b","n":1}])"}));
+  EXPECT_EQ(kv[5].second,
+            R"({"rows_in":10,"rows_out":7,"duplicates_dropped":3,"inputs":2,"outputs":1,"index":0})");
+  auto back = ParseSupersedes(kv[3].second);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->size(), 2u);
+  EXPECT_FALSE(ParseSupersedes("{").ok());
+  EXPECT_FALSE(ParseSupersedes("[1]").ok());
+}
+
+TEST(IdSetTest, RemembersEveryIdOnceThroughGrowth) {
+  IdSet set;
+  for (int i = 0; i < 5000; ++i) EXPECT_TRUE(set.Insert("id-" + std::to_string(i)));
+  for (int i = 0; i < 5000; ++i) EXPECT_FALSE(set.Insert("id-" + std::to_string(i)));
+  EXPECT_EQ(set.size(), 5000u);
+  EXPECT_TRUE(set.Insert(""));
+  EXPECT_FALSE(set.Insert(""));
+}
+
+}  // namespace
+}  // namespace sinkd::compact
