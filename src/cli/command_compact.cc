@@ -24,56 +24,11 @@
 #include "cli/lake_flags.h"
 #include "lake/destination.h"
 #include "lake/lake_writer.h"
-#ifdef SINKD_HAVE_COMPACT
 #include "compact/compactor.h"
-#endif
 #include "metrics/compact_metrics.h"
 #include "metrics/http_listener.h"
 #include "row/ledger_columns.h"
 #include "sinks/lake_columns.h"
-
-#ifndef SINKD_HAVE_COMPACT
-// Until branch `compact` (the engine, src/compact) is merged: design §4's API with a pass that
-// always fails, so that the command, its flags, settings, metrics and exit codes build and run.
-// Delete this block with the merge.
-namespace sinkd::compact {
-struct CompactOptions {
-  const row::ColumnTable* table = nullptr;
-  std::string prefix;
-  uint64_t target_bytes = 256ull << 20;
-  uint32_t min_parts = 8;
-  int64_t settle_ms = 3600 * 1000;
-  int64_t grace_ms = 3600 * 1000;
-  std::string instance;
-  parquet::WriterOptions parquet = lake::LakePartOptions();
-  std::function<int64_t()> now_unix_ms;
-  Status Validate() const { return Status::OK(); }
-};
-struct OutputReport {
-  std::string key;
-  uint64_t rows_in, rows_out, duplicates_dropped, bytes;
-  std::vector<std::string> supersedes;
-  bool found_in_place;
-};
-struct PassReport {
-  uint64_t partitions = 0, partitions_merged = 0, partitions_pending = 0;
-  uint64_t outputs = 0, inputs_deleted = 0, rows_in = 0, rows_out = 0, duplicates_dropped = 0;
-  uint64_t bytes_read = 0, bytes_written = 0;
-};
-struct PassHooks {
-  std::function<bool()> stop_requested;
-  std::function<void(uint64_t done, uint64_t total)> on_partition;
-  std::function<void(const OutputReport&)> on_output;
-};
-class Compactor {
- public:
-  Compactor(lake::Destination&, CompactOptions) {}
-  Result<PassReport> RunPass(const PassHooks&) {
-    return Status::Internal("the compaction engine (branch compact) is not in this build");
-  }
-};
-}  // namespace sinkd::compact
-#endif
 
 namespace sinkd::cli {
 
@@ -139,21 +94,14 @@ Result<CompactSettings> SettingsFrom(const CompactFlags& flags, const CompactTab
   o.min_parts = flags.min_parts;
   SINKD_ASSIGN_OR_RETURN(o.settle_ms, DurationMillis(flags.settle, "--settle"));
   SINKD_ASSIGN_OR_RETURN(o.grace_ms, DurationMillis(flags.grace, "--grace"));
-  if (flags.target_bytes < (1ull << 20)) {
-    return Status::Refuse("--target-bytes must be at least 1MiB: smaller outputs are small Parts "
-                          "again");
-  }
-  if (flags.min_parts < 2) {
-    return Status::Refuse("--min-parts must be at least 2: one Part merges into itself");
-  }
   // The engine names its options as the struct spells them; the operator typed the flags.
   Status valid = o.Validate();
   if (!valid.ok()) {
     std::string message = valid.message();
     for (auto [option, flag] :
          {std::pair{"target_bytes", "--target-bytes"}, std::pair{"min_parts", "--min-parts"},
-          std::pair{"settle_ms", "--settle"}, std::pair{"grace_ms", "--grace"},
-          std::pair{"prefix", "--key-prefix"}, std::pair{"instance", "--instance-id"}}) {
+          std::pair{"settle", "--settle"}, std::pair{"grace", "--grace"},
+          std::pair{"prefix", "--key-prefix"}}) {
       if (message.rfind(option, 0) == 0) {
         message = flag + message.substr(std::string_view(option).size());
         break;
@@ -212,19 +160,29 @@ Result<compact::PassReport> CompactPass(compact::Compactor& compactor, const Com
     metrics.bytes_written.fetch_add(out.bytes);
   };
   const auto start = std::chrono::steady_clock::now();
-  Result<compact::PassReport> report = compactor.RunPass(hooks);
+  compact::PassReport r;  // filled even when the pass fails
+  Result<compact::PassReport> report = compactor.RunPass(hooks, &r);
   progress.Finish();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  metrics.inputs_deleted.fetch_add(r.inputs_deleted);
   if (!report.ok()) {
     metrics.pass_failures.fetch_add(1);
-    log.Error("compaction pass failed",
-              {{"error", report.status().message()}, {"seconds", seconds}});
+    // A pass that refused a Part still compacted every other partition: its backlog is real.
+    if (report.status().IsRefuse()) {
+      metrics.partitions_pending.store(static_cast<int64_t>(r.partitions_pending));
+    }
+    for (const std::string& refused : r.refused) {
+      log.Error("compaction refused a Part", {{"part", refused}});
+    }
+    log.Error("compaction pass failed", {{"error", report.status().message()},
+                                         {"outputs", r.outputs},
+                                         {"inputs_deleted", r.inputs_deleted},
+                                         {"seconds", seconds}});
     return report;
   }
-  const compact::PassReport& r = *report;
+  r = *report;
   metrics.passes.fetch_add(1);
-  metrics.inputs_deleted.fetch_add(r.inputs_deleted);
   metrics.partitions_pending.store(static_cast<int64_t>(r.partitions_pending));
   metrics.last_pass_success_unix_ns.store(CompactNowUnixNs());
   log.Info("compaction pass finished",
@@ -238,6 +196,7 @@ Result<compact::PassReport> CompactPass(compact::Compactor& compactor, const Com
             {"duplicates_dropped", r.duplicates_dropped},
             {"bytes_read", r.bytes_read},
             {"bytes_written", r.bytes_written},
+            {"merges_discarded", r.merges_discarded},
             {"seconds", seconds},
             {"rows_per_second", seconds > 0 ? static_cast<double>(r.rows_in) / seconds : 0.0},
             {"stopped", Stopping()}});

@@ -31,7 +31,6 @@ using testing::SqlQuote;
 using testing::TempDir;
 using testing::WaitUntil;
 
-constexpr char kNoEngine[] = "the compaction engine (branch compact) is not in this build";
 
 testing::CommandResult Sinkd(const std::vector<std::string>& args) {
   std::vector<std::string> argv = {SinkdBinary().string()};
@@ -110,11 +109,6 @@ struct DrainedLake {
   }
 };
 
-bool EngineMissing(const fs::path& scratch) {
-  auto r = Sinkd({"compact", "ledger", "--lake-dir", (scratch / "probe").string()});
-  return r.err.find(kNoEngine) != std::string::npos;
-}
-
 // The end state: two passes past a zero grace, then one row per event_id, every id there, and
 // each output's footer saying what it is.
 void ExpectCompactedAndWhole(DrainedLake& l) {
@@ -144,7 +138,6 @@ void ExpectCompactedAndWhole(DrainedLake& l) {
 
 TEST(CompactProcess, KillNineAtRandomMomentsOfAFollowingCompactorBesideADrainLosesNoRow) {
   DrainedLake l;
-  if (EngineMissing(l.dir.path())) GTEST_SKIP() << kNoEngine;
   ASSERT_TRUE(l.Start());
   std::mt19937 random(7);
   std::set<std::string> seen;
@@ -179,7 +172,6 @@ TEST(CompactProcess, KillNineAtRandomMomentsOfAFollowingCompactorBesideADrainLos
 
 TEST(CompactProcess, TwoCompactorsAndADrainAtOnceOnADirectoryLoseNoRow) {
   DrainedLake l;
-  if (EngineMissing(l.dir.path())) GTEST_SKIP() << kNoEngine;
   ASSERT_TRUE(l.Start());
   std::vector<std::unique_ptr<Background>> compactors;
   for (const char* id : {"c1", "c2"}) {
