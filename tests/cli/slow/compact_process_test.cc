@@ -142,6 +142,7 @@ TEST(CompactProcess, KillNineAtRandomMomentsOfAFollowingCompactorBesideADrainLos
   std::mt19937 random(7);
   std::set<std::string> seen;
   int64_t lowest_seen = 0;
+  int outputs_before_a_kill = 0;
   for (int round = 0; round < 8; ++round) {
     if (round == 3) {
       ASSERT_TRUE(l.Publish("second.bin", 22));
@@ -154,6 +155,8 @@ TEST(CompactProcess, KillNineAtRandomMomentsOfAFollowingCompactorBesideADrainLos
     std::this_thread::sleep_for(std::chrono::milliseconds(200 + random() % 2300));
     compact.Signal(SIGKILL);
     EXPECT_EQ(compact.Wait(10s), 128 + SIGKILL);
+    outputs_before_a_kill +=
+        compact.Log().find("\"msg\":\"compaction output\"") != std::string::npos;
     const std::set<std::string> now = Parts(l.lake);
     for (const std::string& part : seen) {
       EXPECT_TRUE(now.count(part)) << part << " was deleted before its grace (round " << round
@@ -165,6 +168,8 @@ TEST(CompactProcess, KillNineAtRandomMomentsOfAFollowingCompactorBesideADrainLos
     EXPECT_GE(distinct, lowest_seen) << "rows went missing after round " << round << ": " << error;
     lowest_seen = std::max(lowest_seen, distinct);
   }
+  // The premise: the kills interrupted compactors that were getting work done.
+  EXPECT_GE(outputs_before_a_kill, 2);
   ASSERT_TRUE(l.AllFlushed()) << l.Distinct() << " of " << l.expected << "\n" << l.drain->Log();
   l.drain.reset();
   ExpectCompactedAndWhole(l);
