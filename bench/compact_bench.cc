@@ -27,11 +27,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "compact/compactor.h"
 #include "lake/dir_destination.h"
@@ -179,17 +178,23 @@ int main(int argc, char** argv) {
   std::string keep;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
-    if (a == "--rows") rows = std::stoull(argv[i + 1]);
-    else if (a == "--runs") runs = std::stoi(argv[i + 1]);
-    else if (a == "--day-flushes") day_flushes = std::stoi(argv[i + 1]);
-    else if (a == "--keep") keep = argv[i + 1];
+    if (a == "--rows")
+      rows = std::stoull(argv[i + 1]);
+    else if (a == "--runs")
+      runs = std::stoi(argv[i + 1]);
+    else if (a == "--day-flushes")
+      day_flushes = std::stoi(argv[i + 1]);
+    else if (a == "--keep")
+      keep = argv[i + 1];
     else {
-      std::fprintf(stderr, "usage: compact_bench [--rows N] [--runs R] [--day-flushes F] [--keep DIR]\n");
+      std::fprintf(stderr,
+                   "usage: compact_bench [--rows N] [--runs R] [--day-flushes F] [--keep DIR]\n");
       return 2;
     }
   }
-  const fs::path work = keep.empty() ? fs::temp_directory_path() / ("compact_bench." + std::to_string(getpid()))
-                                     : fs::path(keep);
+  const fs::path work =
+      keep.empty() ? fs::temp_directory_path() / ("compact_bench." + std::to_string(getpid()))
+                   : fs::path(keep);
   fs::create_directories(work);
   std::printf("compact_bench: %llu rows, %d runs; machine: %s\n",
               static_cast<unsigned long long>(rows), runs, Machine().c_str());
@@ -201,12 +206,15 @@ int main(int argc, char** argv) {
   const fs::path wire = work / "ledger.bin", dup = work / "dup.bin", raw = work / "raw";
   fs::remove_all(raw);
   MustRun({kSinkd.string(), "generate", "ledger", "--messages", std::to_string(messages),
-           "--events-per-batch", "250", "--seed", "9", "-o", wire.string()}, work);
+           "--events-per-batch", "250", "--seed", "9", "-o", wire.string()},
+          work);
   Slice(wire, dup, 0, std::max<uint64_t>(1, messages * 3 / 100));
   MustRun({kSinkd.string(), "import", "ledger", "--lake-dir", raw.string(), "--instance-id", "a",
-           "--batch-max-rows", std::to_string(batch_rows), wire.string()}, work);
+           "--batch-max-rows", std::to_string(batch_rows), wire.string()},
+          work);
   MustRun({kSinkd.string(), "import", "ledger", "--lake-dir", raw.string(), "--instance-id", "b",
-           "--batch-max-rows", std::to_string(batch_rows), dup.string()}, work);
+           "--batch-max-rows", std::to_string(batch_rows), dup.string()},
+          work);
   const std::string raw_glob = (raw / "ledger/**/*.parquet").string();
   const nlohmann::json raw_counts = Duck({"counts", raw_glob}, work);
   std::printf("raw lake: %llu rows (%llu distinct event_ids), %llu Parts, %.1f MB\n",
@@ -225,17 +233,20 @@ int main(int argc, char** argv) {
     fs::remove_all(lake);
     fs::copy(raw, lake, fs::copy_options::recursive);
     const Ran merge = MustRun({kSinkd.string(), "compact", "ledger", "--lake-dir", lake.string(),
-                               "--min-parts", "2", "--grace", "0s"}, work);
+                               "--min-parts", "2", "--grace", "0s"},
+                              work);
     const uint64_t rows_in = SumLogged(merge.err, "compaction pass finished", "rows_in");
     sinkd_rps.push_back(static_cast<double>(rows_in) / merge.seconds);
     rss_mib.push_back(merge.max_rss_kib / 1024.0);
     MustRun({kSinkd.string(), "compact", "ledger", "--lake-dir", lake.string(), "--min-parts", "2",
-             "--grace", "0s"}, work);
+             "--grace", "0s"},
+            work);
     compacted_counts = Duck({"counts", (lake / "ledger/**/*.parquet").string()}, work);
-    std::printf("run %d: DuckDB %.0f rows/s (%.1f s), sinkd compact %.0f rows/s (%.1f s, peak RSS "
-                "%.0f MiB)\n",
-                run + 1, duck_rps.back(), d["ms"].get<double>() / 1e3, sinkd_rps.back(),
-                merge.seconds, rss_mib.back());
+    std::printf(
+        "run %d: DuckDB %.0f rows/s (%.1f s), sinkd compact %.0f rows/s (%.1f s, peak RSS "
+        "%.0f MiB)\n",
+        run + 1, duck_rps.back(), d["ms"].get<double>() / 1e3, sinkd_rps.back(), merge.seconds,
+        rss_mib.back());
   }
   std::printf("compacted lake: %llu rows (%llu distinct), %llu files, %.1f MB\n",
               compacted_counts["rows"].get<unsigned long long>(),
@@ -243,7 +254,8 @@ int main(int argc, char** argv) {
               compacted_counts["files"].get<unsigned long long>(), TreeBytes(lake) / 1e6);
 
   const nlohmann::json q_raw = Duck({"queries", raw_glob, "2", "3"}, work);
-  const nlohmann::json q_new = Duck({"queries", (lake / "ledger/**/*.parquet").string(), "2", "3"}, work);
+  const nlohmann::json q_new =
+      Duck({"queries", (lake / "ledger/**/*.parquet").string(), "2", "3"}, work);
 
   // A simulated day: the rows of one UTC date (2026-09-29, the generator's first) in
   // `day_flushes` consecutive flushes (`sinkd import` of consecutive messages, five minutes of
@@ -253,7 +265,8 @@ int main(int argc, char** argv) {
   fs::remove_all(day);
   MustRun({kSinkd.string(), "generate", "ledger", "--messages", std::to_string(messages),
            "--events-per-batch", "250", "--seed", "10", "--expected-events",
-           std::to_string(2 * messages * 250), "-o", day_wire.string()}, work);
+           std::to_string(2 * messages * 250), "-o", day_wire.string()},
+          work);
   auto destination = sinkd::lake::DirDestination::Make(day.string());
   if (!destination.ok() || !(*destination)->Ensure().ok()) {
     std::fprintf(stderr, "compact_bench: cannot open %s\n", day.c_str());
@@ -282,7 +295,8 @@ int main(int argc, char** argv) {
     Slice(day_wire, one, messages * f / day_flushes, messages * (f + 1) / day_flushes);
     const uint64_t before = TreeBytes(day);
     MustRun({kSinkd.string(), "import", "ledger", "--lake-dir", day.string(), "--instance-id",
-             "f" + std::to_string(f), "--batch-max-rows", "1000000", one.string()}, work);
+             "f" + std::to_string(f), "--batch-max-rows", "1000000", one.string()},
+            work);
     flushed_bytes += TreeBytes(day) - before;
     now_ms += 86'400'000 / day_flushes;
     pass();
@@ -294,10 +308,11 @@ int main(int argc, char** argv) {
       flushed_bytes ? static_cast<double>(flushed_bytes + compacted_bytes) / flushed_bytes : 0;
 
   const Spread duck = Of(duck_rps), ours = Of(sinkd_rps), rss = Of(rss_mib);
-  std::printf("\ncompaction rows/s (median, min-max of %d): sinkd %.0f (%.0f-%.0f), DuckDB COPY "
-              "%.0f (%.0f-%.0f): %.2fx  [target >= 2x: %s]\n",
-              runs, ours.median, ours.min, ours.max, duck.median, duck.min, duck.max,
-              ours.median / duck.median, ours.median >= 2 * duck.median ? "met" : "NOT met");
+  std::printf(
+      "\ncompaction rows/s (median, min-max of %d): sinkd %.0f (%.0f-%.0f), DuckDB COPY "
+      "%.0f (%.0f-%.0f): %.2fx  [target >= 2x: %s]\n",
+      runs, ours.median, ours.min, ours.max, duck.median, duck.min, duck.max,
+      ours.median / duck.median, ours.median >= 2 * duck.median ? "met" : "NOT met");
   std::printf("peak RSS of sinkd compact: %.0f MiB (%.0f-%.0f)  [target <= 512 MiB: %s]\n",
               rss.median, rss.min, rss.max, rss.max <= 512 ? "met" : "NOT met");
   std::printf("%-12s %10s %12s %8s\n", "query", "raw ms", "compacted ms", "speed-up");
@@ -308,10 +323,11 @@ int main(int argc, char** argv) {
     std::printf("%-12s %10.0f %12.0f %7.1fx\n", q, a, b, a / b);
   }
   std::printf("every query >= 5x faster after compaction: %s\n", all_fast ? "met" : "NOT met");
-  std::printf("write amplification of a day in %d flushes (%llu passes): %.2f ((%.1f MB flushed + "
-              "%.1f MB compacted) / flushed)  [target <= 3: %s]\n",
-              day_flushes, static_cast<unsigned long long>(passes), wa, flushed_bytes / 1e6,
-              compacted_bytes / 1e6, wa <= 3 ? "met" : "NOT met");
+  std::printf(
+      "write amplification of a day in %d flushes (%llu passes): %.2f ((%.1f MB flushed + "
+      "%.1f MB compacted) / flushed)  [target <= 3: %s]\n",
+      day_flushes, static_cast<unsigned long long>(passes), wa, flushed_bytes / 1e6,
+      compacted_bytes / 1e6, wa <= 3 ? "met" : "NOT met");
   std::printf("machine after the run: %s\n", Machine().c_str());
   if (keep.empty()) fs::remove_all(work);
   return 0;

@@ -22,9 +22,9 @@
 #include "cli/config_flags.h"
 #include "cli/destination_flags.h"
 #include "cli/lake_flags.h"
+#include "compact/compactor.h"
 #include "lake/destination.h"
 #include "lake/lake_writer.h"
-#include "compact/compactor.h"
 #include "metrics/compact_metrics.h"
 #include "metrics/http_listener.h"
 #include "row/ledger_columns.h"
@@ -84,7 +84,8 @@ struct CompactSettings {
 
 Result<CompactSettings> SettingsFrom(const CompactFlags& flags, const CompactTable& table) {
   CompactSettings s;
-  SINKD_ASSIGN_OR_RETURN(lake::LakeWriterOptions lake, LakeWriterOptionsFrom(flags.lake, table.name));
+  SINKD_ASSIGN_OR_RETURN(lake::LakeWriterOptions lake,
+                         LakeWriterOptionsFrom(flags.lake, table.name));
   compact::CompactOptions& o = s.options;
   o.table = table.columns;
   o.prefix = lake.key_prefix;
@@ -132,7 +133,7 @@ void WaitUnlessStopped(std::chrono::milliseconds d) {
 
 // One pass, its progress on a terminal, a log line per output and the metrics.
 Result<compact::PassReport> CompactPass(compact::Compactor& compactor, const CompactTable& table,
-                                 metrics::CompactMetrics& metrics, Logger& log) {
+                                        metrics::CompactMetrics& metrics, Logger& log) {
   Progress progress(stderr, "compact " + table.name, 0, ProgressUnit::kCount, "rows");
   uint64_t rows = 0;
   compact::PassHooks hooks;
@@ -246,7 +247,8 @@ Status RunCompact(const CompactFlags& flags, const CompactTable& table, Invocati
       invocation.usage_error = true;
       return started;
     }
-    log.Info("metrics listening", {{"address", settings->metrics_listen}, {"port", listener.port()}});
+    log.Info("metrics listening",
+             {{"address", settings->metrics_listen}, {"port", listener.port()}});
   }
   SINKD_RETURN_IF_ERROR(destination->Ensure());
   metrics.destination_reachable = true;
@@ -256,17 +258,17 @@ Status RunCompact(const CompactFlags& flags, const CompactTable& table, Invocati
     Result<compact::PassReport> report = CompactPass(compactor, table, metrics, log);
     if (!report.ok()) return report.status().WithContext("compact " + table.name);
     const compact::PassReport& r = *report;
-    std::printf("compacted %s: %llu partitions, %llu merged into %llu outputs (%llu rows in, "
-                "%llu rows out, %llu duplicates dropped), %llu inputs deleted, %llu partitions "
-                "pending\n",
-                table.name.c_str(), static_cast<unsigned long long>(r.partitions),
-                static_cast<unsigned long long>(r.partitions_merged),
-                static_cast<unsigned long long>(r.outputs),
-                static_cast<unsigned long long>(r.rows_in),
-                static_cast<unsigned long long>(r.rows_out),
-                static_cast<unsigned long long>(r.duplicates_dropped),
-                static_cast<unsigned long long>(r.inputs_deleted),
-                static_cast<unsigned long long>(r.partitions_pending));
+    std::printf(
+        "compacted %s: %llu partitions, %llu merged into %llu outputs (%llu rows in, "
+        "%llu rows out, %llu duplicates dropped), %llu inputs deleted, %llu partitions "
+        "pending\n",
+        table.name.c_str(), static_cast<unsigned long long>(r.partitions),
+        static_cast<unsigned long long>(r.partitions_merged),
+        static_cast<unsigned long long>(r.outputs), static_cast<unsigned long long>(r.rows_in),
+        static_cast<unsigned long long>(r.rows_out),
+        static_cast<unsigned long long>(r.duplicates_dropped),
+        static_cast<unsigned long long>(r.inputs_deleted),
+        static_cast<unsigned long long>(r.partitions_pending));
     return Status::OK();
   }
   // --follow: a failed pass (the store away, a Part refused) is counted and tried again on the
@@ -330,8 +332,9 @@ Result<const CompactTable*> ChosenTable(const CompactFlags& flags, const std::st
   }
   const std::string& name = positional.empty() ? flags.table : positional;
   if (name.empty()) {
-    return Status::Refuse("compact needs a table: sinkd compact ledger|audit, or sinkd compact "
-                          "--table outbox_events|outbox_audit");
+    return Status::Refuse(
+        "compact needs a table: sinkd compact ledger|audit, or sinkd compact "
+        "--table outbox_events|outbox_audit");
   }
   for (const CompactTable& table : CompactTables()) {
     if (table.name == name) return &table;

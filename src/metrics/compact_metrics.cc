@@ -15,8 +15,7 @@ std::string CompactMetrics::Render() const {
   metric("sinkd_compact_passes_total", "counter", "Compaction passes that ended without an error.",
          d(passes));
   metric("sinkd_compact_pass_failures_total", "counter",
-         "Compaction passes that failed, or refused a Part they could not read.",
-         d(pass_failures));
+         "Compaction passes that failed, or refused a Part they could not read.", d(pass_failures));
   metric("sinkd_compact_outputs_total", "counter", "Compacted Parts written.", d(outputs));
   metric("sinkd_compact_inputs_deleted_total", "counter",
          "Parts deleted once an output superseding them was older than the grace.",
@@ -26,8 +25,8 @@ std::string CompactMetrics::Render() const {
   metric("sinkd_compact_duplicates_dropped_total", "counter",
          "Rows dropped by merges because another row had the same event_id.",
          d(duplicates_dropped));
-  metric("sinkd_compact_bytes_written_total", "counter", "Parquet bytes of compacted Parts written.",
-         d(bytes_written));
+  metric("sinkd_compact_bytes_written_total", "counter",
+         "Parquet bytes of compacted Parts written.", d(bytes_written));
   metric("sinkd_compact_partitions_pending", "gauge",
          "Partitions the policy would still merge after the last pass (the backlog).",
          d(partitions_pending));

@@ -17,8 +17,8 @@ namespace sinkd::metrics {
 struct CompactMetrics {
   std::string table;  // label table="ledger"|"audit"|"outbox_events"|"outbox_audit"
 
-  std::atomic<uint64_t> passes{0};          // passes that ended OK
-  std::atomic<uint64_t> pass_failures{0};   // passes that failed or refused a Part
+  std::atomic<uint64_t> passes{0};         // passes that ended OK
+  std::atomic<uint64_t> pass_failures{0};  // passes that failed or refused a Part
   std::atomic<uint64_t> outputs{0};
   std::atomic<uint64_t> inputs_deleted{0};
   std::atomic<uint64_t> rows_in{0};

@@ -2,9 +2,8 @@
 // 0 after SIGTERM), the [compaction] section of --config (flag > environment > file > default,
 // unknown keys refused at file:line:column), the metrics listener of --follow, and, with the
 // engine, one pass over an imported lake checked by DuckDB.
-#include <signal.h>
-
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <sstream>
 
@@ -21,14 +20,12 @@ using testing::SinkdBinary;
 using testing::TempDir;
 
 testing::CommandResult Compact(const std::vector<std::string>& args,
-                               const std::vector<std::string>& env = {"LAKE_DIR=",
-                                                                      "AWS_ENDPOINT_URL=",
-                                                                      "S3_BUCKET="}) {
+                               const std::vector<std::string>& env = {
+                                   "LAKE_DIR=", "AWS_ENDPOINT_URL=", "S3_BUCKET="}) {
   std::vector<std::string> argv = {SinkdBinary().string(), "compact"};
   argv.insert(argv.end(), args.begin(), args.end());
   return RunCommand(argv, "", 60s, env);
 }
-
 
 TEST(CompactCli, AWrongCommandLineExitsTwoNamingWhatIsWrong) {
   TempDir dir;
@@ -41,7 +38,8 @@ TEST(CompactCli, AWrongCommandLineExitsTwoNamingWhatIsWrong) {
       {{"ledger", "--lake-dir", lake, "--grace", "an hour"}, "--grace"},
       {{"ledger", "--lake-dir", lake, "--settle", "5x"}, "--settle"},
       {{"ledger", "--lake-dir", lake, "--min-parts", "1"}, "--min-parts 1: must be at least 2"},
-      {{"ledger", "--lake-dir", lake, "--target-bytes", "1000"}, "--target-bytes 1000: must be at least 1 MiB"},
+      {{"ledger", "--lake-dir", lake, "--target-bytes", "1000"},
+       "--target-bytes 1000: must be at least 1 MiB"},
       {{"ledger", "--lake-dir", lake, "--follow", "--every", "10ms"}, "--every must be at least"},
       {{"ledger", "--lake-dir", lake, "--gracee", "1h"}, "--gracee"},
       {{"ledger"}, "no destination"},
@@ -72,21 +70,21 @@ TEST(CompactCli, TheCompactionSectionSetsTheFlagsAndAFlagOrTheEnvironmentOutrank
   TempDir dir;
   const std::string file = (dir / "sinkd.toml").string();
   const std::string lake = (dir / "lake").string();
-  testing::WriteFile(file, "[lake]\ndir = \"" + lake +
-                               "\"\ninstance_id = \"c1\"\n[drain.ledger]\nkey_prefix = \"raw/ledger\"\n"
-                               "[compaction]\ntarget_bytes = 33554432\nmin_parts = 4\n"
-                               "settle = \"30m\"\ngrace = \"2h\"\n");
+  testing::WriteFile(file,
+                     "[lake]\ndir = \"" + lake +
+                         "\"\ninstance_id = \"c1\"\n[drain.ledger]\nkey_prefix = \"raw/ledger\"\n"
+                         "[compaction]\ntarget_bytes = 33554432\nmin_parts = 4\n"
+                         "settle = \"30m\"\ngrace = \"2h\"\n");
   auto r = Compact({"ledger", "--config", file});
   std::string line = StartedLine(r.err);
   ASSERT_FALSE(line.empty()) << r.err;
-  for (const char* want :
-       {"\"destination\":\"dir ", "\"key_prefix\":\"raw/ledger\"", "\"instance\":\"c1\"",
-        "\"target_bytes\":33554432", "\"min_parts\":4", "\"settle\":\"30m0s\"",
-        "\"grace\":\"2h0m0s\"", "\"follow\":false"}) {
+  for (const char* want : {"\"destination\":\"dir ", "\"key_prefix\":\"raw/ledger\"",
+                           "\"instance\":\"c1\"", "\"target_bytes\":33554432", "\"min_parts\":4",
+                           "\"settle\":\"30m0s\"", "\"grace\":\"2h0m0s\"", "\"follow\":false"}) {
     EXPECT_NE(line.find(want), std::string::npos) << want << "\n" << line;
   }
-  r = Compact({"ledger", "--config", file, "--min-parts", "6", "--grace", "90m", "--key-prefix",
-               "ledger"});
+  r = Compact(
+      {"ledger", "--config", file, "--min-parts", "6", "--grace", "90m", "--key-prefix", "ledger"});
   line = StartedLine(r.err);
   EXPECT_NE(line.find("\"min_parts\":6"), std::string::npos) << line;
   EXPECT_NE(line.find("\"grace\":\"1h30m0s\""), std::string::npos) << line;
@@ -123,8 +121,9 @@ TEST(CompactCli, AnUnknownOrWrongCompactionKeyIsRefusedAtFileLineAndColumn) {
   testing::WriteFile(file, "[lake]\ndir = \"/tmp/x\"\n\n[compaction]\nmin_part = 4\n");
   auto r = Compact({"ledger", "--config", file});
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("INVALID_CONFIG: " + file + ":5:1: unknown key \"min_part\" in [compaction]"),
-            std::string::npos)
+  EXPECT_NE(
+      r.err.find("INVALID_CONFIG: " + file + ":5:1: unknown key \"min_part\" in [compaction]"),
+      std::string::npos)
       << r.err;
   testing::WriteFile(file, "[lake]\ndir = \"/tmp/x\"\n[compaction]\ngrace = 3600\n");
   r = Compact({"ledger", "--config", file});
@@ -142,10 +141,10 @@ TEST(CompactCli, AnUnknownOrWrongCompactionKeyIsRefusedAtFileLineAndColumn) {
 TEST(CompactCli, SigtermEndsAFollowingCompactorWithExitZeroAndItServesItsMetrics) {
   TempDir dir;
   const int port = sinkd::outbox::testing::FreeLoopbackPort();
-  Background compact({SinkdBinary().string(), "compact", "ledger", "--lake-dir",
-                      (dir / "lake").string(), "--follow", "--every", "1h", "--metrics-listen",
-                      "127.0.0.1:" + std::to_string(port)},
-                     dir / "compact.log");
+  Background compact(
+      {SinkdBinary().string(), "compact", "ledger", "--lake-dir", (dir / "lake").string(),
+       "--follow", "--every", "1h", "--metrics-listen", "127.0.0.1:" + std::to_string(port)},
+      dir / "compact.log");
   ASSERT_TRUE(testing::WaitUntil(
       [&] { return compact.Log().find("\"msg\":\"compaction pass") != std::string::npos; }, 60s))
       << compact.Log();
@@ -153,8 +152,9 @@ TEST(CompactCli, SigtermEndsAFollowingCompactorWithExitZeroAndItServesItsMetrics
   EXPECT_EQ(metrics.code, 200);
   const bool passed =
       metrics.body.find("sinkd_compact_passes_total{table=\"ledger\"} 1\n") != std::string::npos;
-  const bool failed = metrics.body.find("sinkd_compact_pass_failures_total{table=\"ledger\"} 1\n") !=
-                      std::string::npos;
+  const bool failed =
+      metrics.body.find("sinkd_compact_pass_failures_total{table=\"ledger\"} 1\n") !=
+      std::string::npos;
   EXPECT_NE(passed, failed) << metrics.body;
   EXPECT_EQ(sinkd::outbox::testing::HttpGet(port, "/healthz").code, 200);
   EXPECT_EQ(sinkd::outbox::testing::HttpGet(port, "/readyz").code, 200);
@@ -192,8 +192,10 @@ struct SmallPartsLake {
 TEST(CompactCli, OnePassMergesTheSmallPartsAndALaterPastTheGraceDeletesThemWithEveryRowKept) {
   SmallPartsLake lake;
   ASSERT_TRUE(lake.Make());
-  const std::string counts = "SELECT count(*), count(DISTINCT event_id), count(DISTINCT filename) "
-                             "FROM read_parquet(" + lake.Glob() + ", filename=true)";
+  const std::string counts =
+      "SELECT count(*), count(DISTINCT event_id), count(DISTINCT filename) "
+      "FROM read_parquet(" +
+      lake.Glob() + ", filename=true)";
   const auto before = testing::DuckDb(counts);
   ASSERT_TRUE(before.ok) << before.error;
   auto r = Compact({"ledger", "--lake-dir", lake.lake, "--min-parts", "2", "--grace", "0s"});
@@ -232,9 +234,9 @@ TEST(CompactCli, ProgressIsDrawnOnATerminalOnly) {
   SmallPartsLake lake;
   ASSERT_TRUE(lake.Make());
   std::string cmd;
-  for (const std::string& word : {SinkdBinary().string(), std::string("compact"),
-                                  std::string("ledger"), std::string("--lake-dir"), lake.lake,
-                                  std::string("--min-parts"), std::string("2")}) {
+  for (const std::string& word :
+       {SinkdBinary().string(), std::string("compact"), std::string("ledger"),
+        std::string("--lake-dir"), lake.lake, std::string("--min-parts"), std::string("2")}) {
     cmd.append(1, '\'').append(word).append("' ");
   }
   cmd.append(">/dev/null");

@@ -103,7 +103,8 @@ TEST(Dashboard, EveryPanelQueryIsPromQlThatPromtoolParses) {
   std::string rules = "groups:\n  - name: dashboard\n    rules:\n";
   for (size_t i = 0; i < exprs.size(); ++i) {
     std::string e = ReplaceAll(exprs[i], "$__rate_interval", "5m");
-    for (const char* variable : {"$compact_job", "$dispatch_job", "$job", "$instance", "$origin", "$sink"}) {
+    for (const char* variable :
+         {"$compact_job", "$dispatch_job", "$job", "$instance", "$origin", "$sink"}) {
       e = ReplaceAll(e, variable, ".*");
     }
     ASSERT_EQ(e.find('$'), std::string::npos) << "an unknown variable in " << exprs[i];

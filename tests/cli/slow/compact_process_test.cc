@@ -6,9 +6,8 @@
 // grace is 0 a last pair of passes leaves one row per event_id; every output's footer says
 // `sinkd.source` = compact and names what it supersedes. (`sinkd lake verify` is on branch
 // `stamps`, not here yet: these tests assert with DuckDB instead.)
-#include <signal.h>
-
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <random>
 #include <set>
@@ -30,7 +29,6 @@ using testing::SinkdBinary;
 using testing::SqlQuote;
 using testing::TempDir;
 using testing::WaitUntil;
-
 
 testing::CommandResult Sinkd(const std::vector<std::string>& args) {
   std::vector<std::string> argv = {SinkdBinary().string()};
@@ -61,8 +59,8 @@ struct DrainedLake {
 
   bool Publish(const std::string& name, int seed) {
     const std::string wire = (dir / name).string();
-    auto g = Sinkd({"generate", "ledger", "--messages", "120", "--events-per-batch", "50",
-                    "--seed", std::to_string(seed), "--bad-share", "0", "-o", wire});
+    auto g = Sinkd({"generate", "ledger", "--messages", "120", "--events-per-batch", "50", "--seed",
+                    std::to_string(seed), "--bad-share", "0", "-o", wire});
     if (g.exit_code != 0) {
       ADD_FAILURE() << g.err;
       return false;
@@ -121,10 +119,10 @@ void ExpectCompactedAndWhole(DrainedLake& l) {
   ASSERT_TRUE(q.ok) << q.error;
   EXPECT_EQ(q.rows[0][1], std::to_string(l.expected)) << "an event_id is missing";
   EXPECT_EQ(q.rows[0][0], q.rows[0][1]) << "duplicates left after passes past the grace";
-  auto footers = DuckDb(
-      "SELECT file_name, decode(key) AS k, decode(value) AS v FROM parquet_kv_metadata(" +
-      SqlQuote((l.lake / "ledger/**/compact-*.parquet").string()) +
-      ") WHERE decode(key) IN ('sinkd.source', 'sinkd.supersedes')");
+  auto footers =
+      DuckDb("SELECT file_name, decode(key) AS k, decode(value) AS v FROM parquet_kv_metadata(" +
+             SqlQuote((l.lake / "ledger/**/compact-*.parquet").string()) +
+             ") WHERE decode(key) IN ('sinkd.source', 'sinkd.supersedes')");
   ASSERT_TRUE(footers.ok) << footers.error;
   ASSERT_FALSE(footers.rows.empty()) << "no compaction output in the lake";
   for (const auto& row : footers.rows) {
@@ -159,8 +157,8 @@ TEST(CompactProcess, KillNineAtRandomMomentsOfAFollowingCompactorBesideADrainLos
         compact.Log().find("\"msg\":\"compaction output\"") != std::string::npos;
     const std::set<std::string> now = Parts(l.lake);
     for (const std::string& part : seen) {
-      EXPECT_TRUE(now.count(part)) << part << " was deleted before its grace (round " << round
-                                   << ")";
+      EXPECT_TRUE(now.count(part))
+          << part << " was deleted before its grace (round " << round << ")";
     }
     seen.insert(now.begin(), now.end());
     std::string error;

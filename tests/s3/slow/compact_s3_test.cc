@@ -3,9 +3,8 @@
 // after the body): no event_id is ever missing from the bucket while they run, the compactors stop
 // on SIGTERM with exit 0, and two last passes past a zero grace (without faults) leave one row
 // per event_id, every id there.
-#include <signal.h>
-
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <thread>
 
@@ -29,8 +28,11 @@ std::vector<std::string> WithCredentials(const std::vector<std::string>& args) {
   std::vector<std::string> argv = {"/usr/bin/env",
                                    std::string("AWS_ACCESS_KEY_ID=") + testing::kTestKey,
                                    std::string("AWS_SECRET_ACCESS_KEY=") + testing::kTestSecret,
-                                   "AWS_SESSION_TOKEN=", "AWS_ENDPOINT_URL=", "S3_BUCKET=",
-                                   "LAKE_DIR=", SinkdBinary().string()};
+                                   "AWS_SESSION_TOKEN=",
+                                   "AWS_ENDPOINT_URL=",
+                                   "S3_BUCKET=",
+                                   "LAKE_DIR=",
+                                   SinkdBinary().string()};
   argv.insert(argv.end(), args.begin(), args.end());
   return argv;
 }
@@ -39,16 +41,18 @@ TEST(CompactS3, TwoCompactorsAndADrainAtOnceThroughInjectedFaultsLoseNoRow) {
   TempDir dir;
   testing::NatsServer nats;
   ASSERT_TRUE(nats.ok()) << nats.error();
-  ASSERT_EQ(RunCommand({SinkdBinary().string(), "provision", "--nats-url", nats.url()}).exit_code, 0);
+  ASSERT_EQ(RunCommand({SinkdBinary().string(), "provision", "--nats-url", nats.url()}).exit_code,
+            0);
   uint64_t expected = 0;
   auto publish = [&](int seed) {
     const std::string wire = (dir / ("in" + std::to_string(seed) + ".bin")).string();
     auto g = RunCommand({SinkdBinary().string(), "generate", "ledger", "--messages", "80",
-                         "--events-per-batch", "50", "--seed", std::to_string(seed),
-                         "--bad-share", "0", "-o", wire});
+                         "--events-per-batch", "50", "--seed", std::to_string(seed), "--bad-share",
+                         "0", "-o", wire});
     ASSERT_EQ(g.exit_code, 0) << g.err;
     expected += 4000;
-    auto p = RunCommand({SinkdBinary().string(), "publish", "ledger", "--nats-url", nats.url(), wire});
+    auto p =
+        RunCommand({SinkdBinary().string(), "publish", "ledger", "--nats-url", nats.url(), wire});
     ASSERT_EQ(p.exit_code, 0) << p.err;
   };
   publish(31);
@@ -63,9 +67,14 @@ TEST(CompactS3, TwoCompactorsAndADrainAtOnceThroughInjectedFaultsLoseNoRow) {
   rates.seed = 5;
   testing::FaultProxy proxy(server.port(), rates);
   ASSERT_TRUE(proxy.ok()) << proxy.error();
-  const std::vector<std::string> s3 = {"--s3-endpoint", proxy.endpoint(), "--s3-bucket",
-                                       "garm-lake", "--s3-retry-attempts", "4",
-                                       "--s3-retry-max-backoff", "20ms"};
+  const std::vector<std::string> s3 = {"--s3-endpoint",
+                                       proxy.endpoint(),
+                                       "--s3-bucket",
+                                       "garm-lake",
+                                       "--s3-retry-attempts",
+                                       "4",
+                                       "--s3-retry-max-backoff",
+                                       "20ms"};
   auto with = [&](std::vector<std::string> args) {
     args.insert(args.end(), s3.begin(), s3.end());
     return WithCredentials(args);
@@ -117,10 +126,10 @@ TEST(CompactS3, TwoCompactorsAndADrainAtOnceThroughInjectedFaultsLoseNoRow) {
 
   // Without the proxy: two passes past a zero grace finish every merge and deletion.
   for (int i = 0; i < 2; ++i) {
-    auto r = RunCommand(WithCredentials({"compact", "ledger", "--s3-endpoint", server.endpoint(),
-                                         "--s3-bucket", "garm-lake", "--min-parts", "2",
-                                         "--settle", "0s", "--grace", "0s"}),
-                        "", 120s);
+    auto r = RunCommand(
+        WithCredentials({"compact", "ledger", "--s3-endpoint", server.endpoint(), "--s3-bucket",
+                         "garm-lake", "--min-parts", "2", "--settle", "0s", "--grace", "0s"}),
+        "", 120s);
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
   auto q = DuckDb("SELECT count(*), count(DISTINCT event_id) FROM read_parquet(" + glob +
