@@ -1,111 +1,139 @@
-// lake_bench: the lake's hot path against its peer, in one run.
+// lake_bench: the lake's hot path against its peers and its limit, in one run, by wall clock.
 //
-// 1,000,000 generated ledger events (2,000 Batches of 500) go through decode → partition/sort →
-// encode → write, on ONE thread, and the same rows are written by DuckDB's
-// `COPY … (FORMAT parquet, COMPRESSION zstd)` from an in-memory table with TWO threads. Prints
-// rows/s, bytes/row, the ratios and peak RSS, one ZSTD pass over the wire bytes as the physical
-// limit of any single-core decode+encode at that level, and says which targets are met:
-//   our encode (from decoded columns) ≥ 1.5 × DuckDB's rows/s;  decode+encode ≥ 1,000,000 rows/s;
-//   our file no larger than DuckDB's at the same ZSTD level;  peak RSS < 300 MiB for a
-//   250,000-row batch spread over 200 partitions.
-// Usage: lake_bench [--events N] [--zstd-level L] [--keep DIR]
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/resource.h>
+// 1,000,000 generated ledger events (2,000 Batches of 500) are measured, each figure the median of
+// --runs rounds (default 5) with its min–max; the rounds are interleaved (round i of every side
+// back to back), so a ratio is taken per round and printed with its spread too:
+//   full path     `sinkd import ledger` of the events' wire bytes from a file: decode → partition
+//                 → encode → write (50+ Parts), with `--encode-threads <cores>` when sinkd has it;
+//   one-file      every decoded row into ONE Parquet file in memory, in (time, event_id) order, on
+//                 a WorkPool of <cores> threads when the build has one (base/work_pool.h);
+//   DuckDB        `COPY … (FORMAT parquet, COMPRESSION zstd)` from an in-memory table, one file
+//                 and PARTITION_BY (date, app), two threads (bench/duckdb_copy.mjs);
+//   polars        nodejs-polars `writeParquet`, zstd, two threads (bench/polars_write.mjs);
+//   limit         one ZSTD pass over the wire bytes at the same level, two threads each
+//                 compressing half: what any decode + encode at this level must at least spend;
+//   peak RSS      `sinkd import` of 250,000 rows over 200 partitions (25 apps × 8 days), first,
+//                 while this process is small.
+// Prints the machine (cores, CPU model, load average before and after) and the targets.
+// Usage: lake_bench [--events N] [--runs R] [--zstd-level L] [--keep DIR]
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 #include <zstd.h>
 
-#include "base/log.h"
+#if __has_include("base/work_pool.h")
+#include "base/work_pool.h"
+#define SINKD_BENCH_HAS_WORK_POOL 1
+#endif
 #include "base/memory.h"
 #include "batch/part_schema.h"
 #include "batch/partitioner.h"
+#include "bench_support.h"
 #include "contract/delimited.h"
 #include "contract/wire_decoder.h"
-#include "lake/dir_destination.h"
 #include "lake/lake_writer.h"
 #include "parquet/part_writer.h"
 #include "row/ledger_columns.h"
 #include "traffic/traffic_generator.h"
 
-extern char** environ;
-
 namespace {
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
+using sinkd::bench::Clock;
+using sinkd::bench::Format;
+using sinkd::bench::RatioLine;
+using sinkd::bench::RatioSpread;
+using sinkd::bench::Seconds;
+using sinkd::bench::Spread;
+using sinkd::bench::SpreadOf;
 
-// Thread CPU seconds: our stages run on this one thread, so this is what they cost whatever else
-// the machine is doing (wall time is printed too).
-double ThreadCpu() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return ts.tv_sec + ts.tv_nsec / 1e9;
+int Fail(const std::string& what) {
+  std::fprintf(stderr, "lake_bench: %s\n", what.c_str());
+  return 1;
 }
 
-// Wall and this thread's CPU time of one stage.
-struct Span {
-  double wall = 0, cpu = 0;
+// Parquet files under `dir`: how many, their bytes, and the directories (partitions) holding them.
+struct Lake {
+  size_t files = 0;
+  uint64_t bytes = 0;
+  size_t partitions = 0;
 };
-class Timer {
- public:
-  Timer() : wall_(Clock::now()), cpu_(ThreadCpu()) {}
-  Span Stop() const {
-    return {std::chrono::duration<double>(Clock::now() - wall_).count(), ThreadCpu() - cpu_};
+Lake FilesUnder(const fs::path& dir) {
+  Lake lake;
+  if (!fs::exists(dir)) return lake;
+  std::set<fs::path> partitions;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (e.is_regular_file() && e.path().extension() == ".parquet") {
+      ++lake.files;
+      lake.bytes += e.file_size();
+      partitions.insert(e.path().parent_path());
+    }
   }
-
- private:
-  Clock::time_point wall_;
-  double cpu_;
-};
-
-std::string Run(const std::string& command) {
-  std::string out;
-  FILE* p = popen(command.c_str(), "r");
-  if (!p) return out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  pclose(p);
-  return out;
+  lake.partitions = partitions.size();
+  return lake;
 }
 
-// Peak resident set of a child process running argv, in KiB (ru_maxrss of wait4).
-long PeakRssKib(const std::vector<std::string>& argv) {
-  // posix_spawn (vfork-like) rather than fork: a forked child's ru_maxrss starts at the
-  // parent's size, which would bill the benchmark's own gigabyte to `sinkd import`.
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) return -1;
-  int status = 0;
-  struct rusage usage {};
-  wait4(pid, &status, 0, &usage);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return -1;
-  return usage.ru_maxrss;
+// One ZSTD pass over `messages` on `threads` threads, each compressing a contiguous share, in
+// wall seconds; negative on a ZSTD error.
+double ZstdPass(const std::vector<std::string>& messages, int level, unsigned threads,
+                size_t& compressed_bytes) {
+  std::vector<size_t> out(threads, 0);
+  std::vector<bool> failed(threads, false);
+  const Clock::time_point start = Clock::now();
+  std::vector<std::thread> workers;
+  for (unsigned t = 0; t < threads; ++t) {
+    workers.emplace_back([&, t] {
+      ZSTD_CCtx* cctx = ZSTD_createCCtx();
+      ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
+      const size_t first = messages.size() * t / threads;
+      const size_t last = messages.size() * (t + 1) / threads;
+      size_t largest = 0;
+      for (size_t i = first; i < last; ++i) largest = std::max(largest, messages[i].size());
+      std::string buffer(ZSTD_compressBound(largest), '\0');
+      for (size_t i = first; i < last; ++i) {
+        const size_t n = ZSTD_compress2(cctx, buffer.data(), buffer.size(), messages[i].data(),
+                                        messages[i].size());
+        if (ZSTD_isError(n)) {
+          failed[t] = true;
+          break;
+        }
+        out[t] += n;
+      }
+      ZSTD_freeCCtx(cctx);
+    });
+  }
+  for (auto& w : workers) w.join();
+  const double wall = Seconds(start);
+  compressed_bytes = 0;
+  for (unsigned t = 0; t < threads; ++t) {
+    if (failed[t]) return -1;
+    compressed_bytes += out[t];
+  }
+  return wall;
 }
 
-std::string Ratio(double a, double b) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2f×", b > 0 ? a / b : 0.0);
-  return text;
+void PrintRow(const char* name, const std::vector<double>& seconds, double rows, double bytes) {
+  std::vector<double> rates;
+  for (double s : seconds) rates.push_back(rows / s);
+  std::printf("  %-52s %-28s %-22s", name, Format(SpreadOf(rates)).c_str(),
+              Format(SpreadOf(seconds), "%.3f").c_str());
+  if (bytes > 0) std::printf(" %9.1f", bytes / rows);
+  std::printf("\n");
+}
+
+std::vector<double> Rates(const std::vector<double>& seconds, double rows) {
+  std::vector<double> rates;
+  for (double s : seconds) rates.push_back(rows / s);
+  return rates;
 }
 
 }  // namespace
@@ -113,42 +141,63 @@ std::string Ratio(double a, double b) {
 int main(int argc, char** argv) {
   sinkd::KeepFreedMemory();  // as the sinkd binary does
   int64_t events = 1'000'000;
+  int runs = 5;
   int zstd_level = 3;
   std::string keep;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--events") events = std::stoll(argv[i + 1]);
+    else if (flag == "--runs") runs = std::max(1, std::stoi(argv[i + 1]));
     else if (flag == "--zstd-level") zstd_level = std::stoi(argv[i + 1]);
     else if (flag == "--keep") keep = argv[i + 1];
   }
-  const fs::path work = keep.empty() ? fs::temp_directory_path() / ("lake-bench-" + std::to_string(getpid())) : fs::path(keep);
+  const fs::path work = keep.empty()
+                            ? fs::temp_directory_path() / ("lake-bench-" + std::to_string(getpid()))
+                            : fs::path(keep);
   fs::create_directories(work);
+  const unsigned cores = sinkd::bench::Cores();
+  const std::string peer_threads = "2";  // the peers run on two threads
+  const std::string level = std::to_string(zstd_level);
+  sinkd::bench::PrintMachine("lake_bench");
+  const std::string sinkd_bin = std::string(SINKD_BINARY_DIR) + "/src/cli/sinkd";
+  const std::vector<std::string> threads_flag =
+      sinkd::bench::EncodeThreadsFlag(sinkd_bin, {"import", "ledger"}, cores);
 
-  // 0. Peak RSS (first, while this process is still small: a child's ru_maxrss can inherit its
-  // parent's high-water mark at fork and exec) of `sinkd import` for one 250,000-row batch over 200 partitions (25 apps × 8 days).
-  sinkd::traffic::TrafficOptions spread;
-  spread.events_per_batch = 500;
-  spread.seed = 7;
-  spread.expected_events = 250'000;
-  spread.span_micros = 8LL * 86'400'000'000;
+  // 0. Peak RSS, first, while this process is small (see bench_support.h on Spawn).
   const fs::path spread_file = work / "spread.bin";
-  if (pid_t writer = fork(); writer == 0) {  // keep this process small until the RSS is measured
-    sinkd::traffic::TrafficGenerator spread_gen(spread);
-    _exit(sinkd::traffic::WriteDelimitedFile(spread_gen, sinkd::traffic::StreamKind::kLedger, 500,
+  // Written by a forked child, so that this process never grows before the RSS is measured.
+  if (const pid_t writer = fork(); writer == 0) {
+    sinkd::traffic::TrafficOptions spread;
+    spread.events_per_batch = 500;
+    spread.seed = 7;
+    spread.expected_events = 250'000;
+    spread.span_micros = 8LL * 86'400'000'000;
+    sinkd::traffic::TrafficGenerator generator(spread);
+    _exit(sinkd::traffic::WriteDelimitedFile(generator, sinkd::traffic::StreamKind::kLedger, 500,
                                              spread_file.string()).ok() ? 0 : 1);
   } else {
-    waitpid(writer, nullptr, 0);
+    int status = 0;
+    waitpid(writer, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      return Fail("cannot write " + spread_file.string());
+    }
   }
-  const std::string sinkd_bin = std::string(SINKD_BINARY_DIR) + "/src/cli/sinkd";
-  const long rss_kib = PeakRssKib({sinkd_bin, "import", "ledger", "--lake-dir",
-                                   (work / "rss-lake").string(), "--instance-id", "rss",
-                                   spread_file.string()});
+  std::vector<double> rss_mib;
   size_t rss_partitions = 0;
-  for (const auto& e : fs::recursive_directory_iterator(work / "rss-lake/ledger")) {
-    if (e.is_regular_file()) ++rss_partitions;
+  for (int r = 0; r < runs; ++r) {
+    const fs::path lake = work / "rss-lake";
+    fs::remove_all(lake);
+    std::vector<std::string> args = {sinkd_bin, "import", "ledger", "--lake-dir", lake.string(),
+                                     "--instance-id", "rss"};
+    args.insert(args.end(), threads_flag.begin(), threads_flag.end());
+    args.push_back(spread_file.string());
+    const sinkd::bench::ChildRun run = sinkd::bench::Run(args, (work / "rss.log").string());
+    if (run.exit_code != 0) return Fail("sinkd import (RSS) failed: " + sinkd::bench::ReadFile((work / "rss.log").string()));
+    rss_mib.push_back(run.max_rss_kib / 1024.0);
+    rss_partitions = FilesUnder(lake).partitions;
   }
 
-  // Input: the bytes that travel on GARM_LEDGER.
+  // Input: the bytes that travel on GARM_LEDGER, in memory and as `sinkd import`'s file.
   sinkd::traffic::TrafficOptions options;
   options.seed = 2026;
   options.events_per_batch = 500;
@@ -156,35 +205,34 @@ int main(int argc, char** argv) {
   sinkd::traffic::TrafficGenerator generator(options);
   std::vector<std::string> messages;
   size_t input_bytes = 0;
-  for (int64_t n = 0; n < events; n += options.events_per_batch) {
-    messages.push_back(generator.NextLedgerMessage());
-    input_bytes += messages.back().size();
+  const fs::path wire_file = work / "ledger.bin";
+  {
+    std::ofstream out(wire_file, std::ios::binary);
+    std::string framed;
+    for (int64_t n = 0; n < events; n += options.events_per_batch) {
+      messages.push_back(generator.NextLedgerMessage());
+      input_bytes += messages.back().size();
+      framed.clear();
+      sinkd::contract::AppendDelimited(framed, messages.back());
+      out.write(framed.data(), static_cast<std::streamsize>(framed.size()));
+    }
+    if (!out) return Fail("cannot write " + wire_file.string());
   }
 
-  // 1. Decode.
+  // Decoded once (not timed): the one-file encode starts from columns, as DuckDB and polars
+  // start from their in-memory tables.
   sinkd::contract::WireDecoder decoder;
   sinkd::row::RowBatch batch(sinkd::row::kLedgerColumns);
   std::vector<sinkd::contract::Reject> rejects;
-  // Decoded twice: the first pass grows the batch's buffers from nothing (page faults, copies);
-  // the second reuses them, as a running drain does from its second batch on. Both are reported.
-  Timer t;
-  for (const std::string& m : messages) decoder.Decode(sinkd::contract::Envelope::kBatch, m, batch, rejects);
-  const Span cold_decode = t.Stop();
-  batch.Clear();
-  t = Timer();
-  for (const std::string& m : messages) decoder.Decode(sinkd::contract::Envelope::kBatch, m, batch, rejects);
-  const Span decode = t.Stop();
+  for (const std::string& m : messages) {
+    decoder.Decode(sinkd::contract::Envelope::kBatch, m, batch, rejects);
+  }
   const size_t rows = batch.rows();
-
-  // 2. Partition and sort.
-  t = Timer();
-  auto partitions = sinkd::batch::PartitionRows(batch);
-  const Span sort = t.Stop();
-
-  // 3. Encode from decoded columns: every row into one file, in (time, event_id) order, in memory.
   std::vector<uint32_t> order;
   order.reserve(rows);
-  for (const auto& p : partitions) order.insert(order.end(), p.rows.begin(), p.rows.end());
+  for (const auto& p : sinkd::batch::PartitionRows(batch)) {
+    order.insert(order.end(), p.rows.begin(), p.rows.end());
+  }
   const auto& times = batch.column(1).int64s;
   std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
     return times[a] != times[b] ? times[a] < times[b] : batch.Id(a) < batch.Id(b);
@@ -194,115 +242,131 @@ int main(int argc, char** argv) {
   writer_options.created_by = "sinkd version bench (build bench)";
   const auto schema = sinkd::batch::FileSchema(sinkd::row::kLedgerColumns);
   const auto view = sinkd::batch::FileView(batch);
-  // Best of three, as the DuckDB side is (bench/duckdb_copy.mjs): one-off noise of a shared VM
-  // must not decide a ratio.
-  sinkd::parquet::MemoryOutputStream one_file;
-  Span encode{1e30, 1e30};
-  for (int round = 0; round < 3; ++round) {
-    one_file = sinkd::parquet::MemoryOutputStream();
-    t = Timer();
-    {
-      sinkd::parquet::PartWriter writer(schema, writer_options, one_file);
-      if (!writer.WriteRows(view, order).ok() || !writer.Finish({}).ok()) {
-        std::fprintf(stderr, "encode failed\n");
-        return 1;
-      }
-    }
-    const Span s = t.Stop();
-    if (s.cpu < encode.cpu) encode = s;
-  }
+#ifdef SINKD_BENCH_HAS_WORK_POOL
+  sinkd::WorkPool pool(cores);
+  sinkd::WorkPool* encode_pool = &pool;
+  const unsigned encode_threads = cores;
+#else
+  const unsigned encode_threads = 1;
+#endif
   const fs::path ours = work / "ours.parquet";
-  std::ofstream(ours, std::ios::binary).write(one_file.data().data(), one_file.data().size());
-
-  // 4. The whole path on one thread: decode + partition/sort + encode + write (fsync, rename).
-  batch.Clear();
-  auto destination = sinkd::lake::DirDestination::Make((work / "lake").string());
-  (void)(*destination)->Ensure();
-  sinkd::lake::LakeWriterOptions lake_options;
-  lake_options.key_prefix = "ledger";
-  lake_options.instance = "bench";
-  lake_options.parquet = writer_options;
-  sinkd::lake::LakeWriter lake_writer(**destination, lake_options);
-  t = Timer();
-  for (const std::string& m : messages) decoder.Decode(sinkd::contract::Envelope::kBatch, m, batch, rejects);
-  Timer flush_timer;
-  auto flushed = lake_writer.Flush(batch, {"bench", 1, messages.size()});
-  const Span flush = flush_timer.Stop();
-  const Span full = t.Stop();
-  if (!flushed.ok()) {
-    std::fprintf(stderr, "flush failed: %s\n", flushed.status().ToString().c_str());
-    return 1;
-  }
-
-  // 5. A physical limit: one ZSTD pass over the wire bytes, same level, one thread, nothing else.
-  // The full path reads every wire byte and compresses what it keeps, so this bounds what any
-  // single-core decode+encode at this level could reach on this input.
-  ZSTD_CCtx* cctx = ZSTD_createCCtx();
-  ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, zstd_level);
-  size_t largest = 0;
-  for (const std::string& m : messages) largest = std::max(largest, m.size());
-  std::string compressed(ZSTD_compressBound(largest), '\0');
-  size_t zstd_out = 0;
-  t = Timer();
-  for (const std::string& m : messages) {
-    const size_t n = ZSTD_compress2(cctx, compressed.data(), compressed.size(), m.data(), m.size());
-    if (ZSTD_isError(n)) {
-      std::fprintf(stderr, "zstd limit pass failed: %s\n", ZSTD_getErrorName(n));
-      return 1;
+  size_t one_file_bytes = 0;
+  const auto encode_one_file = [&]() -> double {
+    sinkd::parquet::MemoryOutputStream out;
+    const Clock::time_point start = Clock::now();
+    {
+#ifdef SINKD_BENCH_HAS_WORK_POOL
+      sinkd::parquet::PartWriter writer(schema, writer_options, out, encode_pool);
+#else
+      sinkd::parquet::PartWriter writer(schema, writer_options, out);
+#endif
+      if (!writer.WriteRows(view, order).ok() || !writer.Finish({}).ok()) return -1;
     }
-    zstd_out += n;
-  }
-  const Span zstd_pass = t.Stop();
-  ZSTD_freeCCtx(cctx);
-
-  // 6. The peer: DuckDB writes the same rows, from memory, with two threads.
-  const std::string duck_json =
-      Run("node " + std::string(SINKD_SOURCE_DIR) + "/bench/duckdb_copy.mjs '" + ours.string() + "' '" +
-          (work / "duckdb.parquet").string() + "' " + std::to_string(zstd_level) + " 2 3");
-  auto duck = nlohmann::json::parse(duck_json, nullptr, false);
-  if (duck.is_discarded()) {
-    std::fprintf(stderr, "duckdb peer failed: %s\n", duck_json.c_str());
-    return 1;
-  }
-  const double duck_s = duck["best_ms"].get<double>() / 1000.0;
-  const double duck_bytes = duck["bytes"].get<double>();
-
-  // Our stages are rated by their CPU time on one thread (what they cost on a quiet core); DuckDB
-  // by wall time with its two threads, so a loaded machine can only flatter DuckDB's side less.
-  const double ours_encode_rps = rows / encode.cpu, duck_rps = rows / duck_s;
-  const double full_rps = rows / full.cpu;
-  std::printf("lake_bench: %zu rows (%zu messages, %.1f MB on the wire), zstd level %d, DuckDB %s\n",
-              rows, messages.size(), input_bytes / 1e6, zstd_level,
-              duck["version"].get<std::string>().c_str());
-  std::printf("  %-44s %9s %9s %13s %10s\n", "stage", "wall s", "cpu s", "rows/s (cpu)", "bytes/row");
-  auto line = [&](const char* name, Span span, double bytes) {
-    std::printf("  %-44s %9.3f %9.3f %13.0f", name, span.wall, span.cpu, rows / span.cpu);
-    if (bytes > 0) std::printf(" %10.1f", bytes / rows);
-    std::printf("\n");
+    const double wall = Seconds(start);
+    if (one_file_bytes == 0) {
+      one_file_bytes = out.data().size();
+      std::ofstream(ours, std::ios::binary).write(out.data().data(), out.data().size());
+    }
+    return wall;
   };
-  line("decode, buffers growing (1 thread)", cold_decode, 0);
-  line("decode, buffers reused (1 thread)", decode, 0);
-  line("partition + sort (1 thread)", sort, 0);
-  line("sinkd encode, one file (1 thread)", encode, one_file.data().size());
-  std::printf("  %-44s %9.3f %9s %13.0f %10.1f\n", "DuckDB COPY, one file (2 threads, wall)", duck_s,
-              "-", duck_rps, duck_bytes / rows);
-  line("sinkd flush: sort+encode+write, partitioned", flush, flushed->bytes);
-  line("sinkd decode+sort+encode+write (1 thread)", full, flushed->bytes);
-  line("limit: one ZSTD pass over the wire bytes", zstd_pass, static_cast<double>(zstd_out));
-  std::printf("  parts written by the full path: %zu\n", flushed->parts.size());
-  std::printf("ratios:\n");
-  std::printf("  encode rows/s, sinkd (1 thread) / DuckDB (2 threads): %s  (target >= 1.5x) %s\n",
-              Ratio(ours_encode_rps, duck_rps).c_str(), ours_encode_rps >= 1.5 * duck_rps ? "MET" : "MISSED");
-  std::printf("  file size, sinkd / DuckDB:                           %s  (target <= 1.0x) %s\n",
-              Ratio(one_file.data().size(), duck_bytes).c_str(),
-              one_file.data().size() <= duck_bytes ? "MET" : "MISSED");
-  std::printf("  decode+encode+write rows/s on 1 thread (cpu):        %.0f (target >= 1,000,000) %s\n",
-              full_rps, full_rps >= 1e6 ? "MET" : "MISSED");
-  std::printf("  full path / one ZSTD pass over the wire (the limit):  %s\n",
-              Ratio(full_rps, rows / zstd_pass.cpu).c_str());
-  std::printf("  peak RSS, sinkd import of 250,000 rows over %zu partitions: %.0f MiB (target < 300) %s\n",
-              rss_partitions, rss_kib / 1024.0, rss_kib > 0 && rss_kib < 300 * 1024 ? "MET" : "MISSED");
-  std::printf("  load average during the run: %s", Run("cut -d' ' -f1-3 /proc/loadavg").c_str());
+  // A first round, untimed, writes the peers' input and grows every buffer once.
+  if (encode_one_file() < 0) return Fail("the one-file encode failed");
+
+  // The interleaved rounds.
+  std::vector<double> full_s, encode_s, zstd_s, duck_one_s, duck_part_s, polars_s;
+  size_t full_parts = 0, zstd_bytes = 0;
+  uint64_t full_bytes = 0;
+  double duck_one_bytes = 0, duck_part_bytes = 0, duck_part_files = 0, polars_bytes = 0;
+  std::string duck_version, polars_version, error;
+  for (int r = 0; r < runs; ++r) {
+    const fs::path lake = work / "lake";
+    fs::remove_all(lake);
+    std::vector<std::string> args = {sinkd_bin, "import", "ledger", "--lake-dir", lake.string(),
+                                     "--instance-id", "bench"};
+    args.insert(args.end(), threads_flag.begin(), threads_flag.end());
+    args.push_back(wire_file.string());
+    const sinkd::bench::ChildRun full = sinkd::bench::Run(args, (work / "import.log").string());
+    if (full.exit_code != 0) return Fail("sinkd import failed: " + sinkd::bench::ReadFile((work / "import.log").string()));
+    full_s.push_back(full.wall);
+    const Lake written = FilesUnder(lake);
+    full_parts = written.files;
+    full_bytes = written.bytes;
+    fs::remove_all(lake);
+
+    const double encode = encode_one_file();
+    if (encode < 0) return Fail("the one-file encode failed");
+    encode_s.push_back(encode);
+
+    const double zstd = ZstdPass(messages, zstd_level, 2, zstd_bytes);
+    if (zstd < 0) return Fail("the ZSTD limit pass failed");
+    zstd_s.push_back(zstd);
+
+    const std::string peer_log = (work / "peer.log").string();
+    nlohmann::json duck = sinkd::bench::RunNodePeer(
+        "duckdb_copy.mjs", {ours.string(), (work / "duckdb.parquet").string(), level, peer_threads, "1"},
+        {}, peer_log, error);
+    if (duck.is_discarded()) return Fail(error);
+    duck_one_s.push_back(duck["runs_ms"][0].get<double>() / 1000);
+    duck_one_bytes = duck["bytes"].get<double>();
+    duck_version = duck["version"].get<std::string>();
+
+    nlohmann::json part = sinkd::bench::RunNodePeer(
+        "duckdb_copy.mjs",
+        {ours.string(), (work / "duckdb-lake").string(), level, peer_threads, "1", "partitioned"},
+        {}, peer_log, error);
+    if (part.is_discarded()) return Fail(error);
+    duck_part_s.push_back(part["runs_ms"][0].get<double>() / 1000);
+    duck_part_bytes = part["bytes"].get<double>();
+    duck_part_files = part["files"].get<double>();
+    fs::remove_all(work / "duckdb-lake");
+
+    nlohmann::json polars = sinkd::bench::RunNodePeer(
+        "polars_write.mjs", {ours.string(), (work / "polars.parquet").string(), level, "1"},
+        {"POLARS_MAX_THREADS=" + peer_threads}, peer_log, error);
+    if (polars.is_discarded()) return Fail(error);
+    polars_s.push_back(polars["runs_ms"][0].get<double>() / 1000);
+    polars_bytes = polars["bytes"].get<double>();
+    polars_version = polars["version"].get<std::string>();
+  }
+
+  const double n = static_cast<double>(rows);
+  std::printf("lake_bench: %zu rows (%zu messages, %.1f MB on the wire), zstd level %d, %d rounds; "
+              "DuckDB %s, nodejs-polars %s\n",
+              rows, messages.size(), input_bytes / 1e6, zstd_level, runs, duck_version.c_str(),
+              polars_version.c_str());
+  std::printf("  sinkd import %s; one-file encode on %u thread(s)%s\n",
+              threads_flag.empty() ? "without --encode-threads (this sinkd has no such flag)"
+                                   : ("with --encode-threads " + threads_flag[1]).c_str(),
+              encode_threads,
+              encode_threads == 1 ? " (this build has no WorkPool)" : "");
+  std::printf("  %-52s %-28s %-22s %9s\n", "figure (median (min–max) of the rounds)",
+              "rows/s (wall)", "wall s", "bytes/row");
+  PrintRow("sinkd import: decode+partition+encode+write", full_s, n, static_cast<double>(full_bytes));
+  std::printf("    %zu Parts\n", full_parts);
+  PrintRow("DuckDB COPY PARTITION_BY (date, app), 2 threads", duck_part_s, n, duck_part_bytes);
+  std::printf("    %.0f files\n", duck_part_files);
+  PrintRow("sinkd encode, one file", encode_s, n, static_cast<double>(one_file_bytes));
+  PrintRow("DuckDB COPY, one file, 2 threads", duck_one_s, n, duck_one_bytes);
+  PrintRow("nodejs-polars writeParquet zstd, 2 threads", polars_s, n, polars_bytes);
+  PrintRow("limit: one ZSTD pass over the wire bytes, 2 threads", zstd_s, n, static_cast<double>(zstd_bytes));
+
+  const auto full_rps = Rates(full_s, n), encode_rps = Rates(encode_s, n);
+  std::printf("ratios (per round, median (min–max)):\n");
+  std::printf("  full path / DuckDB PARTITION_BY:        %s\n",
+              RatioLine(RatioSpread(full_rps, Rates(duck_part_s, n)), 1.5).c_str());
+  std::printf("  one-file encode / DuckDB one file:      %s\n",
+              RatioLine(RatioSpread(encode_rps, Rates(duck_one_s, n)), 1.5).c_str());
+  std::printf("  one-file encode / polars:               %s\n",
+              RatioLine(RatioSpread(encode_rps, Rates(polars_s, n)), 1.5).c_str());
+  std::printf("  full path / two-core ZSTD pass (limit): %s\n",
+              RatioLine(RatioSpread(full_rps, Rates(zstd_s, n)), 0.5).c_str());
+  std::printf("  file size, sinkd one file / DuckDB:     %.2f×  (target <= 1.00×: %s)\n",
+              one_file_bytes / duck_one_bytes, one_file_bytes <= duck_one_bytes ? "MET" : "MISSED");
+  const Spread rss = SpreadOf(rss_mib);
+  std::printf("  peak RSS, sinkd import of 250,000 rows over %zu partitions: %s MiB  "
+              "(target <= 300: %s)\n",
+              rss_partitions, Format(rss).c_str(), rss.max <= 300 ? "MET" : "MISSED");
+  sinkd::bench::PrintLoadAfter();
   if (keep.empty()) fs::remove_all(work);
   return 0;
 }

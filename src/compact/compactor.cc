@@ -160,6 +160,12 @@ Result<PassReport> Compactor::RunPass(const PassHooks& hooks, PassReport* out) {
     partitions[parsed->partition].push_back(Object{std::move(stored), std::move(*parsed)});
   }
   report.partitions = partitions.size();
+  // Footers of objects that are gone are forgotten, so a --follow process stays as large as the lake.
+  std::set<std::string> present;
+  for (const lake::StoredObject& o : objects) present.insert(o.key);
+  for (auto it = rep_->outputs.begin(); it != rep_->outputs.end();) {
+    it = present.count(it->first) ? std::next(it) : rep_->outputs.erase(it);
+  }
   std::set<std::string> refused;
   auto refuse = [&](const std::string& key, const Status& why) {
     if (refused.insert(key).second) report.refused.push_back(why.message());

@@ -24,8 +24,11 @@
 // sinkd.schema_version, sinkd.source = "compact", sinkd.supersedes (JSON array of input keys,
 // sorted), sinkd.stamps (union of the inputs' elements, sorted by their text, duplicates once),
 // sinkd.compaction ({"rows_in","rows_out","duplicates_dropped","inputs","outputs","index"}).
-// Memory: streams; one decoded row group per input plus one output row group, and 16 bytes per
-// distinct id of the merge for the dedupe.
+// Memory: streams; one decoded row group per input plus one output row group (a Part not written
+// by sinkd is read whole, to be sorted), and 16 to 32 bytes per distinct id of the merge for the
+// dedupe; a merge reads at most twice target_bytes (compact/policy.h).
+// An input is deleted only when every output of its merge exists (a split merge cut short
+// supersedes nothing; the next pass redoes it under the same names).
 // Ownership: borrows the Destination and the table (must outlive the Compactor).
 // Threads: one thread at a time. Several Compactors (processes, machines) may run on one lake at
 // once, beside drains writing into it.

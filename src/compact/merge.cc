@@ -62,6 +62,9 @@ struct Cursor {
   int64_t prev_time = 0;
   std::string prev_id;
   bool has_prev = false;
+  // The current row's (time, id), kept for the heap's comparisons (valid until the next Load).
+  int64_t head_time = 0;
+  std::string_view head_id;
 
   size_t Row() const { return memory ? order[pos] : pos; }
 };
@@ -94,7 +97,11 @@ class Merger {
   Status Start();                           // every cursor on its first row, the heap built
   Status WriteOutput(lake::PartUpload& upload, uint64_t index, uint64_t* bytes);
   Status FlushRowGroup(parquet::PartWriter& writer);
-  void AppendRow(const Cursor& cursor, size_t row);
+  void ClearOutput();
+  // False (nothing appended) when a NULL would reach a REQUIRED output column.
+  bool AppendRow(const Cursor& cursor, size_t row, int* null_column);
+  void SetHead(Cursor& cursor) const;
+  bool HeapGreater(int a, int b) const;
 
   Cell CellOf(const Cursor& cursor, size_t row, int column) const;
   int CompareRows(const Cursor& a, size_t ra, const Cursor& b, size_t rb) const;
@@ -338,7 +345,9 @@ Status Merger::Load(Cursor& cursor) {
 
 Status Merger::Advance(Cursor& cursor) {
   if (++cursor.pos >= cursor.rows) SINKD_RETURN_IF_ERROR(Load(cursor));
-  if (cursor.done || cursor.memory) return Status::OK();
+  if (cursor.done) return Status::OK();
+  SetHead(cursor);
+  if (cursor.memory) return Status::OK();
   const size_t row = cursor.Row();
   const Cell time = CellOf(cursor, row, table_.time_column);
   const Cell id = CellOf(cursor, row, table_.id_column);
@@ -387,6 +396,7 @@ Status Merger::PrePass() {
 
 Status Merger::Start() {
   heap_.clear();
+  ClearOutput();  // a restart drops what the abandoned attempt had buffered
   for (size_t i = 0; i < cursors_.size(); ++i) {
     Cursor& cursor = cursors_[i];
     cursor.row_group = 0;
@@ -394,6 +404,7 @@ Status Merger::Start() {
     cursor.has_prev = false;
     SINKD_RETURN_IF_ERROR(Load(cursor));
     if (cursor.done) continue;
+    SetHead(cursor);
     if (!cursor.memory) {
       const size_t row = cursor.Row();
       cursor.has_prev = true;
@@ -402,13 +413,35 @@ Status Merger::Start() {
     }
     heap_.push_back(static_cast<int>(i));
   }
-  std::make_heap(heap_.begin(), heap_.end(), [this](int a, int b) {
-    return CompareRows(cursors_[a], cursors_[a].Row(), cursors_[b], cursors_[b].Row()) > 0;
-  });
+  std::make_heap(heap_.begin(), heap_.end(), [this](int a, int b) { return HeapGreater(a, b); });
   return Status::OK();
 }
 
-void Merger::AppendRow(const Cursor& cursor, size_t row) {
+void Merger::SetHead(Cursor& cursor) const {
+  const size_t row = cursor.Row();
+  cursor.head_time = CellOf(cursor, row, table_.time_column).i;
+  cursor.head_id = CellOf(cursor, row, table_.id_column).s;
+}
+
+bool Merger::HeapGreater(int a, int b) const {
+  const Cursor& x = cursors_[a];
+  const Cursor& y = cursors_[b];
+  if (x.head_time != y.head_time) return x.head_time > y.head_time;
+  const int id = x.head_id.compare(y.head_id);
+  if (id != 0) return id > 0;
+  return CompareRows(x, x.Row(), y, y.Row()) > 0;
+}
+
+bool Merger::AppendRow(const Cursor& cursor, size_t row, int* null_column) {
+  // Checked before anything is appended, so a refusal leaves the row group whole.
+  for (size_t c = 0; c < table_.columns.size(); ++c) {
+    if (schema_[c].optional || cursor.slot[c] < 0) continue;
+    const ColumnValues& v = cursor.values[cursor.slot[c]];
+    if (!v.defined.empty() && v.defined[row] == 0) {
+      *null_column = static_cast<int>(c);
+      return false;
+    }
+  }
   for (size_t c = 0; c < table_.columns.size(); ++c) {
     const Cell cell = CellOf(cursor, row, static_cast<int>(c));
     ColumnValues& v = out_[c];
@@ -425,6 +458,20 @@ void Merger::AppendRow(const Cursor& cursor, size_t row) {
     }
   }
   ++out_rows_;
+  return true;
+}
+
+void Merger::ClearOutput() {
+  for (ColumnValues& v : out_) {
+    v.bools.clear();
+    v.int32s.clear();
+    v.int64s.clear();
+    v.doubles.clear();
+    v.bytes.clear();
+    v.offsets.assign(1, 0);
+    v.defined.clear();
+  }
+  out_rows_ = 0;
 }
 
 Status Merger::FlushRowGroup(parquet::PartWriter& writer) {
@@ -454,16 +501,7 @@ Status Merger::FlushRowGroup(parquet::PartWriter& writer) {
     std::iota(iota_.begin(), iota_.end(), 0u);
   }
   Status s = writer.WriteRows(view, std::span<const uint32_t>(iota_).first(out_rows_));
-  for (ColumnValues& v : out_) {
-    v.bools.clear();
-    v.int32s.clear();
-    v.int64s.clear();
-    v.doubles.clear();
-    v.bytes.clear();
-    v.offsets.assign(1, 0);
-    v.defined.clear();
-  }
-  out_rows_ = 0;
+  ClearOutput();
   return s;
 }
 
@@ -472,24 +510,20 @@ Status Merger::WriteOutput(lake::PartUpload& upload, uint64_t index, uint64_t* b
   uint64_t rows = 0;
   Status s;
   while (s.ok() && rows < rows_per_output_ && !heap_.empty()) {
-    auto greater = [this](int a, int b) {
-      return CompareRows(cursors_[a], cursors_[a].Row(), cursors_[b], cursors_[b].Row()) > 0;
-    };
+    auto greater = [this](int a, int b) { return HeapGreater(a, b); };
     std::pop_heap(heap_.begin(), heap_.end(), greater);
     const int top = heap_.back();
     heap_.pop_back();
     Cursor& cursor = cursors_[top];
     const size_t row = cursor.Row();
-    if (seen_.Insert(CellOf(cursor, row, table_.id_column).s)) {
+    if (seen_.Insert(cursor.head_id)) {
       // A NULL reaching a REQUIRED output column means a footer's statistics counted no NULL
       // where there was one: refuse the Part rather than write a placeholder as a value.
-      for (size_t c = 0; c < table_.columns.size(); ++c) {
-        if (!schema_[c].optional && CellOf(cursor, row, static_cast<int>(c)).null) {
-          return Fail(cursor, Status::Refuse(cursor.key + ": column " + schema_[c].name +
-                                             " holds a NULL its statistics do not count"));
-        }
+      int null_column = -1;
+      if (!AppendRow(cursor, row, &null_column)) {
+        return Fail(cursor, Status::Refuse(cursor.key + ": column " + schema_[null_column].name +
+                                           " holds a NULL its statistics do not count"));
       }
-      AppendRow(cursor, row);
       ++rows;
       if (out_rows_ >= spec_.parquet.row_group_rows) s = FlushRowGroup(writer);
     } else {
@@ -609,7 +643,7 @@ Result<MergeOutcome> Merger::Run(const std::function<void(const OutputReport&)>&
           ++outcome_.taken;
           continue;
         }
-        if (unsorted_found_ && attempt == 0 && index == 0) {
+        if (unsorted_found_ && static_cast<size_t>(attempt) < cursors_.size() && index == 0) {
           restart = true;  // nothing placed yet: once more with that input sorted in memory
           break;
         }

@@ -11,19 +11,22 @@ constexpr uint64_t kPerInputBudgetCap = uint64_t{16} << 20;
 // Splits `chosen` (key order) into merges within the read budget. A last piece of one object is
 // kept only when `lone_ok` (a closed date's single Part still becomes our shape, deduplicated).
 std::vector<std::vector<size_t>> Chunk(const std::vector<Candidate>& live,
-                                       const std::vector<size_t>& chosen, bool lone_ok) {
+                                       const std::vector<size_t>& chosen, bool lone_ok,
+                                       uint64_t target_bytes) {
   std::vector<std::vector<size_t>> merges;
   std::vector<size_t> current;
-  uint64_t budget = 0;
+  uint64_t budget = 0, total = 0;
   for (size_t i : chosen) {
     const uint64_t cost = std::min(live[i].size, kPerInputBudgetCap);
-    if (!current.empty() && (current.size() >= kMaxMergeInputs || budget + cost > kMergeReadBudget)) {
+    if (!current.empty() && (current.size() >= kMaxMergeInputs || budget + cost > kMergeReadBudget ||
+                             total + live[i].size > 2 * target_bytes)) {
       merges.push_back(std::move(current));
       current.clear();
-      budget = 0;
+      budget = total = 0;
     }
     current.push_back(i);
     budget += cost;
+    total += live[i].size;
   }
   if (!current.empty()) {
     if (current.size() >= 2 || lone_ok) {
@@ -51,13 +54,15 @@ std::vector<std::vector<size_t>> PlanMerges(const std::vector<Candidate>& live,
   if (policy.closed) {
     if (below_full.empty()) return {};
     if (below_full.size() == 1 && live[below_full[0]].output) return {};
-    return Chunk(live, below_full, /*lone_ok=*/true);
+    return Chunk(live, below_full, /*lone_ok=*/true, policy.target_bytes);
   }
   std::vector<std::vector<size_t>> merges;
-  if (parts.size() >= policy.min_parts) merges = Chunk(live, parts, false);
+  if (parts.size() >= policy.min_parts) merges = Chunk(live, parts, false, policy.target_bytes);
   const uint64_t backlog = uint64_t{policy.min_parts} * policy.min_parts;
   if (outputs.size() >= backlog) {
-    for (auto& merge : Chunk(live, outputs, false)) merges.push_back(std::move(merge));
+    for (auto& merge : Chunk(live, outputs, false, policy.target_bytes)) {
+      merges.push_back(std::move(merge));
+    }
   }
   return merges;
 }

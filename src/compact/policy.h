@@ -8,8 +8,9 @@
 //   - once the partition's UTC date closed more than settle_ms ago, every object below full
 //     merges (late Parts with each other and with the outputs below target), unless that is one
 //     lone output already.
-// A merge reads at most kMaxMergeInputs inputs and about kMergeReadBudget bytes of row groups at
-// once (memory: one decoded row group per input), so a backlog becomes several merges.
+// A merge reads at most kMaxMergeInputs inputs, about kMergeReadBudget bytes of row groups at
+// once (memory: one decoded row group per input, a few times its file bytes) and at most twice
+// target_bytes in all (memory: 16 bytes per distinct id), so a backlog becomes several merges.
 // Threads: pure functions.
 #pragma once
 
@@ -32,7 +33,7 @@ struct PolicyInputs {
 };
 
 inline constexpr size_t kMaxMergeInputs = 512;
-inline constexpr uint64_t kMergeReadBudget = uint64_t{128} << 20;  // Σ min(size, 16 MiB)
+inline constexpr uint64_t kMergeReadBudget = uint64_t{64} << 20;  // Σ min(size, 16 MiB)
 
 // The merges to run, each a list of indices into `live` (objects of one partition that no
 // output supersedes), in key order. Deterministic: the same objects give the same merges.

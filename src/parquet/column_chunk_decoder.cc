@@ -56,9 +56,19 @@ Status ColumnChunkDecoder::Bad(const std::string& where, std::string_view what) 
   return Status::Refuse(fmt::format("{}: page {}: {}", where, page_index_, what));
 }
 
+Status ColumnChunkDecoder::Spend(uint64_t bytes, const std::string& where,
+                                 uint64_t* budget) const {
+  if (bytes > *budget) {
+    return Bad(where, fmt::format("the row group decodes to more than the {} bytes supported",
+                                  kMaxRowGroupDecodedBytes));
+  }
+  *budget -= bytes;
+  return Status::OK();
+}
+
 Status ColumnChunkDecoder::Decode(std::string_view chunk, const ColumnInfo& column,
                                   const ChunkLocation& location, const ColumnChunkInfo& info,
-                                  const std::string& where, ColumnValues& out) {
+                                  const std::string& where, uint64_t* budget, ColumnValues& out) {
   Reset(out, column.physical);
   Reset(dictionary_, column.physical);
   has_dictionary_ = false;
@@ -96,9 +106,7 @@ Status ColumnChunkDecoder::Decode(std::string_view chunk, const ColumnInfo& colu
 
     const uint8_t* page = payload;
     if (location.codec == kCodecZstd) {
-      page_.Clear();
-      page_.Reserve(h.uncompressed + 1);
-      if (const char* error = zstd_.Decompress(payload, h.compressed, page_.data(), h.uncompressed)) {
+      if (const char* error = zstd_.Decompress(payload, h.compressed, h.uncompressed, page_)) {
         return Bad(where, error);
       }
       page = page_.data();
@@ -112,8 +120,10 @@ Status ColumnChunkDecoder::Decode(std::string_view chunk, const ColumnInfo& colu
         return Bad(where, fmt::format("dictionary encoding {} is not supported",
                                       EncodingName(h.encoding)));
       }
+      Status spent = Spend(h.uncompressed, where, budget);
+      if (!spent.ok()) return spent;
       size_t used = 0;
-      if (const char* error = DecodePlain(page, h.uncompressed, h.num_values, kMaxChunkStringBytes,
+      if (const char* error = DecodePlain(page, h.uncompressed, h.num_values, SIZE_MAX,
                                           dictionary_, &used)) {
         return Bad(where, fmt::format("dictionary: {}", error));
       }
@@ -125,7 +135,7 @@ Status ColumnChunkDecoder::Decode(std::string_view chunk, const ColumnInfo& colu
                                     location.num_values));
     }
     Status s = DataPage(page, h.uncompressed, h.num_values, h.encoding,
-                        h.definition_level_encoding, column, where, out);
+                        h.definition_level_encoding, column, where, budget, out);
     if (!s.ok()) return s;
     values += h.num_values;
   }
@@ -151,7 +161,14 @@ Status ColumnChunkDecoder::Decode(std::string_view chunk, const ColumnInfo& colu
 Status ColumnChunkDecoder::DataPage(const uint8_t* page, size_t size, uint32_t num_values,
                                     int32_t encoding, int32_t level_encoding,
                                     const ColumnInfo& column, const std::string& where,
-                                    ColumnValues& out) {
+                                    uint64_t* budget, ColumnValues& out) {
+  static const uint64_t kSlotBytes[] = {1, 4, 8, 8, 4};  // per physical type; strings: the offset
+  Status spent = Spend(uint64_t{num_values} * (kSlotBytes[static_cast<int>(column.physical)] +
+                                               (column.optional ? 1 : 0)),
+                       where, budget);
+  if (!spent.ok()) return spent;
+  const size_t bytes_before = out.bytes.size();
+  const size_t max_bytes = bytes_before + static_cast<size_t>(*budget);
   size_t dense = num_values;
   const uint32_t* levels = nullptr;
   if (column.optional) {
@@ -186,7 +203,7 @@ Status ColumnChunkDecoder::DataPage(const uint8_t* page, size_t size, uint32_t n
   switch (encoding) {
     case kPlain: {
       size_t used = 0;
-      if (const char* error = DecodePlain(page, size, dense, kMaxChunkStringBytes, out, &used)) {
+      if (const char* error = DecodePlain(page, size, dense, max_bytes, out, &used)) {
         return Bad(where, error);
       }
       break;
@@ -198,7 +215,7 @@ Status ColumnChunkDecoder::DataPage(const uint8_t* page, size_t size, uint32_t n
         return Bad(where, fmt::format("dictionary indices: {}", error));
       }
       if (const char* error = GatherDictionary(dictionary_, indices_.data(), dense,
-                                               kMaxChunkStringBytes, out)) {
+                                               max_bytes, out)) {
         return Bad(where, error);
       }
       break;
@@ -225,6 +242,7 @@ Status ColumnChunkDecoder::DataPage(const uint8_t* page, size_t size, uint32_t n
       return Bad(where, fmt::format("encoding {} is not supported", EncodingName(encoding)));
   }
 
+  *budget -= out.bytes.size() - bytes_before;  // within it: max_bytes was checked
   if (levels && dense != num_values) {
     switch (out.physical) {
       case PhysicalType::kBoolean: Spread(out.bools, base, levels, num_values, dense); break;

@@ -1,5 +1,7 @@
 #include "parquet/dictionary_decoder.h"
 
+#include <cstring>
+
 #include "parquet/rle_bit_packed_decoder.h"
 
 namespace sinkd::parquet {
@@ -52,13 +54,22 @@ const char* GatherDictionary(const ColumnValues& dictionary, const uint32_t* ind
         total += off[indices[i] + 1] - off[indices[i]];
       }
       if (out.bytes.size() + total > max_bytes) return "the chunk's strings decode past the limit";
-      out.bytes.reserve(out.bytes.size() + total);
-      out.offsets.reserve(out.offsets.size() + n);
+      // One resize each, then plain copies: append per value costs a capacity check and a
+      // terminator per value.
+      const size_t at = out.bytes.size();
+      const size_t first = out.offsets.size();
+      out.bytes.resize(at + total);
+      out.offsets.resize(first + n);
+      char* dst = out.bytes.data();
+      uint32_t* ends = out.offsets.data() + first;
       const char* bytes = dictionary.bytes.data();
+      size_t end = at;
       for (size_t i = 0; i < n; ++i) {
         const uint32_t begin = off[indices[i]];
-        out.bytes.append(bytes + begin, off[indices[i] + 1] - begin);
-        out.offsets.push_back(static_cast<uint32_t>(out.bytes.size()));
+        const uint32_t length = off[indices[i] + 1] - begin;
+        std::memcpy(dst + end, bytes + begin, length);
+        end += length;
+        ends[i] = static_cast<uint32_t>(end);
       }
       return nullptr;
     }

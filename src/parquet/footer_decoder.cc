@@ -13,6 +13,9 @@ namespace {
 // One read covers the footer of every Part sinkd or DuckDB writes (a few KiB) and still costs one
 // round trip on S3.
 constexpr uint64_t kTailBytes = 64 * 1024;
+// sinkd's and DuckDB's footers are a few KiB per row group; a larger one is refused before it is
+// read.
+constexpr uint32_t kMaxFooterBytes = 64u << 20;
 
 using Kind = ThriftValue::Kind;
 
@@ -360,6 +363,9 @@ Result<DecodedFooter> ReadDecodedFooter(const ReadAt& read, uint64_t file_size,
   std::memcpy(&length, tail->data() + tail_size - 8, 4);
   if (length > file_size - 12) {
     return bad(fmt::format("truncated: footer length {} past the file's {} bytes", length, file_size));
+  }
+  if (length > kMaxFooterBytes) {
+    return bad(fmt::format("a footer of {} bytes is more than the {} supported", length, kMaxFooterBytes));
   }
   const uint64_t footer_start = file_size - 8 - length;
   std::string separate;

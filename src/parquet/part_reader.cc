@@ -87,6 +87,7 @@ Result<std::vector<ColumnValues>> PartReader::ReadRowGroup(size_t index,
   }
   std::vector<ColumnValues> out(columns.size());
   std::string own;
+  uint64_t budget = kMaxRowGroupDecodedBytes;
   for (size_t k = 0; k < columns.size(); ++k) {
     const size_t c = static_cast<size_t>(columns[k]);
     const ChunkLocation& location = chunks[c];
@@ -106,7 +107,7 @@ Result<std::vector<ColumnValues>> PartReader::ReadRowGroup(size_t index,
     const std::string where =
         fmt::format("{}: row group {}: column {}", r.name, index, footer.columns[c].name);
     Status s = r.decoder.Decode(chunk, footer.columns[c], location,
-                                footer.row_groups[index].columns[c], where, out[k]);
+                                footer.row_groups[index].columns[c], where, &budget, out[k]);
     if (!s.ok()) return s;
     if (out[k].size() != footer.row_groups[index].rows) {
       return Status::Refuse(fmt::format("{}: {} rows, the row group has {}", where, out[k].size(),

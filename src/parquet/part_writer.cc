@@ -132,7 +132,10 @@ struct PartWriter::Rep {
   Status WriteRowGroup(const TableView& table, std::span<const uint32_t> rows);
   Status WriteChunk(const TableView& table, size_t c, const RowSelection& selection,
                     RowGroup& group);
-  Status EncodeChunk(const TableView& table, size_t c, const RowSelection& selection);
+  // Touches only column c's writer and scratch, `pages` and `chunk`: chunks of different
+  // columns may be encoded at once.
+  Status EncodeChunk(const TableView& table, size_t c, const RowSelection& selection,
+                     PageWriter& pages, EncodedChunk& chunk);
   Status WriteBloomFilters();
   Status WriteFooter(std::span<const KeyValue> metadata);
 
@@ -150,8 +153,13 @@ struct PartWriter::Rep {
   std::vector<std::unique_ptr<ColumnWriter>> writers;
   PageWriter pages;
   EncodedChunk chunk;
-  std::vector<uint32_t> levels;        // an OPTIONAL chunk's definition levels, one per row
-  std::vector<uint32_t> defined_rows;  // and its rows that hold a value
+  // Per column, for an OPTIONAL one: the chunk's definition levels (one per row) and the rows
+  // that hold a value.
+  struct LevelScratch {
+    std::vector<uint32_t> levels;
+    std::vector<uint32_t> defined_rows;
+  };
+  std::vector<LevelScratch> level_scratch;
   // Grows with every row group; written by Finish.
   FileMetaData footer;
   std::vector<PendingBloom> blooms;
@@ -187,8 +195,11 @@ Status PartWriter::Rep::WriteRowGroup(const TableView& table, std::span<const ui
 // bounds and the Bloom filter never meet a NULL's placeholder; a chunk of NULLs only is one page
 // of levels.
 Status PartWriter::Rep::EncodeChunk(const TableView& table, size_t c,
-                                    const RowSelection& selection) {
+                                    const RowSelection& selection, PageWriter& pages,
+                                    EncodedChunk& chunk) {
   const Field& field = schema[c];
+  std::vector<uint32_t>& levels = level_scratch[c].levels;
+  std::vector<uint32_t>& defined_rows = level_scratch[c].defined_rows;
   if (!field.optional) return writers[c]->WriteChunk(table.columns[c], selection, pages, chunk);
   const std::span<const uint8_t> defined =
       table.defined.empty() ? std::span<const uint8_t>() : table.defined[c];
@@ -205,26 +216,28 @@ Status PartWriter::Rep::EncodeChunk(const TableView& table, size_t c,
   }
   const uint64_t nulls = selection.size() - defined_rows.size();
   pages.SetDefinitionLevels(levels);
+  Status s;
   if (defined_rows.empty()) {
     chunk.Clear();
-    SINKD_RETURN_IF_ERROR(pages.AddDataPage({}, 0, Encoding::kPlain, chunk));
-    pages.Finish(chunk);
+    s = pages.AddDataPage({}, 0, Encoding::kPlain, chunk);
+    if (s.ok()) pages.Finish(chunk);
     // An empty filter, so that a probe excludes the chunk as it would without NULLs.
     if (field.bloom_filter) {
       chunk.bloom.emplace(SplitBlockBloomFilter::OptimalBytes(0, options.bloom_fpp));
     }
   } else {
-    SINKD_RETURN_IF_ERROR(writers[c]->WriteChunk(table.columns[c],
-                                                 RowSelection{defined_rows, contiguous}, pages,
-                                                 chunk));
+    s = writers[c]->WriteChunk(table.columns[c], RowSelection{defined_rows, contiguous}, pages,
+                               chunk);
   }
+  // A failed chunk must not leave its levels to the next chunk this PageWriter encodes.
+  if (!s.ok()) pages.SetDefinitionLevels({});
   chunk.statistics.null_count = static_cast<int64_t>(nulls);
-  return Status::OK();
+  return s;
 }
 
 Status PartWriter::Rep::WriteChunk(const TableView& table, size_t c,
                                    const RowSelection& selection, RowGroup& group) {
-  SINKD_RETURN_IF_ERROR(EncodeChunk(table, c, selection));
+  SINKD_RETURN_IF_ERROR(EncodeChunk(table, c, selection, pages, chunk));
   const auto start = static_cast<int64_t>(offset);
   ColumnChunk cc;
   cc.file_offset = 0;
@@ -290,6 +303,7 @@ PartWriter::PartWriter(const Schema& schema, const WriterOptions& options, Outpu
   for (const Field& field : rep_->schema) {
     rep_->writers.push_back(MakeColumnWriter(field, rep_->options));
   }
+  rep_->level_scratch.resize(rep_->schema.size());
 }
 
 PartWriter::~PartWriter() {

@@ -46,14 +46,20 @@ const char* DecodePlain(const uint8_t* data, size_t size, size_t n, size_t max_b
       }
       const size_t total = at - 4 * n;
       if (out.bytes.size() + total > max_bytes) return "the chunk's strings decode past the limit";
-      out.bytes.reserve(out.bytes.size() + total);
-      out.offsets.reserve(out.offsets.size() + n);
+      const size_t start = out.bytes.size();
+      const size_t first = out.offsets.size();
+      out.bytes.resize(start + total);
+      out.offsets.resize(first + n);
+      char* dst = out.bytes.data();
+      uint32_t* ends = out.offsets.data() + first;
+      size_t end = start;
       at = 0;
       for (size_t i = 0; i < n; ++i) {
         uint32_t length;
         std::memcpy(&length, data + at, 4);
-        out.bytes.append(reinterpret_cast<const char*>(data + at + 4), length);
-        out.offsets.push_back(static_cast<uint32_t>(out.bytes.size()));
+        std::memcpy(dst + end, data + at + 4, length);
+        end += length;
+        ends[i] = static_cast<uint32_t>(end);
         at += 4 + length;
       }
       *used = at;

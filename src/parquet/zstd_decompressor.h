@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "parquet/byte_buffer.h"
+
 typedef struct ZSTD_DCtx_s ZSTD_DCtx;
 
 namespace sinkd::parquet {
@@ -19,8 +21,9 @@ class ZstdDecompressor {
   ZstdDecompressor(const ZstdDecompressor&) = delete;
   ZstdDecompressor& operator=(const ZstdDecompressor&) = delete;
 
-  // Decompresses `input` into exactly `size` bytes at `out`.
-  const char* Decompress(const uint8_t* input, size_t input_size, uint8_t* out, size_t size);
+  // Replaces `out` with `input` decompressed, which must be exactly `size` bytes. The frame's own
+  // stated size is checked before `out` grows.
+  const char* Decompress(const uint8_t* input, size_t input_size, size_t size, ByteBuffer& out);
 
  private:
   ZSTD_DCtx* context_;

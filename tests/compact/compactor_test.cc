@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "compact/compact_test_util.h"
+#include "base/sha256.h"
 #include "parquet/part_reader.h"
 
 namespace sinkd::compact {
@@ -18,6 +19,13 @@ using sinkd::testing::SqlQuote;
 using sinkd::testing::TempDir;
 using sinkd::testing::WriteFile;
 
+// "e<n>", appended: gcc 12 -O3 warns falsely (-Wstringop-overflow) on `"e" + std::to_string(n)`.
+std::string EventId(int n) {
+  std::string id = "e";
+  id.append(std::to_string(n));
+  return id;
+}
+
 // `parts` flushes of `per_part` rows into app `svc` on kDay, every id of flush k also in flush
 // k+1 (a redelivery overlap), the copy one second later.
 uint64_t WriteOverlappingFlushes(lake::Destination& lake, int parts, int per_part,
@@ -26,12 +34,12 @@ uint64_t WriteOverlappingFlushes(lake::Destination& lake, int parts, int per_par
   for (int k = 0; k < parts; ++k) {
     std::vector<TestRow> rows;
     for (int i = 0; i < per_part; ++i) {
-      rows.push_back({"e" + std::to_string(k * per_part + i), kDayMicros + (k * per_part + i) * 1000000LL});
+      rows.push_back({EventId(k * per_part + i), kDayMicros + (k * per_part + i) * 1000000LL});
     }
     if (k > 0) {  // the previous flush's last two ids again, one second later
       for (int i = per_part - 2; i < per_part; ++i) {
         const int n = (k - 1) * per_part + i;
-        rows.push_back({"e" + std::to_string(n), kDayMicros + n * 1000000LL + 1000000LL});
+        rows.push_back({EventId(n), kDayMicros + n * 1000000LL + 1000000LL});
       }
     }
     bytes += Flush(lake, rows, 1 + static_cast<uint64_t>(k) * 100, instance);
@@ -206,6 +214,72 @@ TEST(Compactor, DeadLettersAndTemporaryFilesAreNeverReadMergedOrDeleted) {
   EXPECT_TRUE(fs::exists(dir / "dead-letters/ledger/dead-box-1-1-9.jsonl"));
   EXPECT_TRUE(fs::exists(dir / "ledger/date=2026-09-22/app=svc/part-x-1-1-0.parquet.incomplete"));
   EXPECT_TRUE(fs::exists(dir / "ledger/dead_letters/x.parquet"));
+}
+
+// A directory lake whose uploads to keys ending in `fail_suffix` fail while `failing` is set: a
+// compactor killed between two outputs of a split merge, as far as the lake can tell.
+class FailingUploads : public lake::Destination {
+ public:
+  explicit FailingUploads(lake::Destination& inner) : inner_(inner) {}
+  bool failing = true;
+  std::string fail_suffix = "-1.parquet";
+  Status Ensure() override { return inner_.Ensure(); }
+  std::string Describe() const override { return inner_.Describe(); }
+  Result<std::unique_ptr<lake::PartUpload>> Begin(const std::string& key) override {
+    if (failing && key.ends_with(fail_suffix)) return Status::Redeliver("injected: " + key);
+    return inner_.Begin(key);
+  }
+  Status Sync() override { return inner_.Sync(); }
+  Status Delete(const std::string& key) override { return inner_.Delete(key); }
+  Result<std::vector<lake::StoredObject>> List(const std::string& prefix) override {
+    return inner_.List(prefix);
+  }
+  Result<std::string> Read(const std::string& key, uint64_t offset, uint64_t length) override {
+    return inner_.Read(key, offset, length);
+  }
+
+ private:
+  lake::Destination& inner_;
+};
+
+TEST(Compactor, ASplitMergeCutShortDeletesNothingAndTheNextPassFinishesIt) {
+  TempDir dir;
+  auto lake = DirLake(dir.path());
+  for (int k = 0; k < 8; ++k) {
+    std::vector<TestRow> rows;
+    for (int i = 0; i < 250; ++i) {  // every column holds the 64-hex id: ~1 KB a row
+      const int n = k * 250 + i;
+      rows.push_back({Sha256Hex(std::to_string(n)), kDayMicros + n});
+    }
+    Flush(*lake, rows, 1 + k * 10000);
+  }
+  uint64_t total = 0;
+  for (const auto& f : Files(dir.path())) total += fs::file_size(dir / f);
+  // The files carry real times: a clock an hour ahead of them (the date closed long ago).
+  auto options = Options([] { return RealNowMs() + kHourMs; });
+  options.target_bytes = 1 << 20;
+  options.grace_ms = 0;  // every pass may delete what a complete merge supersedes
+  ASSERT_GT(total, 3 * options.target_bytes / 2) << "premise: the merge splits";
+  FailingUploads failing(*lake);
+  Compactor compactor(failing, options);
+  auto cut = compactor.RunPass({});
+  ASSERT_FALSE(cut.ok());
+  EXPECT_TRUE(cut.status().IsRedeliver()) << cut.status().ToString();
+  ASSERT_EQ(Outputs(dir.path()).size(), 1u) << "output 0 placed, output 1 not";
+  auto incomplete = compactor.RunPass({});  // still failing: nothing may be deleted
+  EXPECT_FALSE(incomplete.ok());
+  EXPECT_EQ(Files(dir.path()).size(), 9u) << "an incomplete merge supersedes nothing";
+  failing.failing = false;
+  auto finished = compactor.RunPass({});
+  ASSERT_TRUE(finished.ok()) << finished.status().ToString();
+  EXPECT_GE(Outputs(dir.path()).size(), 2u);
+  EXPECT_EQ(finished->inputs_deleted, 0u) << "deleted only by a later pass";
+  auto deleting = compactor.RunPass({});
+  ASSERT_TRUE(deleting.ok()) << deleting.status().ToString();
+  EXPECT_EQ(deleting->inputs_deleted, 8u);
+  EXPECT_EQ(Files(dir.path()), Outputs(dir.path()));
+  EXPECT_EQ(Count(dir.path(), "count(*)"), 2000);
+  EXPECT_EQ(Count(dir.path(), "count(DISTINCT event_id)"), 2000);
 }
 
 }  // namespace

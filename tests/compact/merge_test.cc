@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "compact/compact_test_util.h"
+#include "batch/part_schema.h"
 #include "parquet/part_reader.h"
 
 namespace sinkd::compact {
@@ -101,6 +102,43 @@ TEST(Merge, ASplitMergeGivesOutputsOfEqualSharesThatNameTheirCount) {
   ASSERT_TRUE(q.ok) << q.error;
   EXPECT_EQ(q.rows[0][0], "12000");
   EXPECT_EQ(q.rows[0][1], "12000");
+}
+
+TEST(Merge, ASinkdPartFoundOutOfOrderIsSortedInMemoryAndItsStampsAreCarried) {
+  TempDir dir;
+  auto lake = DirLake(dir.path());
+  Flush(*lake, {{"b", kDayMicros + 5}, {"d", kDayMicros + 20}}, 1);
+  // A Part that claims to be sinkd's but lists its rows backwards.
+  row::RowBatch rows = LedgerRows({{"a", kDayMicros + 1}, {"b", kDayMicros + 2},
+                                   {"c", kDayMicros + 30}, {"d", kDayMicros + 40}});
+  const std::string key = "ledger/date=2026-09-22/app=svc/part-odd-1-4-0.parquet";
+  auto upload = lake->Begin(key);
+  ASSERT_TRUE(upload.ok());
+  parquet::WriterOptions options = lake::LakePartOptions();
+  options.created_by = "sinkd version 0.0.0 (build test)";
+  parquet::PartWriter writer(batch::FileSchema(row::kLedgerColumns), options, **upload);
+  const std::vector<uint32_t> backwards = {3, 2, 1, 0};
+  ASSERT_TRUE(writer.WriteRows(batch::FileView(rows), backwards).ok());
+  const std::vector<parquet::KeyValue> metadata = {{"sinkd.stamps", R"([{"part":"odd","n":0}])"}};
+  ASSERT_TRUE(writer.Finish(metadata).ok());
+  auto placed = (*upload)->Commit();
+  ASSERT_TRUE(placed.ok() && *placed == lake::Placed::kNew);
+
+  auto merged = Merge(*lake, SpecFor(*lake, "ledger/date=2026-09-22/app=svc"), nullptr);
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  ASSERT_EQ(merged->outputs.size(), 1u);
+  EXPECT_EQ(merged->counts.rows_out, 4u);
+  const fs::path output = dir / merged->outputs[0].key;
+  auto q = DuckDb("SELECT string_agg(event_id || ':' || (epoch_us(time) - " +
+                  std::to_string(kDayMicros) + "), ',') FROM read_parquet(" +
+                  SqlQuote(output.string()) + ")");
+  ASSERT_TRUE(q.ok) << q.error;
+  EXPECT_EQ(q.rows[0][0], "a:1,b:2,d:20,c:30") << "sorted by time, the earliest b and d kept";
+  auto stamps = DuckDb("SELECT decode(value) FROM parquet_kv_metadata(" + SqlQuote(output.string()) +
+                       ") WHERE decode(key) = 'sinkd.stamps'");
+  ASSERT_TRUE(stamps.ok) << stamps.error;
+  ASSERT_EQ(stamps.rows.size(), 1u);
+  EXPECT_EQ(stamps.rows[0][0], R"([{"n":0,"part":"odd"}])");
 }
 
 }  // namespace

@@ -74,5 +74,12 @@ TEST(Policy, ABacklogBecomesSeveralMergesWithinTheReadBudget) {
   EXPECT_EQ(total, 20u);
 }
 
+TEST(Policy, AMergeReadsAtMostTwiceTheTargetSoItsIdSetStaysBounded) {
+  const uint64_t target = 20ull << 20;
+  auto plan = PlanMerges(Parts(12, 9ull << 20), {target, 8, true});
+  ASSERT_EQ(plan.size(), 3u);
+  for (const auto& merge : plan) EXPECT_LE(merge.size() * (9ull << 20), 2 * target);
+}
+
 }  // namespace
 }  // namespace sinkd::compact
