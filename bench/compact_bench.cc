@@ -16,7 +16,7 @@
 // hold: compaction ≥ 2× DuckDB's rows/s, each query ≥ 5× faster after, write amplification ≤ 3,
 // peak RSS ≤ 512 MiB.
 // Usage: compact_bench [--rows N] [--runs R] [--day-flushes F] [--keep DIR]
-// (a small helper of its own: branch benchwriter's shared bench helper was not there yet)
+// Child processes, spreads and the machine line come from bench/bench_support.h.
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_support.h"
 #include "compact/compactor.h"
 #include "lake/dir_destination.h"
 #include "row/ledger_columns.h"
@@ -39,62 +40,37 @@
 namespace {
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
+namespace bench = sinkd::bench;
 
 const fs::path kSinkd = fs::path(SINKD_BINARY_DIR) / "src/cli/sinkd";
-const fs::path kDuck = fs::path(SINKD_SOURCE_DIR) / "bench/compact_duckdb.mjs";
 
 struct Ran {
-  int code = -1;
-  double seconds = 0;
-  long max_rss_kib = 0;
-  std::string out, err;
+  bench::ChildRun run;
+  std::string log;  // stdout and stderr
 };
 
-// Runs argv with stdout and stderr into files; wall time and the child's peak RSS.
-Ran Run(const std::vector<std::string>& argv, const fs::path& scratch) {
-  Ran r;
-  const fs::path out = scratch / "run.out", err = scratch / "run.err";
-  std::fflush(stdout);  // else the child's freopen writes our buffered lines a second time
-  const auto start = Clock::now();
-  const pid_t pid = fork();
-  if (pid == 0) {
-    if (!freopen(out.c_str(), "w", stdout) || !freopen(err.c_str(), "w", stderr)) _exit(126);
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    _exit(127);
-  }
-  int status = 0;
-  rusage usage{};
-  wait4(pid, &status, 0, &usage);
-  r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.max_rss_kib = usage.ru_maxrss;
-  std::ifstream o(out), e(err);
-  std::stringstream so, se;
-  so << o.rdbuf();
-  se << e.rdbuf();
-  r.out = so.str();
-  r.err = se.str();
-  return r;
-}
-
+// Runs argv (stdout and stderr into one log); exits the bench when it fails.
 Ran MustRun(const std::vector<std::string>& argv, const fs::path& scratch) {
-  Ran r = Run(argv, scratch);
-  if (r.code != 0) {
-    std::fprintf(stderr, "compact_bench: %s exited %d\n%s%s\n", argv[0].c_str(), r.code,
-                 r.out.c_str(), r.err.c_str());
+  const std::string log = (scratch / "run.log").string();
+  Ran r{bench::Run(argv, log), ""};
+  r.log = bench::ReadFile(log);
+  if (r.run.exit_code != 0) {
+    std::fprintf(stderr, "compact_bench: %s exited %d\n%s\n", argv[0].c_str(), r.run.exit_code,
+                 r.log.c_str());
     std::exit(1);
   }
   return r;
 }
 
 nlohmann::json Duck(const std::vector<std::string>& args, const fs::path& scratch) {
-  std::vector<std::string> argv = {"node", kDuck.string()};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return nlohmann::json::parse(MustRun(argv, scratch).out);
+  std::string error;
+  nlohmann::json j =
+      bench::RunNodePeer("compact_duckdb.mjs", args, {}, (scratch / "duck.log").string(), error);
+  if (j.is_discarded()) {
+    std::fprintf(stderr, "compact_bench: %s\n", error.c_str());
+    std::exit(1);
+  }
+  return j;
 }
 
 // Messages [first, last) of a varint-length-delimited file, into `to`.
@@ -139,36 +115,6 @@ uint64_t SumLogged(const std::string& log, const std::string& msg, const std::st
   return sum;
 }
 
-struct Spread {
-  double median = 0, min = 0, max = 0;
-};
-Spread Of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  Spread s;
-  if (v.empty()) return s;
-  s.min = v.front();
-  s.max = v.back();
-  s.median = v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-  return s;
-}
-
-std::string Machine() {
-  std::string cpu = "?";
-  std::ifstream info("/proc/cpuinfo");
-  for (std::string line; std::getline(info, line);) {
-    if (line.rfind("model name", 0) == 0) {
-      cpu = line.substr(line.find(':') + 2);
-      break;
-    }
-  }
-  double load[3] = {0, 0, 0};
-  getloadavg(load, 3);
-  char buf[512];
-  std::snprintf(buf, sizeof buf, "nproc %ld, %s, load %.2f %.2f %.2f",
-                sysconf(_SC_NPROCESSORS_ONLN), cpu.c_str(), load[0], load[1], load[2]);
-  return buf;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -196,8 +142,8 @@ int main(int argc, char** argv) {
       keep.empty() ? fs::temp_directory_path() / ("compact_bench." + std::to_string(getpid()))
                    : fs::path(keep);
   fs::create_directories(work);
-  std::printf("compact_bench: %llu rows, %d runs; machine: %s\n",
-              static_cast<unsigned long long>(rows), runs, Machine().c_str());
+  bench::PrintMachine("compact_bench");
+  std::printf("compact_bench: %llu rows, %d runs\n", static_cast<unsigned long long>(rows), runs);
 
   // The raw lake: a Part per partition per flush; 10,000-row flushes give about 5,000 Parts at
   // 2,000,000 rows (250 events a message, like lake-lifecycle.md §1).
@@ -235,9 +181,9 @@ int main(int argc, char** argv) {
     const Ran merge = MustRun({kSinkd.string(), "compact", "ledger", "--lake-dir", lake.string(),
                                "--min-parts", "2", "--grace", "0s"},
                               work);
-    const uint64_t rows_in = SumLogged(merge.err, "compaction pass finished", "rows_in");
-    sinkd_rps.push_back(static_cast<double>(rows_in) / merge.seconds);
-    rss_mib.push_back(merge.max_rss_kib / 1024.0);
+    const uint64_t rows_in = SumLogged(merge.log, "compaction pass finished", "rows_in");
+    sinkd_rps.push_back(static_cast<double>(rows_in) / merge.run.wall);
+    rss_mib.push_back(merge.run.max_rss_kib / 1024.0);
     MustRun({kSinkd.string(), "compact", "ledger", "--lake-dir", lake.string(), "--min-parts", "2",
              "--grace", "0s"},
             work);
@@ -245,7 +191,7 @@ int main(int argc, char** argv) {
     std::printf(
         "run %d: DuckDB %.0f rows/s (%.1f s), sinkd compact %.0f rows/s (%.1f s, peak RSS "
         "%.0f MiB)\n",
-        run + 1, duck_rps.back(), d["ms"].get<double>() / 1e3, sinkd_rps.back(), merge.seconds,
+        run + 1, duck_rps.back(), d["ms"].get<double>() / 1e3, sinkd_rps.back(), merge.run.wall,
         rss_mib.back());
   }
   std::printf("compacted lake: %llu rows (%llu distinct), %llu files, %.1f MB\n",
@@ -307,12 +253,12 @@ int main(int argc, char** argv) {
   const double wa =
       flushed_bytes ? static_cast<double>(flushed_bytes + compacted_bytes) / flushed_bytes : 0;
 
-  const Spread duck = Of(duck_rps), ours = Of(sinkd_rps), rss = Of(rss_mib);
-  std::printf(
-      "\ncompaction rows/s (median, min-max of %d): sinkd %.0f (%.0f-%.0f), DuckDB COPY "
-      "%.0f (%.0f-%.0f): %.2fx  [target >= 2x: %s]\n",
-      runs, ours.median, ours.min, ours.max, duck.median, duck.min, duck.max,
-      ours.median / duck.median, ours.median >= 2 * duck.median ? "met" : "NOT met");
+  const bench::Spread duck = bench::SpreadOf(duck_rps), ours = bench::SpreadOf(sinkd_rps),
+                      rss = bench::SpreadOf(rss_mib);
+  std::printf("\ncompaction rows/s (median, min-max of %d runs): sinkd %s, DuckDB COPY %s\n", runs,
+              bench::Format(ours).c_str(), bench::Format(duck).c_str());
+  std::printf("sinkd / DuckDB, run by run: %s\n",
+              bench::RatioLine(bench::RatioSpread(sinkd_rps, duck_rps), 2).c_str());
   std::printf("peak RSS of sinkd compact: %.0f MiB (%.0f-%.0f)  [target <= 512 MiB: %s]\n",
               rss.median, rss.min, rss.max, rss.max <= 512 ? "met" : "NOT met");
   std::printf("%-12s %10s %12s %8s\n", "query", "raw ms", "compacted ms", "speed-up");
@@ -328,7 +274,7 @@ int main(int argc, char** argv) {
       "%.1f MB compacted) / flushed)  [target <= 3: %s]\n",
       day_flushes, static_cast<unsigned long long>(passes), wa, flushed_bytes / 1e6,
       compacted_bytes / 1e6, wa <= 3 ? "met" : "NOT met");
-  std::printf("machine after the run: %s\n", Machine().c_str());
+  bench::PrintLoadAfter();
   if (keep.empty()) fs::remove_all(work);
   return 0;
 }
