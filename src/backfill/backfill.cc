@@ -78,6 +78,8 @@ Status Backfill::Flush() {
     report_.rejects += batch_.rejects.size();
   }
   lake::Provenance provenance{options_.stream, first, last};
+  provenance.acknowledged = batch_.Acknowledged();
+  provenance.scope = "run";  // numbered from 1 on every run: meaningful with the instance only
   auto flushed = writer_.Flush(batch_.rows, provenance);
   if (!flushed.ok()) return flushed.status();
   log_.Info("flushed batch", {{"rows", flushed->rows},

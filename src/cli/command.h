@@ -45,6 +45,7 @@ void AddPublishCommand(CLI::App& root, Invocation& invocation);
 void AddOutboxCommand(CLI::App& root, Invocation& invocation);
 void AddDispatchCommand(CLI::App& root, Invocation& invocation);
 void AddCompactCommand(CLI::App& root, Invocation& invocation);
+void AddLakeCommand(CLI::App& root, Invocation& invocation);
 // Registered last: it shows the settings every command above bound.
 void AddConfigCommand(CLI::App& root, Invocation& invocation);
 

@@ -32,40 +32,6 @@ struct DispatchFlags {
   std::string metrics_listen;
 };
 
-// A lake sink entry names its destination with the same words as the command-line flags:
-// lake_dir, or s3_endpoint + s3_bucket (+ s3_ssl, s3_anonymous, …). The file decides: the
-// LAKE_DIR / AWS_ENDPOINT_URL / S3_BUCKET defaults of the flags are not consulted, while the AWS
-// credential variables still are (secrets stay out of the file).
-Result<std::unique_ptr<lake::Destination>> DestinationFromOptions(config::OptionReader& o,
-                                                                  Logger* log) {
-  DestinationFlags f;
-  SINKD_ASSIGN_OR_RETURN(f.lake_dir, o.String("lake_dir", ""));
-  SINKD_ASSIGN_OR_RETURN(f.s3_endpoint, o.String("s3_endpoint", ""));
-  SINKD_ASSIGN_OR_RETURN(f.s3_bucket, o.String("s3_bucket", ""));
-  SINKD_ASSIGN_OR_RETURN(f.s3_ssl, o.Bool("s3_ssl", false));
-  SINKD_ASSIGN_OR_RETURN(f.s3_anonymous, o.Bool("s3_anonymous", false));
-  SINKD_ASSIGN_OR_RETURN(f.s3_virtual_hosted, o.Bool("s3_virtual_hosted", false));
-  SINKD_ASSIGN_OR_RETURN(f.s3_no_create_bucket, o.Bool("s3_no_create_bucket", false));
-  SINKD_ASSIGN_OR_RETURN(f.s3_ca_bundle, o.String("s3_ca_bundle", ""));
-  SINKD_ASSIGN_OR_RETURN(int64_t threshold,
-                         o.Int("s3_multipart_threshold", static_cast<int64_t>(f.s3_multipart_threshold),
-                               0, int64_t{1} << 40));
-  f.s3_multipart_threshold = static_cast<uint64_t>(threshold);
-  SINKD_ASSIGN_OR_RETURN(int64_t attempts, o.Int("s3_retry_attempts", f.s3_retry_attempts, 1, 100));
-  f.s3_retry_attempts = static_cast<int>(attempts);
-  SINKD_ASSIGN_OR_RETURN(f.s3_retry_max_backoff, o.String("s3_retry_max_backoff", f.s3_retry_max_backoff));
-  SINKD_ASSIGN_OR_RETURN(f.s3_request_timeout, o.String("s3_request_timeout", f.s3_request_timeout));
-  if (f.lake_dir.empty() && f.s3_endpoint.empty() && f.s3_bucket.empty()) {
-    return Status::Refuse("INVALID_CONFIG: a lake sink needs lake_dir, or s3_endpoint and s3_bucket");
-  }
-  const s3::Environment process = s3::ProcessEnvironment();
-  const s3::Environment env = [process](std::string_view name) -> std::string {
-    if (name == "LAKE_DIR" || name == "AWS_ENDPOINT_URL" || name == "S3_BUCKET") return "";
-    return process(name);
-  };
-  return MakeDestination(f, env, log);
-}
-
 std::string HolderName(const std::string& instance) {
   std::random_device rd;
   return fmt::format("{}-{:08x}", instance, rd());
@@ -102,7 +68,7 @@ Status RunDispatch(const DispatchFlags& flags) {
   env.instance = instance;
   env.created_by = CreatedBy();
   env.default_batch_size = c.dispatch.batch_size;
-  env.make_destination = [&log](config::OptionReader& o) { return DestinationFromOptions(o, &log); };
+  env.make_destination = [&log](config::OptionReader& o) { return DestinationFromSinkOptions(o, &log); };
   const sinks::SinkRegistry registry = sinks::SinkRegistry::Builtin();
   std::vector<outbox::EventSinkEntry> event_sinks;
   std::vector<std::unique_ptr<sinks::AuditSink>> audit_sinks;

@@ -17,6 +17,7 @@
 
 #include "base/log.h"
 #include "base/result.h"
+#include "config/config.h"
 #include "lake/destination.h"
 #include "s3/environment.h"
 
@@ -48,5 +49,13 @@ Result<std::unique_ptr<lake::Destination>> MakeDestination(const DestinationFlag
 Result<std::unique_ptr<lake::Destination>> MakeDestination(const DestinationFlags& flags,
                                                            const s3::Environment& env,
                                                            Logger* log);
+
+// A lake sink entry names its destination with the same words as the command-line flags:
+// lake_dir, or s3_endpoint + s3_bucket (+ s3_ssl, s3_anonymous, …). The file decides: the
+// LAKE_DIR / AWS_ENDPOINT_URL / S3_BUCKET defaults of the flags are not consulted, while the AWS
+// credential variables still are (secrets stay out of the file).
+// (dispatch builds its lake sinks with it; `lake verify --table outbox_…` reads the same lake.)
+Result<std::unique_ptr<lake::Destination>> DestinationFromSinkOptions(config::OptionReader& o,
+                                                                      Logger* log);
 
 }  // namespace sinkd::cli

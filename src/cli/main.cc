@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   sinkd::cli::AddOutboxCommand(root, invocation);
   sinkd::cli::AddDispatchCommand(root, invocation);
   sinkd::cli::AddCompactCommand(root, invocation);
+  sinkd::cli::AddLakeCommand(root, invocation);
   sinkd::cli::AddConfigCommand(root, invocation);
   try {
     root.parse(argc, argv);

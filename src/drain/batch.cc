@@ -18,6 +18,7 @@ std::span<const HeldReject> Batch::Add(jetstream::Message message, uint64_t seq,
   if (seq != 0) {
     if (first_sequence_ == 0 || seq < first_sequence_) first_sequence_ = seq;
     if (seq > last_sequence_) last_sequence_ = seq;
+    sequences_.push_back(seq);
   }
   message_bytes_ += message.data().size();
   scratch_.clear();
@@ -36,6 +37,7 @@ void Batch::Clear() {
   rows.Clear();
   message_bytes_ = 0;
   first_sequence_ = last_sequence_ = 0;
+  sequences_.clear();
   first_buffered_unix_ns_ = 0;
 }
 

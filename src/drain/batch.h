@@ -13,6 +13,7 @@
 #include "contract/reject.h"
 #include "contract/wire_decoder.h"
 #include "jetstream/message.h"
+#include "lake/stamp.h"
 #include "row/row_batch.h"
 
 namespace sinkd::drain {
@@ -55,6 +56,9 @@ class Batch {
   int64_t first_buffered_unix_ns() const { return first_buffered_unix_ns_; }
   uint64_t first_sequence() const { return first_sequence_; }
   uint64_t last_sequence() const { return last_sequence_; }
+  // Every sequence held, as ranges: what settling this batch acknowledges (acked or, for a
+  // message that gave only dead letters, terminated), rows or none. Goes into the flush stamp.
+  std::vector<lake::SequenceRange> Acknowledged() const { return lake::ToRanges(sequences_); }
 
   std::vector<Held> held;
   std::vector<HeldReject> rejects;
@@ -68,6 +72,7 @@ class Batch {
   int64_t first_buffered_unix_ns_ = 0;
   uint64_t first_sequence_ = 0;  // 0: none yet (sequences start at 1)
   uint64_t last_sequence_ = 0;
+  std::vector<uint64_t> sequences_;
 };
 
 }  // namespace sinkd::drain

@@ -100,8 +100,9 @@ SettleReport Settle(Batch& batch, SettleContext& c) {
   // 3. The rows. Flush returns only when every Part is durable (fsync'd and renamed, or stored).
   // Any failure is a redelivery, except a bug, which keeps its kind so it is reported as one.
   if (!batch.rows.empty()) {
-    auto flushed = c.sink.Flush(
-        batch.rows, lake::Provenance{c.source, batch.first_sequence(), batch.last_sequence()});
+    lake::Provenance provenance{c.source, batch.first_sequence(), batch.last_sequence()};
+    provenance.acknowledged = batch.Acknowledged();
+    auto flushed = c.sink.Flush(batch.rows, provenance);
     if (!flushed.ok()) {
       report.status = flushed.status().IsInternal() ? flushed.status()
                                                     : flushed.status().As(Status::Redeliver);

@@ -88,12 +88,13 @@ Result<FlushReport> LakeWriter::Flush(const row::RowBatch& batch, const Provenan
   const row::ColumnTable& table = batch.table();
   const parquet::Schema schema = batch::FileSchema(table);
   const parquet::TableView view = batch::FileView(batch);
-  const std::vector<parquet::KeyValue> metadata = {
+  std::vector<parquet::KeyValue> metadata = {
       {"sinkd.table", std::string(table.name)},
       {"sinkd.schema_version", std::to_string(table.schema_version)},
       {"sinkd.source", provenance.source},
       {"sinkd.first_sequence", std::to_string(provenance.first_sequence)},
       {"sinkd.last_sequence", std::to_string(provenance.last_sequence)},
+      {std::string(kStampsKey), ""},  // per Part, below
   };
 
   PartKeyFields key_fields;
@@ -114,11 +115,30 @@ Result<FlushReport> LakeWriter::Flush(const row::RowBatch& batch, const Provenan
   };
 
   const std::vector<batch::Partition> partitions = batch::PartitionRows(batch);
+  FlushStamp stamp;
+  stamp.instance = options_.instance;
+  stamp.source = provenance.source;
+  stamp.scope = provenance.scope;
+  stamp.first = provenance.first_sequence;
+  stamp.last = provenance.last_sequence;
+  stamp.first_txid = provenance.first_txid;
+  stamp.last_txid = provenance.last_txid;
+  stamp.acked = provenance.acknowledged;
+  if (stamp.acked.empty()) stamp.acked.push_back({stamp.first, stamp.last});
+  stamp.parts = partitions.size();
+  stamp.rows = batch.rows();
   for (size_t n = 0; n < partitions.size(); ++n) {
     const batch::Partition& partition = partitions[n];
     key_fields.date = partition.date;
     key_fields.values = partition.values;
     key_fields.number = n;
+    // The key as the flush means it (alternative 0), so the Part's bytes, stamp included, are
+    // the same wherever Place puts it and a redelivery still meets them as kSame.
+    key_fields.alternative = 0;
+    stamp.n = n;
+    stamp.key = PartKey(key_fields);
+    stamp.part_rows = partition.rows.size();
+    metadata.back().second = StampsJson(stamp);
     uint64_t bytes = 0;
     Result<PlacedObject> placed = Place(
         destination_,

@@ -18,11 +18,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "base/result.h"
 #include "lake/destination.h"
+#include "lake/stamp.h"
 #include "parquet/part_writer.h"
 #include "row/row_batch.h"
 
@@ -64,11 +66,18 @@ Result<PlacedObject> Place(Destination& destination,
                            const std::function<std::string(uint32_t alternative)>& key_for,
                            const std::function<Status(PartUpload&)>& write);
 
-// Where the rows of a flush came from: names the Part keys and goes into every Part's footer.
+// Where the rows of a flush came from: names the Part keys and goes into every Part's footer,
+// as the flush stamp (lake/stamp.h) among the rest.
 struct Provenance {
   std::string source;            // "GARM_LEDGER", "import", …
   uint64_t first_sequence = 0;   // lowest source sequence in the flush
   uint64_t last_sequence = 0;    // highest
+  // Every sequence this flush will acknowledge once it returns OK, messages that gave no row
+  // included (dead-lettered, empty), as sorted ranges (ToRanges). Empty means every sequence
+  // from first_sequence to last_sequence (import, which numbers its messages one after another).
+  std::vector<SequenceRange> acknowledged;
+  std::string scope = "stream";  // what numbers the sequences: stream | run | outbox (stamp.h)
+  std::optional<uint64_t> first_txid, last_txid;  // an outbox sink's positions
 };
 
 struct PartReport {

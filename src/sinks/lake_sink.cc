@@ -16,11 +16,21 @@ std::string_view JsonOrNull(const std::string& json) {
   return json.empty() ? std::string_view("null") : std::string_view(json);
 }
 
-lake::Provenance ProvenanceOf(const std::string& id, int64_t first, int64_t last) {
+// The stamp's sequences are the outbox's seq (a bigserial, unique across the outbox, with holes
+// where transactions rolled back), its txids the range of positions.
+template <typename Record>
+lake::Provenance ProvenanceOf(const std::string& id, std::span<const Record> records) {
   lake::Provenance p;
   p.source = "outbox:" + id;
-  p.first_sequence = static_cast<uint64_t>(std::max<int64_t>(first, 0));
-  p.last_sequence = static_cast<uint64_t>(std::max<int64_t>(last, 0));
+  p.scope = "outbox";
+  std::vector<uint64_t> seqs;
+  seqs.reserve(records.size());
+  for (const Record& r : records) seqs.push_back(static_cast<uint64_t>(std::max<int64_t>(r.seq, 0)));
+  p.first_sequence = static_cast<uint64_t>(std::max<int64_t>(records.front().seq, 0));
+  p.last_sequence = static_cast<uint64_t>(std::max<int64_t>(records.back().seq, 0));
+  p.first_txid = records.front().txid;
+  p.last_txid = records.back().txid;
+  p.acknowledged = lake::ToRanges(std::move(seqs));
   return p;
 }
 
@@ -67,7 +77,7 @@ Status LakeEventSink::Deliver(std::span<const Event> events) {
     PushString(batch_, 8, JsonOrNull(e.data_json));
     batch_.CommitRow();
     if (batch_.bytes() < batch_max_bytes_ && i + 1 < events.size()) continue;
-    auto report = writer_.Flush(batch_, ProvenanceOf(id_, events[first].seq, e.seq));
+    auto report = writer_.Flush(batch_, ProvenanceOf(id_, events.subspan(first, i + 1 - first)));
     if (!report.ok()) {
       // A Reject (rows the Parquet writer can never encode) stays one, so a lone event is
       // dead-lettered at once; every other failure is transient for the dispatcher.
@@ -111,7 +121,7 @@ Status LakeAuditSink::Write(std::span<const AuditRecord> records) {
     PushString(batch_, 8, r.sequence);
     batch_.CommitRow();
     if (batch_.bytes() < batch_max_bytes_ && i + 1 < records.size()) continue;
-    auto report = writer_.Flush(batch_, ProvenanceOf(id_, records[first].seq, r.seq));
+    auto report = writer_.Flush(batch_, ProvenanceOf(id_, records.subspan(first, i + 1 - first)));
     if (!report.ok()) {
       return report.status().As(Status::Retry).WithContext("lake audit sink " + id_);
     }

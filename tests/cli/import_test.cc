@@ -10,6 +10,7 @@
 #include <thread>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "contract/delimited.h"
 #include "garm/ledger/v1/event.pb.h"
@@ -344,8 +345,9 @@ TEST(Import, TheBatchByteLimitClosesABatchAndIsCappedAtTwoGiB) {
   for (int m = 0; m < 5; ++m) {
     std::vector<Event> events;
     for (int i = 0; i < 50; ++i) {
-      events.push_back(MakeEvent("m" + std::to_string(m) + "-" + std::to_string(i), "svc",
-                                 k2026_09_29 + m * 100 + i));
+      std::string id = "m";  // appended: gcc 12 warns falsely on "m" + std::to_string(m)
+      id.append(std::to_string(m)).append("-").append(std::to_string(i));
+      events.push_back(MakeEvent(id, "svc", k2026_09_29 + m * 100 + i));
       events.back().set_error_detail(std::string(8000, 'd'));
     }
     messages.push_back(events);
@@ -452,6 +454,42 @@ TEST(Import, AKilledImportLeavesOnlyWholePartsAndIncompleteLeftovers) {
   EXPECT_EQ(q.rows[0][0], std::to_string(generator.stats().good_events));
   for (const auto& p : Files(tmp / "lake", ".incomplete")) {
     EXPECT_NE(p.string().find(".parquet.incomplete"), std::string::npos) << p;
+  }
+}
+
+}  // namespace
+}  // namespace sinkd
+
+namespace sinkd {
+namespace {
+
+// import's flush stamps: each run numbers its messages from 1 (scope "run", meaningful with the
+// instance), and a flush acknowledges every message it read, the unreadable and the empty ones
+// included, so verify does not take them for a gap.
+TEST(Import, EveryPartNamesItsFlushAndEveryMessageItReadUnreadableOnesIncluded) {
+  TempDir tmp;
+  std::string input = LedgerFile({{MakeEvent("a1", "svc", k2026_09_29)}});
+  contract::AppendDelimited(input, "\xff\xff not a Batch");      // 2: dead-lettered whole
+  input += LedgerFile({{}});                                      // 3: no event
+  input += LedgerFile({{MakeEvent("a4", "web", k2026_09_29 + 1)}});  // 4
+  testing::WriteFile(tmp / "in.bin", input);
+  auto r = Import(tmp / "lake", tmp / "in.bin");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto values = testing::FooterValues((tmp / "lake/ledger/**/*.parquet").string(),
+                                            "sinkd.stamps");
+  ASSERT_EQ(Files(tmp / "lake", ".jsonl").size(), 1u) << "the premise: message 2 is dead-lettered";
+  ASSERT_EQ(values.size(), 2u) << "svc and web";
+  for (const auto& [file, value] : values) {
+    const auto stamps = nlohmann::json::parse(value);
+    ASSERT_EQ(stamps.size(), 1u);
+    EXPECT_EQ(stamps[0]["source"], "import");
+    EXPECT_EQ(stamps[0]["scope"], "run");
+    EXPECT_EQ(stamps[0]["instance"], "box-77");
+    EXPECT_EQ(stamps[0]["acked"], nlohmann::json::parse("[[1,4]]"));
+    EXPECT_EQ(stamps[0]["parts"], 2);
+    EXPECT_EQ(stamps[0]["rows"], 2);
+    EXPECT_EQ(stamps[0]["part_rows"], 1);
+    EXPECT_EQ(fs::path(file), tmp / "lake" / stamps[0]["key"].get<std::string>());
   }
 }
 

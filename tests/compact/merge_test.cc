@@ -4,6 +4,7 @@
 #include "compact/merge.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "compact/compact_test_util.h"
 #include "batch/part_schema.h"
@@ -138,7 +139,12 @@ TEST(Merge, ASinkdPartFoundOutOfOrderIsSortedInMemoryAndItsStampsAreCarried) {
                        ") WHERE decode(key) = 'sinkd.stamps'");
   ASSERT_TRUE(stamps.ok) << stamps.error;
   ASSERT_EQ(stamps.rows.size(), 1u);
-  EXPECT_EQ(stamps.rows[0][0], R"([{"n":0,"part":"odd"}])");
+  // The union of the inputs' elements, sorted by their text: the flush stamp LakeWriter gave the
+  // first Part (lake/stamp.h), then the odd Part's own.
+  const nlohmann::json carried = nlohmann::json::parse(stamps.rows[0][0]);
+  ASSERT_EQ(carried.size(), 2u) << stamps.rows[0][0];
+  EXPECT_EQ(carried[0]["key"], "ledger/date=2026-09-22/app=svc/part-box-1-1-2-0.parquet");
+  EXPECT_EQ(carried[1], nlohmann::json::parse(R"({"n":0,"part":"odd"})"));
 }
 
 }  // namespace

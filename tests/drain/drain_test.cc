@@ -342,3 +342,42 @@ TEST(Backoff, TheDrainNaksAfterOneSecondDoublingToTwoMinutesAndRefetchesAfter100
 
 }  // namespace
 }  // namespace sinkd
+
+namespace sinkd {
+namespace {
+
+// A flush stamp names every message the flush settled: the one dead-lettered whole and the empty
+// Batch gave no row but are acknowledged all the same, so `sinkd lake verify` must not see a gap.
+TEST(Drain, EveryPartNamesEveryMessageItsFlushSettledThoseWithoutRowsIncluded) {
+  DrainRig rig;
+  ASSERT_TRUE(rig.server.ok()) << rig.server.error();
+  ASSERT_EQ(testing::PublishLedger(*rig.connection, {MakeEvent("s1")}), 1u);
+  ASSERT_EQ(testing::Publish(*rig.connection, "garm.v1.ledger.acme.svc", "\xff\xff not a Batch"), 2u);
+  ASSERT_EQ(testing::PublishLedger(*rig.connection, {}), 3u);
+  ASSERT_EQ(testing::PublishLedger(*rig.connection, {MakeEvent("s4", "web")}), 4u);
+  ASSERT_TRUE(rig.Start());
+  ASSERT_TRUE(WaitUntil([&] { return rig.Drained(); }, 10s));
+  rig.Stop();
+  ASSERT_EQ(ReadStream(*rig.connection, jetstream::kDeadStream).size(), 1u)
+      << "the premise: message 2 is dead-lettered";
+  const auto values =
+      testing::FooterValues((rig.lake_dir() / "ledger/**/*.parquet").string(), "sinkd.stamps");
+  ASSERT_EQ(values.size(), 2u) << "svc and web, one flush";
+  for (const auto& [file, value] : values) {
+    const auto stamps = nlohmann::json::parse(value);
+    ASSERT_EQ(stamps.size(), 1u);
+    EXPECT_EQ(stamps[0]["instance"], "box-77");
+    EXPECT_EQ(stamps[0]["source"], jetstream::kLedgerStream);
+    EXPECT_EQ(stamps[0]["scope"], "stream");
+    EXPECT_EQ(stamps[0]["first"], 1);
+    EXPECT_EQ(stamps[0]["last"], 4);
+    EXPECT_EQ(stamps[0]["acked"], nlohmann::json::parse("[[1,4]]"));
+    EXPECT_EQ(stamps[0]["parts"], 2);
+    EXPECT_EQ(stamps[0]["rows"], 2);
+    EXPECT_EQ(std::filesystem::path(file),
+              rig.lake_dir() / stamps[0]["key"].get<std::string>());
+  }
+}
+
+}  // namespace
+}  // namespace sinkd

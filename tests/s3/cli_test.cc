@@ -178,5 +178,45 @@ TEST(S3Cli, TheEnvironmentNamesTheStoreAndAWrongSecretIsRefusedWithoutPrintingIt
   EXPECT_EQ((refused.out + refused.err).find("not-the-secret-42"), std::string::npos);
 }
 
+// `sinkd lake verify` on a bucket reads the same footers through the same Destination: an
+// import's lake passes, and an object deleted from the bucket is named with its sequences.
+TEST(S3Cli, LakeVerifyOnABucketPassesAndNamesADeletedPart) {
+  TempDir tmp;
+  ASSERT_EQ(Generate(tmp / "in.bin").exit_code, 0);
+  S3Server server;
+  ASSERT_TRUE(server.ok()) << server.error();
+  std::vector<std::string> env = {"AWS_ENDPOINT_URL=http://" + server.endpoint(),
+                                  "S3_BUCKET=garm-lake",
+                                  std::string("AWS_ACCESS_KEY_ID=") + kTestKey,
+                                  std::string("AWS_SECRET_ACCESS_KEY=") + kTestSecret};
+  ASSERT_EQ(Import({"--batch-max-rows", "400"}, env, (tmp / "in.bin").string()).exit_code, 0);
+  auto verify = [&] {
+    return RunCommand({SinkdBinary().string(), "lake", "verify", "ledger"}, "",
+                      std::chrono::seconds(60), ChildEnv(env));
+  };
+  CommandResult ok = verify();
+  EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
+  EXPECT_NE(ok.out.find("(s3://garm-lake at " + server.endpoint()), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find("import@box-77: covered 1-20; expected 1-20"), std::string::npos) << ok.out;
+
+  std::string victim;
+  for (const std::string& key : server.Keys()) {
+    if (key.rfind("ledger/", 0) == 0 && key.find("part-box-77-1-") != std::string::npos) {
+      victim = key;
+      break;
+    }
+  }
+  ASSERT_FALSE(victim.empty());
+  for (const auto& e : fs::directory_iterator(server.ObjectPath(victim).parent_path())) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind(fs::path(victim).filename().string() + "._S3rver", 0) == 0) fs::remove(e.path());
+  }
+  CommandResult bad = verify();
+  EXPECT_EQ(bad.exit_code, 1) << bad.out << bad.err;
+  EXPECT_NE(bad.out.find("missing: " + fs::path(victim).filename().string()), std::string::npos)
+      << bad.out;
+  EXPECT_NE(bad.out.find("gap import@box-77 "), std::string::npos) << bad.out;
+}
+
 }  // namespace
 }  // namespace sinkd::s3

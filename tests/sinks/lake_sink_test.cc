@@ -7,6 +7,7 @@
 #include <set>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "lake/dir_destination.h"
 #include "outbox/outbox_fixture.h"
@@ -306,6 +307,43 @@ TEST(LakeSink, EveryEventIsInTheLakeExactlyOnceAfterDedupe) {
   std::set<std::string> want;
   for (int i = 0; i < 700; ++i) want.insert("evt_" + std::to_string(i));
   EXPECT_EQ(got, want);
+}
+
+}  // namespace
+}  // namespace sinkd::sinks
+
+namespace sinkd::sinks {
+namespace {
+
+// An outbox lake sink's stamp: its (txid, seq) range, the seqs it stored as ranges (seq is a
+// bigserial with holes, so only the ones delivered), and its rows.
+TEST(LakeSink, EveryPartNamesItsTxidAndSeqRangeAndTheSeqsItStored) {
+  TempDir tmp;
+  auto sink = MakeSink(tmp.path());
+  const std::vector<Event> events = {MakeEvent(4, "a", "2026-12-01T00:00:01Z"),
+                                     MakeEvent(5, "b", "2026-12-01T00:00:02Z"),
+                                     MakeEvent(9, "a", "2026-12-01T00:00:03Z")};
+  ASSERT_TRUE(sink->Deliver(events).ok());
+  const auto values = testing::FooterValues(
+      (tmp / "outbox_events" / "**" / "*.parquet").string(), "sinkd.stamps");
+  ASSERT_EQ(values.size(), 2u);
+  uint64_t rows = 0;
+  for (const auto& [file, value] : values) {
+    const auto stamps = nlohmann::json::parse(value);
+    ASSERT_EQ(stamps.size(), 1u);
+    EXPECT_EQ(stamps[0]["source"], "outbox:lake");
+    EXPECT_EQ(stamps[0]["scope"], "outbox");
+    EXPECT_EQ(stamps[0]["first"], 4);
+    EXPECT_EQ(stamps[0]["last"], 9);
+    EXPECT_EQ(stamps[0]["first_txid"], 702);
+    EXPECT_EQ(stamps[0]["last_txid"], 704);
+    EXPECT_EQ(stamps[0]["acked"], nlohmann::json::parse("[[4,5],[9,9]]"));
+    EXPECT_EQ(stamps[0]["rows"], 3);
+    EXPECT_EQ(stamps[0]["parts"], 2);
+    EXPECT_EQ(fs::path(file), tmp / stamps[0]["key"].get<std::string>());
+    rows += stamps[0]["part_rows"].get<uint64_t>();
+  }
+  EXPECT_EQ(rows, 3u);
 }
 
 }  // namespace

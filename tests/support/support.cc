@@ -187,6 +187,17 @@ void WriteFile(const std::filesystem::path& path, const std::string& content) {
   out << content;
 }
 
+std::vector<std::pair<std::string, std::string>> FooterValues(const std::string& glob,
+                                                              const std::string& key) {
+  QueryResult q = DuckDb("SELECT file_name, decode(value) FROM parquet_kv_metadata(" +
+                         SqlQuote(glob) + ") WHERE decode(key) = " + SqlQuote(key) +
+                         " ORDER BY file_name");
+  EXPECT_TRUE(q.ok) << q.error;
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& row : q.rows) out.emplace_back(row[0], row[1]);
+  return out;
+}
+
 std::string SqlQuote(const std::string& text) {
   std::string quoted = "'";
   for (char c : text) {

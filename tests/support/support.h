@@ -69,4 +69,10 @@ void WriteFile(const std::filesystem::path& path, const std::string& content);
 // Single quotes doubled, for building SQL string literals from paths.
 std::string SqlQuote(const std::string& text);
 
+// The value of footer key `key` in every Parquet file matching `glob`, as DuckDB reads it
+// (parquet_kv_metadata): pairs of (file path, value), sorted by path. A reader that shares no code
+// with sinkd's writer, for the tests of what goes into footers (flush stamps).
+std::vector<std::pair<std::string, std::string>> FooterValues(const std::string& glob,
+                                                              const std::string& key);
+
 }  // namespace sinkd::testing
