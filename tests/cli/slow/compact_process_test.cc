@@ -4,8 +4,8 @@
 // event_id is in the lake at every moment and at the end; no Part is gone before its grace (with
 // a grace of an hour, no file that ever existed disappears while the compactors run); once the
 // grace is 0 a last pair of passes leaves one row per event_id; every output's footer says
-// `sinkd.source` = compact and names what it supersedes. (`sinkd lake verify` is on branch
-// `stamps`, not here yet: these tests assert with DuckDB instead.)
+// `sinkd.source` = compact and names what it supersedes; `sinkd lake verify` finds no gap and no
+// incomplete flush before and after the last passes.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -107,9 +107,23 @@ struct DrainedLake {
   }
 };
 
-// The end state: two passes past a zero grace, then one row per event_id, every id there, and
-// each output's footer saying what it is.
+// `sinkd lake verify` (branch stamps) from the footers alone: no gap, no incomplete flush, every
+// object stamped (a compaction output carries its inputs' stamps).
+void ExpectVerifyClean(const DrainedLake& l, const char* when) {
+  auto r = Sinkd({"lake", "verify", "ledger", "--lake-dir", l.lake.string(), "--json"});
+  EXPECT_EQ(r.exit_code, 0) << when << "\n" << r.out << r.err;
+  const auto j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << when << "\n" << r.out;
+  EXPECT_EQ(j.value("ok", false), true) << when << "\n" << r.out;
+  EXPECT_GT(j.value("flushes", 0), 0) << when << "\n" << r.out;
+  EXPECT_EQ(j.value("unstamped_parts", -1), 0) << when << "\n" << r.out;
+}
+
+// The end state: verify clean with outputs and inputs side by side, two passes past a zero grace,
+// then one row per event_id, every id there, verify clean again, and each output's footer saying
+// what it is.
 void ExpectCompactedAndWhole(DrainedLake& l) {
+  ExpectVerifyClean(l, "before the last passes");
   for (int i = 0; i < 2; ++i) {
     auto r = Sinkd({"compact", "ledger", "--lake-dir", l.lake.string(), "--min-parts", "2",
                     "--settle", "0s", "--grace", "0s"});
@@ -119,6 +133,7 @@ void ExpectCompactedAndWhole(DrainedLake& l) {
   ASSERT_TRUE(q.ok) << q.error;
   EXPECT_EQ(q.rows[0][1], std::to_string(l.expected)) << "an event_id is missing";
   EXPECT_EQ(q.rows[0][0], q.rows[0][1]) << "duplicates left after passes past the grace";
+  ExpectVerifyClean(l, "after the last passes");
   auto footers =
       DuckDb("SELECT file_name, decode(key) AS k, decode(value) AS v FROM parquet_kv_metadata(" +
              SqlQuote((l.lake / "ledger/**/compact-*.parquet").string()) +
