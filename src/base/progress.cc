@@ -71,7 +71,9 @@ void Progress::Draw() {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   // \r and erase-to-end-of-line: the new line replaces the last one in place.
-  std::fprintf(out_, "\r%s\x1b[K", Line(label_, done_, total_, unit_, noun_, seconds).c_str());
+  std::string line = Line(label_, done_, total_, unit_, noun_, seconds);
+  if (!note_.empty()) line += ", " + note_;
+  std::fprintf(out_, "\r%s\x1b[K", line.c_str());
   std::fflush(out_);
   drawn_ = true;
 }

@@ -28,6 +28,8 @@ class Progress {
   bool active() const { return active_; }
   void Update(uint64_t done);
   void Add(uint64_t n) { Update(done_ + n); }
+  // Text drawn after the figures ("12 of 50 partitions"), from the next draw on.
+  void SetNote(std::string note) { note_ = std::move(note); }
   // Draws the final figures and ends the line (once; only when something was drawn).
   void Finish();
 
@@ -43,6 +45,7 @@ class Progress {
   uint64_t total_;
   ProgressUnit unit_;
   std::string noun_;
+  std::string note_;
   std::chrono::milliseconds interval_;
   bool active_;
   bool drawn_ = false;

@@ -20,6 +20,12 @@ struct Invocation {
   std::function<Status()> run;
   // Every command's --config bindings (cli/config_flags.h), which `sinkd config show` prints.
   std::vector<std::shared_ptr<ConfigFlags>> configurable;
+  // The exit code of a command line that is wrong (a flag the parser or the command refuses):
+  // 1 for most commands; `compact` sets 2, so that a timer's or a script's bad flags are told
+  // apart from a pass that failed (1).
+  int usage_exit_code = 1;
+  // Set by `run` when the Status it returns is about the command line or the settings.
+  bool usage_error = false;
 };
 
 // A parent command (sinkd, drain, tail, …) only groups others: run alone, or with a word that is
@@ -38,6 +44,7 @@ void AddTailCommand(CLI::App& root, Invocation& invocation);
 void AddPublishCommand(CLI::App& root, Invocation& invocation);
 void AddOutboxCommand(CLI::App& root, Invocation& invocation);
 void AddDispatchCommand(CLI::App& root, Invocation& invocation);
+void AddCompactCommand(CLI::App& root, Invocation& invocation);
 void AddLakeCommand(CLI::App& root, Invocation& invocation);
 // Registered last: it shows the settings every command above bound.
 void AddConfigCommand(CLI::App& root, Invocation& invocation);

@@ -1,6 +1,7 @@
 // sinkd: record streams drained into a lake. This file only wires the verbs together; each verb
 // lives in its own command_*.cc. Exit codes: 0 success (also after a SIGINT/SIGTERM shutdown),
-// 1 on any error, which is printed as "sinkd: <message>" on stderr.
+// 1 on any error, which is printed as "sinkd: <message>" on stderr; a wrong command line exits
+// with the command's Invocation::usage_exit_code (2 for compact, 1 for the others).
 #include <cstdio>
 
 #include "base/memory.h"
@@ -25,6 +26,7 @@ int main(int argc, char** argv) {
   sinkd::cli::AddPublishCommand(root, invocation);
   sinkd::cli::AddOutboxCommand(root, invocation);
   sinkd::cli::AddDispatchCommand(root, invocation);
+  sinkd::cli::AddCompactCommand(root, invocation);
   sinkd::cli::AddLakeCommand(root, invocation);
   sinkd::cli::AddConfigCommand(root, invocation);
   try {
@@ -35,13 +37,13 @@ int main(int argc, char** argv) {
     return root.exit(e);
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "sinkd: %s\n", e.what());
-    return 1;
+    return invocation.usage_exit_code;
   }
   sinkd::Status status = sinkd::cli::CheckParents(root);
   if (status.ok() && invocation.run) status = invocation.run();
   if (!status.ok()) {
     std::fprintf(stderr, "sinkd: %s\n", status.message().c_str());
-    return 1;
+    return invocation.usage_error ? invocation.usage_exit_code : 1;
   }
   return 0;
 }

@@ -1,6 +1,7 @@
 // The /metrics pages of a real `sinkd drain ledger` (against a real nats-server, after a few
-// flushes and dead letters) and a real `sinkd dispatch` (against the shared PostgreSQL, holding its
-// leases): what Prometheus scrapes in production. Each returns "" after a gtest failure.
+// flushes and dead letters), a real `sinkd dispatch` (against the shared PostgreSQL, holding its
+// leases) and a real `sinkd compact ledger --follow` (after its first pass over an imported lake
+// of small Parts): what Prometheus scrapes in production. Each returns "" after a gtest failure.
 // Header-only. Threads: one thread at a time.
 #pragma once
 
@@ -110,6 +111,51 @@ inline std::string ScrapeLiveDispatch() {
     return "";
   }
   return body;
+}
+
+inline std::string ScrapeLiveCompact() {
+  using sinkd::outbox::testing::Background;
+  TempDir dir;
+  const std::string wire = (dir / "ledger.bin").string();
+  const std::string lake = (dir / "lake").string();
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"generate", "ledger", "--messages", "40", "--events-per-batch", "50", "--seed", "12",
+            "-o", wire},
+           {"import", "ledger", "--lake-dir", lake, "--batch-max-rows", "100", wire}}) {
+    std::vector<std::string> argv = {SinkdBinary().string()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const CommandResult r = RunCommand(argv);
+    if (r.exit_code != 0) {
+      ADD_FAILURE() << "sinkd " << args[0] << ": " << r.err;
+      return "";
+    }
+  }
+  const int port = sinkd::outbox::testing::FreeLoopbackPort();
+  Background compact({SinkdBinary().string(), "compact", "ledger", "--lake-dir", lake, "--follow",
+                      "--every", "1s", "--min-parts", "2", "--metrics-listen",
+                      "127.0.0.1:" + std::to_string(port)},
+                     dir / "compact.log");
+  // One pass over, whichever way it ended, so every counter has been touched once.
+  std::string body;
+  const bool ok = WaitUntil(
+      [&] {
+        const auto reply = sinkd::outbox::testing::HttpGet(port, "/metrics");
+        body = "\n" + reply.body;
+        return reply.code == 200 &&
+               body.find("\nsinkd_compact_passes_total{table=\"ledger\"} ") != std::string::npos &&
+               (body.find("\nsinkd_compact_passes_total{table=\"ledger\"} 0\n") ==
+                    std::string::npos ||
+                body.find("\nsinkd_compact_pass_failures_total{table=\"ledger\"} 0\n") ==
+                    std::string::npos);
+      },
+      std::chrono::seconds(60), std::chrono::milliseconds(100));
+  if (!ok) {
+    ADD_FAILURE() << "sinkd compact never finished a pass; its log:\n"
+                  << compact.Log() << "\nlast page:\n"
+                  << body;
+    return "";
+  }
+  return body.substr(1);
 }
 
 }  // namespace sinkd::testing

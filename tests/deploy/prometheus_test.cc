@@ -59,7 +59,9 @@ TEST(Alerts, PromtoolAcceptsTheRules) {
   const std::vector<std::string> alerts = AlertNames();
   for (const char* name :
        {"SinkdConsumerLagHigh", "SinkdOldestBufferedRowOld", "SinkdFlushFailures",
-        "SinkdDeadLetterRate", "SinkdOutboxLag", "SinkdOutboxFailuresInARow"}) {
+        "SinkdDeadLetterRate", "SinkdOutboxLag", "SinkdOutboxFailuresInARow",
+        "SinkdCompactionBacklog", "SinkdCompactionPassFailures",
+        "SinkdCompactionNoSuccessfulPass"}) {
     EXPECT_NE(std::find(alerts.begin(), alerts.end(), name), alerts.end()) << name;
   }
 }
@@ -101,7 +103,8 @@ TEST(Dashboard, EveryPanelQueryIsPromQlThatPromtoolParses) {
   std::string rules = "groups:\n  - name: dashboard\n    rules:\n";
   for (size_t i = 0; i < exprs.size(); ++i) {
     std::string e = ReplaceAll(exprs[i], "$__rate_interval", "5m");
-    for (const char* variable : {"$dispatch_job", "$job", "$instance", "$origin", "$sink"}) {
+    for (const char* variable :
+         {"$compact_job", "$dispatch_job", "$job", "$instance", "$origin", "$sink"}) {
       e = ReplaceAll(e, variable, ".*");
     }
     ASSERT_EQ(e.find('$'), std::string::npos) << "an unknown variable in " << exprs[i];
@@ -116,21 +119,25 @@ TEST(Dashboard, EveryPanelQueryIsPromQlThatPromtoolParses) {
 }
 
 // A misspelt or renamed metric in an alert is an alert that never fires: every sinkd_ name the
-// rules, their tests and the dashboard mention is on the page of a running drain or dispatcher.
+// rules, their tests and the dashboard mention is on the page of a running drain, dispatcher or
+// compactor.
 TEST(MetricNames, EveryNameTheAlertsAndTheDashboardUseIsOneSinkdServes) {
   const std::string drain = ScrapeLiveDrain();
   ASSERT_FALSE(drain.empty());
   const std::string dispatch = ScrapeLiveDispatch();
   ASSERT_FALSE(dispatch.empty());
+  const std::string compact = ScrapeLiveCompact();
+  ASSERT_FALSE(compact.empty());
   std::set<std::string> served = ExposedNames(drain);
   served.merge(ExposedNames(dispatch));
+  served.merge(ExposedNames(compact));
   ASSERT_GE(served.size(), 30u);
   for (const fs::path& file : {Rules(), RuleTests(), Dashboard()}) {
     const std::set<std::string> used = MentionedNames(ReadFile(file));
     EXPECT_GE(used.size(), 10u) << file;
     for (const std::string& name : used) {
       EXPECT_TRUE(served.count(name)) << file.filename() << " uses " << name
-                                      << ", which neither a drain nor a dispatcher serves";
+                                      << ", which no drain, dispatcher or compactor serves";
     }
   }
 }
@@ -154,6 +161,27 @@ TEST(LiveMetrics, ADispatchersMetricsPagePassesPromtoolCheckMetrics) {
   const CommandResult r = RunCommand({"promtool", "check", "metrics"}, page);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err << page;
   EXPECT_EQ(r.out + r.err, "") << "promtool's lint findings:\n" << r.out << r.err;
+}
+
+// The ten names of design §5, each labelled with its table, on the page promtool lints clean.
+TEST(LiveMetrics, ACompactorsMetricsPagePassesPromtoolCheckMetrics) {
+  SINKD_REQUIRE_TOOL("promtool", "prometheus");
+  const std::string page = ScrapeLiveCompact();
+  ASSERT_FALSE(page.empty());
+  const CommandResult r = RunCommand({"promtool", "check", "metrics"}, page);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err << page;
+  EXPECT_EQ(r.out + r.err, "") << "promtool's lint findings:\n" << r.out << r.err;
+  const std::set<std::string> names = ExposedNames(page);
+  for (const char* name :
+       {"sinkd_compact_passes_total", "sinkd_compact_pass_failures_total",
+        "sinkd_compact_outputs_total", "sinkd_compact_inputs_deleted_total",
+        "sinkd_compact_rows_in_total", "sinkd_compact_rows_out_total",
+        "sinkd_compact_duplicates_dropped_total", "sinkd_compact_bytes_written_total",
+        "sinkd_compact_partitions_pending", "sinkd_compact_last_pass_success_unix_seconds"}) {
+    EXPECT_TRUE(names.count(name)) << name << "\n" << page;
+    EXPECT_NE(page.find(std::string("\n") + name + "{table=\"ledger\"} "), std::string::npos)
+        << name << " without its table label\n" << page;
+  }
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 # servers on loopback (nats-server, a three-node JetStream cluster, PostgreSQL, s3rver behind the
 # SigV4 layer and the fault proxy, a tmpfs lake filled to the last byte), read back by DuckDB.
 #
-#   tools/chaos/chaos.sh [campaign …]      campaigns: fuzz drain cluster s3 diskfull outbox
+#   tools/chaos/chaos.sh [campaign …]      campaigns: fuzz drain cluster s3 diskfull outbox compact
 #                                          (default: all; `secrets` always runs last)
 #   CHAOS_SCALE=quick                      a few minutes instead of about 21
 #   SINKD=path FUZZ_DIR=path               the binaries (default build/release, build/fuzz)
@@ -578,6 +578,57 @@ campaign_outbox() {
   runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PG_DATA" -m fast -w -t 30 stop >/dev/null 2>&1 || true
 }
 
+# ---- compact: kill -9 at random moments of a following compactor beside a live drain ----------
+campaign_compact() {
+  CAMPAIGN_NAME=compact
+  local D=$RUN/compact kills chunks per_chunk url port mon i pub_pid=0 at_work=0 vanished=0 t0
+  kills=$(q 10 40); chunks=$(( kills / 2 )); per_chunk=$(q 40 120)
+  mkdir -p "$D"
+  t0=$(now)
+  generate_chunks "$D/traffic" "$chunks" "$per_chunk" 0 >/dev/null
+  "$SINKD" import ledger --lake-dir "$D/ref" --instance-id ref "$D"/traffic/chunk-*.bin 2>"$D/import.log" >/dev/null
+  port=$(free_port); mon=$(free_port); url=nats://127.0.0.1:$port
+  start_nats "$D/nats" "$port" "$mon"
+  "$SINKD" provision --nats-url "$url" >"$D/provision.log" 2>&1
+  start_drain "$D/drain.log" live --nats-url "$url" --lake-dir "$D/lake" --batch-interval 300ms --batch-max-rows 2000
+  local drain_pid=$DRAIN_PID
+  # A grace of an hour: no Part may vanish while the compactors are killed, whatever a kill cuts.
+  local compact=(compact ledger --lake-dir "$D/lake" --follow --every 1s --min-parts 2 --settle 0s --grace 1h)
+  for ((i = 1; i <= kills; i++)); do
+    if (( i % 2 == 1 )); then
+      publish "$D/publish.log" --nats-url "$url" "$D/traffic/chunk-$(( (i + 1) / 2 )).bin" &
+      pub_pid=$!; PIDS+=("$pub_pid")
+    fi
+    find "$D/lake" -name '*.parquet' 2>/dev/null | sort >"$D/before"
+    "$SINKD" "${compact[@]}" --instance-id "crash$i" </dev/null >/dev/null 2>"$D/compact-$i.log" &
+    local cpid=$!; PIDS+=("$cpid")
+    sleep_ms "$(rand_ms 200 2500)"
+    kill9 "$cpid"
+    grep -q '"msg":"compaction output"' "$D/compact-$i.log" && at_work=$((at_work + 1))
+    find "$D/lake" -name '*.parquet' 2>/dev/null | sort >"$D/after"
+    vanished=$(( vanished + $(comm -23 "$D/before" "$D/after" | wc -l) ))
+  done
+  wait "$pub_pid" || FAILED+=("compact: publish failed")
+  wait_until 600 drained "$url" GARM_LEDGER sink-ledger || FAILED+=("compact: not drained within 600 s")
+  term "$drain_pid"
+  # Past a zero grace, two passes finish every merge and deletion.
+  local rc1=0 rc2=0 r p
+  "$SINKD" compact ledger --lake-dir "$D/lake" --min-parts 2 --settle 0s --grace 0s >/dev/null 2>>"$D/final.log" || rc1=$?
+  "$SINKD" compact ledger --lake-dir "$D/lake" --min-parts 2 --settle 0s --grace 0s >/dev/null 2>>"$D/final.log" || rc2=$?
+  r=$($CHECK drain "$D/ref/**/*.parquet" "$D/lake/**/*.parquet")
+  p=$($CHECK parts "$D/lake:.parquet")
+  kill9 "$(cat "$D/nats/pid")"
+  block compact "$(json .expected "$r") events in $chunks chunks drained live, the compactor kill -9'd at $kills random moments (0.2-2.5 s)"
+  figure "compactor kill -9s (after writing an output)" "$kills ($at_work)"
+  figure "Parts after the last passes" "$(json .parts "$p")"
+  figure "campaign time" "$(since "$t0") s"
+  expect "Parts gone before their grace" "$vanished" eq 0
+  expect "lost ids" "$(json .lost "$r")" eq 0
+  expect "rows per expected row after the grace" "$(ratio "$r")" eq 1
+  expect "unreadable Parts (of $(json .parts "$p"))" "$(json .unreadable "$p")" eq 0
+  expect "last passes' exit status" "$(( rc1 + rc2 ))" eq 0
+}
+
 # ---- secrets -----------------------------------------------------------------------------------
 campaign_secrets() {
   block secrets "every captured log of this run grepped for the fake secret values"
@@ -597,11 +648,11 @@ campaign_secrets() {
 # the script while a campaign runs cannot change what that run executes.
 main() {
   CAMPAIGNS=("$@")
-  ((${#CAMPAIGNS[@]})) || CAMPAIGNS=(fuzz drain cluster s3 diskfull outbox)
+  ((${#CAMPAIGNS[@]})) || CAMPAIGNS=(fuzz drain cluster s3 diskfull outbox compact)
   has() { local c; for c in "${CAMPAIGNS[@]}"; do [ "$c" = "$1" ] && return 0; done; return 1; }
   START=$(now)
   if has fuzz; then fuzz_first_two || FAILED+=("fuzz: targets missing"); fi
-  for c in drain cluster s3 diskfull outbox; do
+  for c in drain cluster s3 diskfull outbox compact; do
     if has "$c"; then "campaign_$c" || FAILED+=("$c: the campaign itself failed (exit $?)"); fi
   done
   if has fuzz && ((${#FUZZ_PIDS[@]})); then fuzz_report; fi

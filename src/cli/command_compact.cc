@@ -1,0 +1,393 @@
+// sinkd compact ledger|audit, sinkd compact --table outbox_events|outbox_audit: merges a table's
+// small Parts on the same destination a drain writes (compact/compactor.h does the work; this file
+// only turns flags, the environment and the [compaction] section into its options, and runs
+// passes). One pass by default; --follow runs one every --every, with the drain's metrics
+// listener. SIGTERM or SIGINT finishes the step in progress (the merge or the deletion under way;
+// every step leaves the lake whole) and exits 0.
+// Exit codes: 0 the passes ended well (or were stopped); 1 a pass failed or refused a Part, named
+// on stderr (with --follow: only when the destination cannot be reached at the start; failed
+// passes are counted and retried); 2 a flag or setting is wrong.
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "base/duration.h"
+#include "base/log.h"
+#include "base/progress.h"
+#include "base/shutdown_signals.h"
+#include "cli/command.h"
+#include "cli/config_flags.h"
+#include "cli/destination_flags.h"
+#include "cli/lake_flags.h"
+#include "compact/compactor.h"
+#include "lake/destination.h"
+#include "lake/lake_writer.h"
+#include "metrics/compact_metrics.h"
+#include "metrics/http_listener.h"
+#include "row/ledger_columns.h"
+#include "sinks/lake_columns.h"
+
+namespace sinkd::cli {
+
+namespace {
+
+struct CompactTable {
+  std::string name;  // the subcommand / --table value, the metrics label
+  const row::ColumnTable* columns;
+  std::string drain;  // "drain.ledger": whose key_prefix the file may already name; "" for outbox
+};
+
+const std::vector<CompactTable>& CompactTables() {
+  static const std::vector<CompactTable> tables = {
+      {"ledger", &row::kLedgerColumns, "drain.ledger"},
+      {"audit", &row::kLedgerColumns, "drain.audit"},
+      {"outbox_events", &sinks::kOutboxEventColumns, ""},
+      {"outbox_audit", &sinks::kOutboxAuditColumns, ""},
+  };
+  return tables;
+}
+
+struct CompactFlags {
+  std::string table;  // --table, on `sinkd compact` itself
+  DestinationFlags destination;
+  LakeFlags lake;
+  uint64_t target_bytes = 256ull << 20;
+  uint32_t min_parts = 8;
+  std::string settle = "1h";
+  std::string grace = "1h";
+  bool follow = false;
+  std::string every = "5m";
+  std::string metrics_listen;
+};
+
+int64_t CompactNowUnixNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+Result<int64_t> DurationMillis(const std::string& text, const char* flag) {
+  Result<std::chrono::nanoseconds> d = ParseDuration(text);
+  if (!d.ok()) return d.status().WithContext(flag);
+  return std::chrono::duration_cast<std::chrono::milliseconds>(*d).count();
+}
+
+struct CompactSettings {
+  compact::CompactOptions options;
+  bool follow = false;
+  std::chrono::milliseconds every{0};
+  std::string metrics_listen;
+};
+
+Result<CompactSettings> SettingsFrom(const CompactFlags& flags, const CompactTable& table) {
+  CompactSettings s;
+  SINKD_ASSIGN_OR_RETURN(lake::LakeWriterOptions lake,
+                         LakeWriterOptionsFrom(flags.lake, table.name));
+  compact::CompactOptions& o = s.options;
+  o.table = table.columns;
+  o.prefix = lake.key_prefix;
+  o.instance = lake.instance;
+  o.parquet = lake.parquet;
+  o.target_bytes = flags.target_bytes;
+  o.min_parts = flags.min_parts;
+  SINKD_ASSIGN_OR_RETURN(o.settle_ms, DurationMillis(flags.settle, "--settle"));
+  SINKD_ASSIGN_OR_RETURN(o.grace_ms, DurationMillis(flags.grace, "--grace"));
+  // The engine names its options as the struct spells them; the operator typed the flags.
+  Status valid = o.Validate();
+  if (!valid.ok()) {
+    std::string message = valid.message();
+    for (auto [option, flag] :
+         {std::pair{"target_bytes", "--target-bytes"}, std::pair{"min_parts", "--min-parts"},
+          std::pair{"settle", "--settle"}, std::pair{"grace", "--grace"},
+          std::pair{"prefix", "--key-prefix"}}) {
+      if (message.rfind(option, 0) == 0) {
+        message = flag + message.substr(std::string_view(option).size());
+        break;
+      }
+    }
+    return Status::Refuse(message);
+  }
+  s.follow = flags.follow;
+  if (flags.follow) {
+    SINKD_ASSIGN_OR_RETURN(int64_t every, DurationMillis(flags.every, "--every"));
+    if (every < 1000) return Status::Refuse("--every must be at least 1s");
+    s.every = std::chrono::milliseconds(every);
+    s.metrics_listen = flags.metrics_listen;
+  }
+  return s;
+}
+
+bool Stopping() { return ShutdownSignals::stop().load(); }
+
+// Sleeps `d`, or less when a stop is asked for (checked every 100 ms).
+void WaitUnlessStopped(std::chrono::milliseconds d) {
+  const auto until = std::chrono::steady_clock::now() + d;
+  while (!Stopping() && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+        std::chrono::milliseconds(100), until - std::chrono::steady_clock::now()));
+  }
+}
+
+// One pass, its progress on a terminal, a log line per output and the metrics.
+Result<compact::PassReport> CompactPass(compact::Compactor& compactor, const CompactTable& table,
+                                        metrics::CompactMetrics& metrics, Logger& log) {
+  Progress progress(stderr, "compact " + table.name, 0, ProgressUnit::kCount, "rows");
+  uint64_t rows = 0;
+  compact::PassHooks hooks;
+  hooks.stop_requested = Stopping;
+  hooks.on_partition = [&](uint64_t done, uint64_t total) {
+    progress.SetNote(std::to_string(done) + " of " + std::to_string(total) + " partitions");
+    progress.Update(rows);
+  };
+  hooks.on_output = [&](const compact::OutputReport& out) {
+    log.Info("compaction output", {{"key", out.key},
+                                   {"rows_in", out.rows_in},
+                                   {"rows_out", out.rows_out},
+                                   {"duplicates_dropped", out.duplicates_dropped},
+                                   {"bytes", out.bytes},
+                                   {"supersedes", static_cast<uint64_t>(out.supersedes.size())},
+                                   {"found_in_place", out.found_in_place}});
+    rows += out.rows_in;
+    progress.Update(rows);
+    // An output another compactor had already written is counted by that one.
+    if (out.found_in_place) return;
+    metrics.outputs.fetch_add(1);
+    metrics.rows_in.fetch_add(out.rows_in);
+    metrics.rows_out.fetch_add(out.rows_out);
+    metrics.duplicates_dropped.fetch_add(out.duplicates_dropped);
+    metrics.bytes_written.fetch_add(out.bytes);
+  };
+  const auto start = std::chrono::steady_clock::now();
+  compact::PassReport r;  // filled even when the pass fails
+  Result<compact::PassReport> report = compactor.RunPass(hooks, &r);
+  progress.Finish();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  metrics.inputs_deleted.fetch_add(r.inputs_deleted);
+  if (!report.ok()) {
+    metrics.pass_failures.fetch_add(1);
+    // A pass that refused a Part still compacted every other partition: its backlog is real.
+    if (report.status().IsRefuse()) {
+      metrics.partitions_pending.store(static_cast<int64_t>(r.partitions_pending));
+    }
+    for (const std::string& refused : r.refused) {
+      log.Error("compaction refused a Part", {{"part", refused}});
+    }
+    log.Error("compaction pass failed", {{"error", report.status().message()},
+                                         {"outputs", r.outputs},
+                                         {"inputs_deleted", r.inputs_deleted},
+                                         {"seconds", seconds}});
+    return report;
+  }
+  r = *report;
+  metrics.passes.fetch_add(1);
+  metrics.partitions_pending.store(static_cast<int64_t>(r.partitions_pending));
+  metrics.last_pass_success_unix_ns.store(CompactNowUnixNs());
+  log.Info("compaction pass finished",
+           {{"partitions", r.partitions},
+            {"partitions_merged", r.partitions_merged},
+            {"partitions_pending", r.partitions_pending},
+            {"outputs", r.outputs},
+            {"inputs_deleted", r.inputs_deleted},
+            {"rows_in", r.rows_in},
+            {"rows_out", r.rows_out},
+            {"duplicates_dropped", r.duplicates_dropped},
+            {"bytes_read", r.bytes_read},
+            {"bytes_written", r.bytes_written},
+            {"merges_discarded", r.merges_discarded},
+            {"seconds", seconds},
+            {"rows_per_second", seconds > 0 ? static_cast<double>(r.rows_in) / seconds : 0.0},
+            {"stopped", Stopping()}});
+  return report;
+}
+
+Status RunCompact(const CompactFlags& flags, const CompactTable& table, Invocation& invocation) {
+  // Everything that can be refused without the destination is refused first, as a usage error.
+  Result<CompactSettings> settings = SettingsFrom(flags, table);
+  if (!settings.ok()) {
+    invocation.usage_error = true;
+    return settings.status();
+  }
+  Result<std::unique_ptr<lake::Destination>> made = MakeDestination(flags.destination);
+  if (!made.ok()) {
+    invocation.usage_error = true;
+    return made.status();
+  }
+  std::unique_ptr<lake::Destination> destination = std::move(*made);
+  // Before the first store call: a SIGTERM while connecting must still end in exit 0.
+  ShutdownSignals::Install();
+
+  metrics::CompactMetrics metrics;
+  metrics.table = table.name;
+  const compact::CompactOptions& o = settings->options;
+  Logger log;
+  log.AddContext("table", table.name);
+  log.Info("sinkd compact started",
+           {{"destination", destination->Describe()},
+            {"key_prefix", o.prefix},
+            {"instance", o.instance},
+            {"target_bytes", o.target_bytes},
+            {"min_parts", static_cast<uint64_t>(o.min_parts)},
+            {"settle", FormatDuration(std::chrono::milliseconds(o.settle_ms))},
+            {"grace", FormatDuration(std::chrono::milliseconds(o.grace_ms))},
+            {"follow", settings->follow},
+            {"every", settings->follow ? FormatDuration(settings->every) : std::string()},
+            {"metrics_listen", settings->metrics_listen}});
+  metrics::HttpListener listener([&metrics] { return metrics.Render(); },
+                                 [&metrics](std::string* why) {
+                                   *why = metrics.Readiness();
+                                   return metrics.ready();
+                                 });
+  if (!settings->metrics_listen.empty()) {
+    Status started = listener.Start(settings->metrics_listen);
+    if (!started.ok()) {
+      invocation.usage_error = true;
+      return started;
+    }
+    log.Info("metrics listening",
+             {{"address", settings->metrics_listen}, {"port", listener.port()}});
+  }
+  SINKD_RETURN_IF_ERROR(destination->Ensure());
+  metrics.destination_reachable = true;
+
+  compact::Compactor compactor(*destination, settings->options);
+  if (!settings->follow) {
+    Result<compact::PassReport> report = CompactPass(compactor, table, metrics, log);
+    if (!report.ok()) return report.status().WithContext("compact " + table.name);
+    const compact::PassReport& r = *report;
+    std::printf(
+        "compacted %s: %llu partitions, %llu merged into %llu outputs (%llu rows in, "
+        "%llu rows out, %llu duplicates dropped), %llu inputs deleted, %llu partitions "
+        "pending\n",
+        table.name.c_str(), static_cast<unsigned long long>(r.partitions),
+        static_cast<unsigned long long>(r.partitions_merged),
+        static_cast<unsigned long long>(r.outputs), static_cast<unsigned long long>(r.rows_in),
+        static_cast<unsigned long long>(r.rows_out),
+        static_cast<unsigned long long>(r.duplicates_dropped),
+        static_cast<unsigned long long>(r.inputs_deleted),
+        static_cast<unsigned long long>(r.partitions_pending));
+    return Status::OK();
+  }
+  // --follow: a failed pass (the store away, a Part refused) is counted and tried again on the
+  // next one; only a stop ends the loop.
+  while (!Stopping()) {
+    (void)CompactPass(compactor, table, metrics, log);
+    WaitUnlessStopped(settings->every);
+  }
+  log.Info("sinkd compact stopped");
+  return Status::OK();
+}
+
+void AddCompactFlags(CLI::App& cmd, CompactFlags& flags, ConfigFlags& config) {
+  AddDestinationFlags(cmd, flags.destination);
+  AddLakeFlags(cmd, flags.lake);
+  cmd.add_option("--target-bytes", flags.target_bytes,
+                 "size an output aims at; a partition's Parts merge into outputs of about this "
+                 "size (at least 1MiB)")
+      ->transform(CLI::AsSizeValue(false))
+      ->capture_default_str();
+  cmd.add_option("--min-parts", flags.min_parts,
+                 "a partition's small Parts merge once there are this many of them")
+      ->capture_default_str();
+  cmd.add_option("--settle", flags.settle,
+                 "a UTC date is closed this long after its end: then even fewer Parts merge")
+      ->capture_default_str();
+  cmd.add_option("--grace", flags.grace,
+                 "an input is deleted on a later pass once its output is this old; longer than "
+                 "the longest query")
+      ->capture_default_str();
+  cmd.add_flag("--follow", flags.follow, "keep compacting: one pass every --every until SIGTERM");
+  cmd.add_option("--every", flags.every, "time between two passes with --follow")
+      ->capture_default_str();
+  cmd.add_option("--metrics-listen", flags.metrics_listen,
+                 "with --follow, serve /metrics, /healthz and /readyz on this host:port");
+  config.Bind("--lake-dir", {"lake.dir"}, "LAKE_DIR");
+  config.Bind("--s3-endpoint", {"lake.s3_endpoint"}, "AWS_ENDPOINT_URL");
+  config.Bind("--s3-bucket", {"lake.s3_bucket"}, "S3_BUCKET");
+  for (const char* name : {"s3_ssl", "s3_anonymous", "s3_virtual_hosted", "s3_no_create_bucket",
+                           "s3_ca_bundle", "s3_multipart_threshold", "s3_retry_attempts",
+                           "s3_retry_max_backoff", "s3_request_timeout"}) {
+    std::string flag = std::string("--") + name;
+    for (char& c : flag) c = c == '_' ? '-' : c;
+    config.Bind(flag, {std::string("lake.") + name});
+  }
+  config.Bind("--instance-id", {"lake.instance_id"});
+  config.Bind("--zstd-level", {"lake.zstd_level"});
+  config.Bind("--row-group-rows", {"lake.row_group_rows"});
+  for (const char* name : {"target_bytes", "min_parts", "settle", "grace", "follow", "every"}) {
+    std::string flag = std::string("--") + name;
+    for (char& c : flag) c = c == '_' ? '-' : c;
+    config.Bind(flag, {std::string("compaction.") + name});
+  }
+  config.Bind("--metrics-listen", {"compaction.metrics_listen", "metrics.listen"});
+}
+
+Result<const CompactTable*> ChosenTable(const CompactFlags& flags, const std::string& positional) {
+  if (!positional.empty() && !flags.table.empty()) {
+    return Status::Refuse("compact: name the table once, as `compact " + positional +
+                          "` or with --table");
+  }
+  const std::string& name = positional.empty() ? flags.table : positional;
+  if (name.empty()) {
+    return Status::Refuse(
+        "compact needs a table: sinkd compact ledger|audit, or sinkd compact "
+        "--table outbox_events|outbox_audit");
+  }
+  for (const CompactTable& table : CompactTables()) {
+    if (table.name == name) return &table;
+  }
+  return Status::Refuse("compact: unknown table \"" + name + "\"");
+}
+
+}  // namespace
+
+void AddCompactCommand(CLI::App& root, Invocation& invocation) {
+  CLI::App* cmd = root.add_subcommand(
+      "compact",
+      "merge a table's small Parts into outputs of about --target-bytes, one row per event_id; "
+      "inputs are deleted by a later pass, --grace after their output appeared");
+  // Set as soon as `compact` is on the command line: its parse errors exit 2, not 1.
+  cmd->preparse_callback([&invocation](size_t) { invocation.usage_exit_code = 2; });
+  auto flags = std::make_shared<CompactFlags>();
+  auto positional = std::make_shared<std::string>();
+  auto config = std::make_shared<ConfigFlags>(*cmd, "compact");
+  invocation.configurable.push_back(config);
+  cmd->add_option("table", *positional, "ledger or audit (the drains' tables)")
+      ->check(CLI::IsMember({"ledger", "audit"}));
+  std::vector<std::string> names;
+  for (const CompactTable& table : CompactTables()) names.push_back(table.name);
+  cmd->add_option("--table", flags->table,
+                  "the table to compact: outbox_events or outbox_audit (the outbox lake sinks'), "
+                  "or ledger, audit")
+      ->check(CLI::IsMember(names));
+  AddCompactFlags(*cmd, *flags, *config);
+  cmd->callback([cmd, flags, positional, config, &invocation] {
+    invocation.run = [cmd, flags, positional, config, &invocation]() -> Status {
+      // Subcommands inherit the root's allow_extras (kept for CheckParents' messages); here a
+      // misspelt flag or a stray word is an error.
+      if (const std::vector<std::string> extra = cmd->remaining(); !extra.empty()) {
+        invocation.usage_error = true;
+        return Status::Refuse("compact: unknown argument \"" + extra.front() + "\"");
+      }
+      Result<const CompactTable*> table = ChosenTable(*flags, *positional);
+      Status applied = table.ok() ? config->Apply() : table.status();
+      if (!applied.ok()) {
+        invocation.usage_error = true;
+        return applied;
+      }
+      // Compaction works where the drain writes: the file's key prefix for the drain of this
+      // table is the default (the flag still wins).
+      if (flags->lake.key_prefix.empty() && !(*table)->drain.empty() && config->file()) {
+        const auto& settings = config->file()->settings;
+        auto it = settings.find((*table)->drain + ".key_prefix");
+        if (it != settings.end()) flags->lake.key_prefix = it->second.text;
+      }
+      return RunCompact(*flags, **table, invocation);
+    };
+  });
+}
+
+}  // namespace sinkd::cli

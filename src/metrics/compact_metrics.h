@@ -1,0 +1,40 @@
+// CompactMetrics is what `sinkd compact --follow` tells an operator, as Prometheus text (the names
+// of design §5, every one labelled table="ledger"|…): passes and failed passes, outputs written,
+// inputs deleted after their grace, rows in and out, duplicates dropped and bytes written (all
+// counters); the partitions left to merge after the last pass (the backlog) and the time of the
+// last successful pass (gauges). Ready (/readyz) once the destination answered.
+// Ownership: plain atomics, owned by the command; the HTTP listener borrows it.
+// Threads: safe for concurrent use (the pass writes, the listener reads); a scrape may see one
+// pass half-counted, never a torn value.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+namespace sinkd::metrics {
+
+struct CompactMetrics {
+  std::string table;  // label table="ledger"|"audit"|"outbox_events"|"outbox_audit"
+
+  std::atomic<uint64_t> passes{0};         // passes that ended OK
+  std::atomic<uint64_t> pass_failures{0};  // passes that failed or refused a Part
+  std::atomic<uint64_t> outputs{0};
+  std::atomic<uint64_t> inputs_deleted{0};
+  std::atomic<uint64_t> rows_in{0};
+  std::atomic<uint64_t> rows_out{0};
+  std::atomic<uint64_t> duplicates_dropped{0};
+  std::atomic<uint64_t> bytes_written{0};
+  std::atomic<int64_t> partitions_pending{0};
+  std::atomic<int64_t> last_pass_success_unix_ns{0};  // 0 before the first successful pass
+
+  std::atomic<bool> destination_reachable{false};
+
+  bool ready() const { return destination_reachable; }
+  // The Prometheus text exposition (version 0.0.4) of every metric.
+  std::string Render() const;
+  // "destination_reachable=true".
+  std::string Readiness() const;
+};
+
+}  // namespace sinkd::metrics
