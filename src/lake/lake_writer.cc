@@ -1,5 +1,8 @@
 #include "lake/lake_writer.h"
 
+#include <algorithm>
+#include <span>
+
 #include "batch/part_schema.h"
 #include "batch/partitioner.h"
 #include "lake/key.h"
@@ -55,6 +58,10 @@ Status LakeWriterOptions::Validate() const {
     return Status::Refuse("row_group_rows " + std::to_string(parquet.row_group_rows) +
                           ": must be between 1 and 10000000");
   }
+  if (encode_threads < 1 || encode_threads > kMaxEncodeThreads) {
+    return Status::Refuse("encode_threads " + std::to_string(encode_threads) +
+                          ": must be between 1 and " + std::to_string(kMaxEncodeThreads));
+  }
   return Status::OK();
 }
 
@@ -79,7 +86,10 @@ Result<PlacedObject> Place(Destination& destination,
 }
 
 LakeWriter::LakeWriter(Destination& destination, LakeWriterOptions options)
-    : destination_(destination), options_(std::move(options)) {}
+    : destination_(destination),
+      options_(std::move(options)),
+      pool_(std::make_unique<WorkPool>(
+          std::clamp<size_t>(options_.encode_threads, 1, kMaxEncodeThreads))) {}
 
 Result<FlushReport> LakeWriter::Flush(const row::RowBatch& batch, const Provenance& provenance) {
   FlushReport report;
@@ -114,6 +124,36 @@ Result<FlushReport> LakeWriter::Flush(const row::RowBatch& batch, const Provenan
   };
 
   const std::vector<batch::Partition> partitions = batch::PartitionRows(batch);
+  // A Part of one row group is encoded ahead, on the pool, into memory; a larger one streams
+  // into its upload below, row group by row group, so it never waits whole in memory.
+  struct Encoded {
+    bool ahead = false;
+    Status status;
+    std::string bytes;
+  };
+  std::vector<Encoded> encoded(partitions.size());
+  std::vector<size_t> ahead;
+  for (size_t n = 0; n < partitions.size(); ++n) {
+    encoded[n].ahead = partitions[n].rows.size() <= options_.parquet.row_group_rows;
+    if (encoded[n].ahead) ahead.push_back(n);
+  }
+  auto encode = [&](const batch::Partition& partition, parquet::OutputStream& out,
+                    uint64_t& bytes) {
+    parquet::PartWriter writer(schema, options_.parquet, out, pool_.get());
+    Status s = writer.WriteRows(view, partition.rows);
+    if (s.ok()) s = writer.Finish(metadata);
+    if (!s.ok()) writer.Abandon();
+    bytes = writer.bytes_written();
+    return s;
+  };
+  pool_->ParallelFor(ahead.size(), [&](size_t i, size_t) {
+    Encoded& e = encoded[ahead[i]];
+    parquet::MemoryOutputStream out;
+    uint64_t bytes = 0;
+    e.status = encode(partitions[ahead[i]], out, bytes);
+    e.bytes = out.Release();
+  });
+
   for (size_t n = 0; n < partitions.size(); ++n) {
     const batch::Partition& partition = partitions[n];
     key_fields.date = partition.date;
@@ -127,12 +167,12 @@ Result<FlushReport> LakeWriter::Flush(const row::RowBatch& batch, const Provenan
           return PartKey(key_fields);
         },
         [&](PartUpload& upload) {
-          parquet::PartWriter writer(schema, options_.parquet, upload);
-          Status s = writer.WriteRows(view, partition.rows);
-          if (s.ok()) s = writer.Finish(metadata);
-          if (!s.ok()) writer.Abandon();
-          bytes = writer.bytes_written();
-          return s;
+          const Encoded& e = encoded[n];
+          if (!e.ahead) return encode(partition, upload, bytes);
+          if (!e.status.ok()) return e.status;
+          bytes = e.bytes.size();
+          return upload.Append(std::span(reinterpret_cast<const uint8_t*>(e.bytes.data()),
+                                         e.bytes.size()));
         });
     if (!placed.ok()) return fail(RedeliverUnlessPermanent(placed.status()).WithContext("flush"));
     if (placed->placed == Placed::kNew) placed_here.push_back(placed->key);
@@ -140,6 +180,7 @@ Result<FlushReport> LakeWriter::Flush(const row::RowBatch& batch, const Provenan
         PartReport{placed->key, partition.rows.size(), bytes, placed->placed == Placed::kSame});
     report.rows += partition.rows.size();
     report.bytes += bytes;
+    encoded[n].bytes = std::string();  // placed: its memory goes back before the next Part's
   }
   Status synced = destination_.Sync();
   if (!synced.ok()) return fail(synced.As(Status::Redeliver).WithContext("sync lake"));

@@ -91,8 +91,11 @@ Status CheckTable(const Schema& schema, const TableView& table) {
 }  // namespace
 
 struct PartWriter::Rep {
-  Rep(const Schema& s, const WriterOptions& o, OutputStream& stream)
-      : schema(s), options(o), out(stream), pages(o.zstd_level) {}
+  Rep(const Schema& s, const WriterOptions& o, OutputStream& stream, WorkPool* p)
+      : schema(s), options(o), out(stream), pool(p) {
+    const size_t slots = pool == nullptr ? 1 : pool->threads();
+    for (size_t i = 0; i < slots; ++i) pages.push_back(std::make_unique<PageWriter>(o.zstd_level));
+  }
 
   Status Append(std::span<const uint8_t> bytes) {
     SINKD_RETURN_IF_ERROR(out.Append(bytes));
@@ -104,8 +107,7 @@ struct PartWriter::Rep {
     return Append(kMagic);
   }
   Status WriteRowGroup(const TableView& table, std::span<const uint32_t> rows);
-  Status WriteChunk(const ColumnArray& column, size_t c, const RowSelection& selection,
-                    RowGroup& group);
+  Status WriteChunk(size_t c, EncodedChunk& chunk, RowGroup& group);
   Status WriteBloomFilters();
   Status WriteFooter(std::span<const KeyValue> metadata);
 
@@ -119,10 +121,12 @@ struct PartWriter::Rep {
   const Schema schema;
   const WriterOptions options;
   OutputStream& out;
-  // Reused for every chunk of the Part.
+  WorkPool* const pool;
+  // Reused for every row group of the Part: a writer and a chunk per column, a PageWriter per
+  // pool slot.
   std::vector<std::unique_ptr<ColumnWriter>> writers;
-  PageWriter pages;
-  EncodedChunk chunk;
+  std::vector<std::unique_ptr<PageWriter>> pages;
+  std::vector<EncodedChunk> chunks;
   // Grows with every row group; written by Finish.
   FileMetaData footer;
   std::vector<PendingBloom> blooms;
@@ -144,8 +148,19 @@ Status PartWriter::Rep::WriteRowGroup(const TableView& table, std::span<const ui
   group.total_compressed_size = 0;
   group.ordinal = static_cast<int16_t>(footer.row_groups.size());
   group.columns.reserve(schema.size());
+  // Encode every chunk (in parallel on the pool), then place them in schema order: which thread
+  // encoded a chunk never shows in its bytes.
+  std::vector<Status> encoded(schema.size());
+  auto encode = [&](size_t c, size_t slot) {
+    encoded[c] = writers[c]->WriteChunk(table.columns[c], selection, *pages[slot], chunks[c]);
+  };
+  if (pool != nullptr) {
+    pool->ParallelFor(schema.size(), encode);
+  } else {
+    for (size_t c = 0; c < schema.size(); ++c) encode(c, 0);
+  }
   for (size_t c = 0; c < schema.size(); ++c) {
-    const Status s = WriteChunk(table.columns[c], c, selection, group);
+    const Status s = encoded[c].ok() ? WriteChunk(c, chunks[c], group) : encoded[c];
     if (!s.ok()) return s.WithContext("parquet: column " + schema[c].name);
   }
   footer.num_rows += group.num_rows;
@@ -153,9 +168,7 @@ Status PartWriter::Rep::WriteRowGroup(const TableView& table, std::span<const ui
   return Status::OK();
 }
 
-Status PartWriter::Rep::WriteChunk(const ColumnArray& column, size_t c,
-                                   const RowSelection& selection, RowGroup& group) {
-  SINKD_RETURN_IF_ERROR(writers[c]->WriteChunk(column, selection, pages, chunk));
+Status PartWriter::Rep::WriteChunk(size_t c, EncodedChunk& chunk, RowGroup& group) {
   const auto start = static_cast<int64_t>(offset);
   ColumnChunk cc;
   cc.file_offset = 0;
@@ -210,8 +223,9 @@ Status PartWriter::Rep::WriteFooter(std::span<const KeyValue> metadata) {
   return Append(bytes.span());
 }
 
-PartWriter::PartWriter(const Schema& schema, const WriterOptions& options, OutputStream& out)
-    : rep_(std::make_unique<Rep>(schema, options, out)) {
+PartWriter::PartWriter(const Schema& schema, const WriterOptions& options, OutputStream& out,
+                       WorkPool* pool)
+    : rep_(std::make_unique<Rep>(schema, options, out, pool)) {
   rep_->status = ValidateSchema(schema);
   if (options.row_group_rows == 0 || options.page_rows == 0 || options.page_bytes == 0) {
     rep_->status = Status::Refuse("parquet: row_group_rows, page_rows and page_bytes must be > 0");
@@ -221,6 +235,7 @@ PartWriter::PartWriter(const Schema& schema, const WriterOptions& options, Outpu
   for (const Field& field : rep_->schema) {
     rep_->writers.push_back(MakeColumnWriter(field, rep_->options));
   }
+  rep_->chunks.resize(rep_->schema.size());
 }
 
 PartWriter::~PartWriter() {

@@ -1,0 +1,117 @@
+// flush_profile: the encode of one batch three ways, each alone, for a profiler and for timing at
+// several --encode-threads. 1,000,000 generated ledger events (lake_bench's input, seed 2026) are
+// decoded once; then each round times one of
+//   encode  every row into ONE file, in (time, id) order, in memory (lake_bench's "one file");
+//   parts   each partition into its own file, in memory: the flush's encode without a Destination;
+//   flush   LakeWriter::Flush into a directory lake (encode + write + fsync + rename), a fresh
+//           directory per round.
+// Prints each round's wall seconds and the median. Usage:
+//   flush_profile --mode encode|parts|flush [--rounds 5] [--encode-threads N] [--events N] [--dir D]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "base/work_pool.h"
+#include "batch/part_schema.h"
+#include "batch/partitioner.h"
+#include "contract/wire_decoder.h"
+#include "lake/dir_destination.h"
+#include "lake/lake_writer.h"
+#include "parquet/part_writer.h"
+#include "row/ledger_columns.h"
+#include "traffic/traffic_generator.h"
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+int main(int argc, char** argv) {
+  std::string mode = "flush";
+  int rounds = 5;
+  size_t threads = sinkd::WorkPool::DefaultThreads();
+  int64_t events = 1'000'000;
+  fs::path dir = fs::temp_directory_path() / ("flush-profile-" + std::to_string(getpid()));
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (flag == "--mode") mode = argv[i + 1];
+    else if (flag == "--rounds") rounds = std::stoi(argv[i + 1]);
+    else if (flag == "--encode-threads") threads = std::stoul(argv[i + 1]);
+    else if (flag == "--events") events = std::stoll(argv[i + 1]);
+    else if (flag == "--dir") dir = argv[i + 1];
+  }
+  sinkd::traffic::TrafficOptions options;
+  options.seed = 2026;
+  options.events_per_batch = 500;
+  options.expected_events = events;
+  sinkd::traffic::TrafficGenerator generator(options);
+  sinkd::contract::WireDecoder decoder;
+  sinkd::row::RowBatch batch(sinkd::row::kLedgerColumns);
+  std::vector<sinkd::contract::Reject> rejects;
+  for (int64_t n = 0; n < events; n += options.events_per_batch) {
+    decoder.Decode(sinkd::contract::Envelope::kBatch, generator.NextLedgerMessage(), batch, rejects);
+  }
+  const auto partitions = sinkd::batch::PartitionRows(batch);
+  std::vector<uint32_t> order;
+  for (const auto& p : partitions) order.insert(order.end(), p.rows.begin(), p.rows.end());
+  const auto& times = batch.column(1).int64s;
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return times[a] != times[b] ? times[a] < times[b] : batch.Id(a) < batch.Id(b);
+  });
+  sinkd::lake::LakeWriterOptions lake_options;
+  lake_options.key_prefix = "ledger";
+  lake_options.instance = "profile";
+  lake_options.parquet.created_by = "sinkd version bench (build bench)";
+  lake_options.encode_threads = threads;
+  const auto schema = sinkd::batch::FileSchema(sinkd::row::kLedgerColumns);
+  const auto view = sinkd::batch::FileView(batch);
+  sinkd::WorkPool pool(threads);
+
+  std::vector<double> seconds;
+  uint64_t bytes = 0;
+  for (int round = 0; round < rounds; ++round) {
+    const fs::path lake = dir / std::to_string(round);
+    fs::create_directories(lake);
+    auto destination = sinkd::lake::DirDestination::Make(lake.string());
+    if (!destination.ok() || !(*destination)->Ensure().ok()) return 1;
+    sinkd::lake::LakeWriter writer(**destination, lake_options);
+    const auto start = Clock::now();
+    bytes = 0;
+    if (mode == "encode") {
+      sinkd::parquet::MemoryOutputStream out;
+      sinkd::parquet::PartWriter part(schema, lake_options.parquet, out, &pool);
+      if (!part.WriteRows(view, order).ok() || !part.Finish({}).ok()) return 1;
+      bytes = out.data().size();
+    } else if (mode == "parts") {
+      std::vector<uint64_t> sizes(partitions.size());
+      pool.ParallelFor(partitions.size(), [&](size_t i, size_t) {
+        sinkd::parquet::MemoryOutputStream out;
+        sinkd::parquet::PartWriter part(schema, lake_options.parquet, out, &pool);
+        if (!part.WriteRows(view, partitions[i].rows).ok() || !part.Finish({}).ok()) std::abort();
+        sizes[i] = out.data().size();
+      });
+      for (uint64_t s : sizes) bytes += s;
+    } else {
+      auto report = writer.Flush(batch, {"profile", 1, 2000});
+      if (!report.ok()) {
+        std::fprintf(stderr, "%s\n", report.status().ToString().c_str());
+        return 1;
+      }
+      bytes = report->bytes;
+    }
+    seconds.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+    fs::remove_all(lake);
+  }
+  fs::remove_all(dir);
+  std::printf("flush_profile --mode %s --encode-threads %zu: %zu rows, %zu partitions, %llu bytes; wall s:",
+              mode.c_str(), threads, batch.rows(), partitions.size(),
+              static_cast<unsigned long long>(bytes));
+  for (double s : seconds) std::printf(" %.3f", s);
+  std::vector<double> sorted = seconds;
+  std::sort(sorted.begin(), sorted.end());
+  const double median = sorted[sorted.size() / 2];
+  std::printf("; median %.3f s = %.0f rows/s (min %.3f, max %.3f)\n", median, batch.rows() / median,
+              sorted.front(), sorted.back());
+  return 0;
+}
