@@ -5,8 +5,12 @@
 //   parts   each partition into its own file, in memory: the flush's encode without a Destination;
 //   flush   LakeWriter::Flush into a directory lake (encode + write + fsync + rename), a fresh
 //           directory per round.
-// Prints each round's wall seconds and the median. Usage:
+// Prints each round's wall seconds and the process's CPU seconds (user + sys, all threads), and
+// the medians: on a shared machine the CPU figure says what the work costs, the wall one what
+// the threads bought. Usage:
 //   flush_profile --mode encode|parts|flush [--rounds 5] [--encode-threads N] [--events N] [--dir D]
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -14,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "base/memory.h"
 #include "base/work_pool.h"
 #include "batch/part_schema.h"
 #include "batch/partitioner.h"
@@ -27,7 +32,29 @@
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
+double ProcessCpu() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_utime.tv_sec + u.ru_utime.tv_usec / 1e6 + u.ru_stime.tv_sec + u.ru_stime.tv_usec / 1e6;
+}
+
+std::string Load() {
+  std::string text;
+  if (FILE* f = std::fopen("/proc/loadavg", "r")) {
+    char buf[128] = {};
+    if (std::fgets(buf, sizeof buf, f)) text = buf;
+    std::fclose(f);
+  }
+  return text.empty() ? "?\n" : text;
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
 int main(int argc, char** argv) {
+  sinkd::KeepFreedMemory();  // as the sinkd binary does
   std::string mode = "flush";
   int rounds = 5;
   size_t threads = sinkd::WorkPool::DefaultThreads();
@@ -68,7 +95,7 @@ int main(int argc, char** argv) {
   const auto view = sinkd::batch::FileView(batch);
   sinkd::WorkPool pool(threads);
 
-  std::vector<double> seconds;
+  std::vector<double> seconds, cpu;
   uint64_t bytes = 0;
   for (int round = 0; round < rounds; ++round) {
     const fs::path lake = dir / std::to_string(round);
@@ -77,6 +104,7 @@ int main(int argc, char** argv) {
     if (!destination.ok() || !(*destination)->Ensure().ok()) return 1;
     sinkd::lake::LakeWriter writer(**destination, lake_options);
     const auto start = Clock::now();
+    const double cpu_start = ProcessCpu();
     bytes = 0;
     if (mode == "encode") {
       sinkd::parquet::MemoryOutputStream out;
@@ -101,6 +129,7 @@ int main(int argc, char** argv) {
       bytes = report->bytes;
     }
     seconds.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+    cpu.push_back(ProcessCpu() - cpu_start);
     fs::remove_all(lake);
   }
   fs::remove_all(dir);
@@ -108,10 +137,11 @@ int main(int argc, char** argv) {
               mode.c_str(), threads, batch.rows(), partitions.size(),
               static_cast<unsigned long long>(bytes));
   for (double s : seconds) std::printf(" %.3f", s);
-  std::vector<double> sorted = seconds;
-  std::sort(sorted.begin(), sorted.end());
-  const double median = sorted[sorted.size() / 2];
-  std::printf("; median %.3f s = %.0f rows/s (min %.3f, max %.3f)\n", median, batch.rows() / median,
-              sorted.front(), sorted.back());
+  const double median = Median(seconds);
+  std::printf("; median %.3f s = %.0f rows/s (min %.3f, max %.3f); cpu s median %.3f = %.0f rows "
+              "per cpu-second; load %s",
+              median, batch.rows() / median, *std::min_element(seconds.begin(), seconds.end()),
+              *std::max_element(seconds.begin(), seconds.end()), Median(cpu),
+              batch.rows() / Median(cpu), Load().c_str());
   return 0;
 }
