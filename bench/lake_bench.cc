@@ -8,7 +8,9 @@
 //   our encode (from decoded columns) ≥ 1.5 × DuckDB's rows/s;  decode+encode ≥ 1,000,000 rows/s;
 //   our file no larger than DuckDB's at the same ZSTD level;  peak RSS < 300 MiB for a
 //   250,000-row batch spread over 200 partitions.
-// Usage: lake_bench [--events N] [--zstd-level L] [--keep DIR]
+// Usage: lake_bench [--events N] [--zstd-level L] [--keep DIR] [--encode-threads N]
+// (--encode-threads: the partitioned flush's pool, default 1 so that its CPU figure is still one
+// thread's; bench/flush_profile times the flush at other thread counts)
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/resource.h>
@@ -115,11 +117,13 @@ int main(int argc, char** argv) {
   int64_t events = 1'000'000;
   int zstd_level = 3;
   std::string keep;
+  size_t encode_threads = 1;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--events") events = std::stoll(argv[i + 1]);
     else if (flag == "--zstd-level") zstd_level = std::stoi(argv[i + 1]);
     else if (flag == "--keep") keep = argv[i + 1];
+    else if (flag == "--encode-threads") encode_threads = std::stoul(argv[i + 1]);
   }
   const fs::path work = keep.empty() ? fs::temp_directory_path() / ("lake-bench-" + std::to_string(getpid())) : fs::path(keep);
   fs::create_directories(work);
@@ -222,6 +226,7 @@ int main(int argc, char** argv) {
   lake_options.key_prefix = "ledger";
   lake_options.instance = "bench";
   lake_options.parquet = writer_options;
+  lake_options.encode_threads = encode_threads;
   sinkd::lake::LakeWriter lake_writer(**destination, lake_options);
   t = Timer();
   for (const std::string& m : messages) decoder.Decode(sinkd::contract::Envelope::kBatch, m, batch, rejects);
