@@ -110,8 +110,10 @@ std::span<const T> GatherValues(std::span<const T> values, std::span<const uint3
 // column[rows] as a contiguous array backed by `out`. Why: a flush's Part takes every 50th row or
 // so of a batch (its partition's), so reading its values in place costs a cache miss per value,
 // inside the dictionary's hash-and-probe loop and again in each later pass over the chunk; one
-// tight copy loop overlaps those misses and every later pass reads memory in order (measured in
-// BENCHMARKS.md: the 50-Part flush's encode went from 1.8x the one-file encode's CPU to ...).
+// tight copy loop overlaps those misses and every later pass reads memory in order. perf put
+// 19% of the 50-Part encode in XXH3 (the dictionary's hash, the first to touch each value)
+// against 2% for one file of the same rows; with the copy, 50 Parts cost 1.1-1.3x one file's
+// CPU instead of 1.5-1.8x (BENCHMARKS.md, bench/flush_profile). A contiguous run needs no copy.
 ColumnArray Gather(const ColumnArray& column, std::span<const uint32_t> rows, Gathered& out) {
   if (const auto* strings = std::get_if<StringArray>(&column)) {
     const uint32_t* offsets = strings->offsets.data();
