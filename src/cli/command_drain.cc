@@ -174,6 +174,7 @@ void AddDrainOrigin(CLI::App& parent, Invocation& invocation, const StreamOrigin
   config->Bind("--instance-id", {"lake.instance_id"});
   config->Bind("--zstd-level", {"lake.zstd_level"});
   config->Bind("--row-group-rows", {"lake.row_group_rows"});
+  config->Bind("--encode-threads", {"lake.encode_threads"});
   for (const char* name : {"batch_max_rows", "batch_max_bytes", "batch_interval", "fetch_max",
                            "flush_timeout", "ack_wait", "max_ack_pending"}) {
     std::string flag = std::string("--") + name;

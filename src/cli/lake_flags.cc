@@ -21,6 +21,10 @@ void AddLakeFlags(CLI::App& cmd, LakeFlags& flags) {
       ->capture_default_str();
   cmd.add_option("--row-group-rows", flags.row_group_rows, "rows per Parquet row group")
       ->capture_default_str();
+  cmd.add_option("--encode-threads", flags.encode_threads,
+                 "threads encoding a flush's Parts and column chunks (1-256; default: the "
+                 "machine's cores); the bytes written are the same for any value")
+      ->capture_default_str();
 }
 
 Result<lake::LakeWriterOptions> LakeWriterOptionsFrom(const LakeFlags& flags,
@@ -30,6 +34,7 @@ Result<lake::LakeWriterOptions> LakeWriterOptionsFrom(const LakeFlags& flags,
   options.instance = flags.instance_id.empty() ? lake::DefaultInstanceId() : flags.instance_id;
   options.parquet.zstd_level = flags.zstd_level;
   options.parquet.row_group_rows = flags.row_group_rows;
+  options.encode_threads = flags.encode_threads;
   options.parquet.created_by = CreatedBy();
   // The option names in the message are the flags': "--key-prefix \"../x\": …".
   Status valid = options.Validate();
@@ -38,7 +43,8 @@ Result<lake::LakeWriterOptions> LakeWriterOptionsFrom(const LakeFlags& flags,
     for (auto [option, flag] : {std::pair{"key_prefix ", "--key-prefix "},
                                 std::pair{"instance ", "--instance-id "},
                                 std::pair{"zstd_level ", "--zstd-level "},
-                                std::pair{"row_group_rows ", "--row-group-rows "}}) {
+                                std::pair{"row_group_rows ", "--row-group-rows "},
+                                std::pair{"encode_threads ", "--encode-threads "}}) {
       if (message.rfind(option, 0) == 0) {
         message = flag + message.substr(std::string_view(option).size());
         break;

@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "base/result.h"
+#include "base/work_pool.h"
 #include "lake/lake_writer.h"
 
 namespace sinkd::cli {
@@ -16,9 +17,10 @@ struct LakeFlags {
   std::string instance_id;  // default: <hostname>-<pid>
   int zstd_level = 3;
   size_t row_group_rows = 122'880;
+  size_t encode_threads = WorkPool::DefaultThreads();
 };
 
-// Adds --key-prefix, --instance-id, --zstd-level, --row-group-rows.
+// Adds --key-prefix, --instance-id, --zstd-level, --row-group-rows, --encode-threads.
 void AddLakeFlags(CLI::App& cmd, LakeFlags& flags);
 
 // Checks the flags (prefix and instance are single safe key tokens, levels in range) and builds the

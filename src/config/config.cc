@@ -39,6 +39,7 @@ std::vector<SettingSpec> BuildSettings() {
       {"lake.instance_id", K::kString, false},
       {"lake.zstd_level", K::kInteger, false},
       {"lake.row_group_rows", K::kInteger, false},
+      {"lake.encode_threads", K::kInteger, false},
   };
   for (const char* origin : {"ledger", "audit"}) {
     const std::string d = std::string("drain.") + origin + ".";

@@ -1,7 +1,7 @@
 // sinkd's one configuration file (TOML), shared by every command (`--config sinkd.toml`):
 //   [nats]            url, creds_file, nkey_seed_file, tls_ca, tls_cert, tls_key, tls_required
 //   [lake]            dir, or s3_endpoint + s3_bucket and the s3_* options; instance_id,
-//                     zstd_level, row_group_rows
+//                     zstd_level, row_group_rows, encode_threads
 //   [drain.ledger]    durable, key_prefix, batch_max_rows, batch_max_bytes, batch_interval,
 //   [drain.audit]     fetch_max, flush_timeout, ack_wait, max_ack_pending, metrics_listen
 //   [provision]       ledger_max_bytes, audit_max_bytes, dead_max_bytes, ledger_max_age, replicas

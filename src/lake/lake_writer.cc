@@ -1,5 +1,8 @@
 #include "lake/lake_writer.h"
 
+#include <algorithm>
+#include <span>
+
 #include "batch/part_schema.h"
 #include "batch/partitioner.h"
 #include "lake/key.h"
@@ -55,6 +58,10 @@ Status LakeWriterOptions::Validate() const {
     return Status::Refuse("row_group_rows " + std::to_string(parquet.row_group_rows) +
                           ": must be between 1 and 10000000");
   }
+  if (encode_threads < 1 || encode_threads > kMaxEncodeThreads) {
+    return Status::Refuse("encode_threads " + std::to_string(encode_threads) +
+                          ": must be between 1 and " + std::to_string(kMaxEncodeThreads));
+  }
   return Status::OK();
 }
 
@@ -79,7 +86,10 @@ Result<PlacedObject> Place(Destination& destination,
 }
 
 LakeWriter::LakeWriter(Destination& destination, LakeWriterOptions options)
-    : destination_(destination), options_(std::move(options)) {}
+    : destination_(destination),
+      options_(std::move(options)),
+      pool_(std::make_unique<WorkPool>(
+          std::clamp<size_t>(options_.encode_threads, 1, kMaxEncodeThreads))) {}
 
 Result<FlushReport> LakeWriter::Flush(const row::RowBatch& batch, const Provenance& provenance) {
   FlushReport report;
@@ -115,30 +125,70 @@ Result<FlushReport> LakeWriter::Flush(const row::RowBatch& batch, const Provenan
   };
 
   const std::vector<batch::Partition> partitions = batch::PartitionRows(batch);
-  FlushStamp stamp;
-  stamp.instance = options_.instance;
-  stamp.source = provenance.source;
-  stamp.scope = provenance.scope;
-  stamp.first = provenance.first_sequence;
-  stamp.last = provenance.last_sequence;
-  stamp.first_txid = provenance.first_txid;
-  stamp.last_txid = provenance.last_txid;
-  stamp.acked = provenance.acknowledged;
-  if (stamp.acked.empty()) stamp.acked.push_back({stamp.first, stamp.last});
-  stamp.parts = partitions.size();
-  stamp.rows = batch.rows();
+  FlushStamp flush_stamp;
+  flush_stamp.instance = options_.instance;
+  flush_stamp.source = provenance.source;
+  flush_stamp.scope = provenance.scope;
+  flush_stamp.first = provenance.first_sequence;
+  flush_stamp.last = provenance.last_sequence;
+  flush_stamp.first_txid = provenance.first_txid;
+  flush_stamp.last_txid = provenance.last_txid;
+  flush_stamp.acked = provenance.acknowledged;
+  if (flush_stamp.acked.empty()) flush_stamp.acked.push_back({flush_stamp.first, flush_stamp.last});
+  flush_stamp.parts = partitions.size();
+  flush_stamp.rows = batch.rows();
+  // Part n's footer metadata. Its stamp names the key as the flush means it (alternative 0), so
+  // the Part's bytes, stamp included, are the same wherever Place puts it and a redelivery still
+  // meets them as kSame. Called from the encode threads: everything it uses is its own copy.
+  auto metadata_for = [&](size_t n) {
+    PartKeyFields fields = key_fields;
+    fields.date = partitions[n].date;
+    fields.values = partitions[n].values;
+    fields.number = n;
+    fields.alternative = 0;
+    FlushStamp stamp = flush_stamp;
+    stamp.n = n;
+    stamp.key = PartKey(fields);
+    stamp.part_rows = partitions[n].rows.size();
+    std::vector<parquet::KeyValue> part_metadata = metadata;
+    part_metadata.back().second = StampsJson(stamp);
+    return part_metadata;
+  };
+
+  // A Part of one row group is encoded ahead, on the pool, into memory; a larger one streams
+  // into its upload below, row group by row group, so it never waits whole in memory.
+  struct Encoded {
+    bool ahead = false;
+    Status status;
+    std::string bytes;
+  };
+  std::vector<Encoded> encoded(partitions.size());
+  std::vector<size_t> ahead;
+  for (size_t n = 0; n < partitions.size(); ++n) {
+    encoded[n].ahead = partitions[n].rows.size() <= options_.parquet.row_group_rows;
+    if (encoded[n].ahead) ahead.push_back(n);
+  }
+  auto encode = [&](size_t n, parquet::OutputStream& out, uint64_t& bytes) {
+    parquet::PartWriter writer(schema, options_.parquet, out, pool_.get());
+    Status s = writer.WriteRows(view, partitions[n].rows);
+    if (s.ok()) s = writer.Finish(metadata_for(n));
+    if (!s.ok()) writer.Abandon();
+    bytes = writer.bytes_written();
+    return s;
+  };
+  pool_->ParallelFor(ahead.size(), [&](size_t i, size_t) {
+    Encoded& e = encoded[ahead[i]];
+    parquet::MemoryOutputStream out;
+    uint64_t bytes = 0;
+    e.status = encode(ahead[i], out, bytes);
+    e.bytes = out.Release();
+  });
+
   for (size_t n = 0; n < partitions.size(); ++n) {
     const batch::Partition& partition = partitions[n];
     key_fields.date = partition.date;
     key_fields.values = partition.values;
     key_fields.number = n;
-    // The key as the flush means it (alternative 0), so the Part's bytes, stamp included, are
-    // the same wherever Place puts it and a redelivery still meets them as kSame.
-    key_fields.alternative = 0;
-    stamp.n = n;
-    stamp.key = PartKey(key_fields);
-    stamp.part_rows = partition.rows.size();
-    metadata.back().second = StampsJson(stamp);
     uint64_t bytes = 0;
     Result<PlacedObject> placed = Place(
         destination_,
@@ -147,12 +197,12 @@ Result<FlushReport> LakeWriter::Flush(const row::RowBatch& batch, const Provenan
           return PartKey(key_fields);
         },
         [&](PartUpload& upload) {
-          parquet::PartWriter writer(schema, options_.parquet, upload);
-          Status s = writer.WriteRows(view, partition.rows);
-          if (s.ok()) s = writer.Finish(metadata);
-          if (!s.ok()) writer.Abandon();
-          bytes = writer.bytes_written();
-          return s;
+          const Encoded& e = encoded[n];
+          if (!e.ahead) return encode(n, upload, bytes);
+          if (!e.status.ok()) return e.status;
+          bytes = e.bytes.size();
+          return upload.Append(std::span(reinterpret_cast<const uint8_t*>(e.bytes.data()),
+                                         e.bytes.size()));
         });
     if (!placed.ok()) return fail(RedeliverUnlessPermanent(placed.status()).WithContext("flush"));
     if (placed->placed == Placed::kNew) placed_here.push_back(placed->key);
@@ -160,6 +210,7 @@ Result<FlushReport> LakeWriter::Flush(const row::RowBatch& batch, const Provenan
         PartReport{placed->key, partition.rows.size(), bytes, placed->placed == Placed::kSame});
     report.rows += partition.rows.size();
     report.bytes += bytes;
+    encoded[n].bytes = std::string();  // placed: its memory goes back before the next Part's
   }
   Status synced = destination_.Sync();
   if (!synced.ok()) return fail(synced.As(Status::Redeliver).WithContext("sync lake"));

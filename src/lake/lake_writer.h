@@ -1,12 +1,25 @@
 // LakeWriter turns one batch of rows into Parts in a Destination: one Part per partition
-// (date + partition columns), rows sorted by (time, id), each Part streamed row group by row group
-// into its upload and placed (lake::Place: never replacing a key), then the Destination synced
-// once. When Flush returns OK every row is durable and may be acknowledged. It is the one way a
-// Part enters a lake, for the drain, `import` and the outbox lake sinks alike.
+// (date + partition columns), rows sorted by (time, id), each Part encoded (see "Parallel encode"
+// below) and placed (lake::Place: never replacing a key), then the Destination synced once.
+// When Flush returns OK every row is durable and may be acknowledged. It is the one way a Part
+// enters a lake, for the drain, `import` and the outbox lake sinks alike.
 // Keys: the same rows with the same provenance give the same bytes under the same key, so a
 // redelivered batch whose Parts landed finds them in place (kSame) and writes nothing; a key
 // taken by other bytes (a fixed instance re-flushing a range that now holds other rows) moves
 // the Part to the key's next alternative (lake/key.h), never over it.
+// Parallel encode: the writer owns a WorkPool of options.encode_threads threads (started with it,
+// reused by every flush). A flush first encodes, on the pool, every Part of at most one row group
+// into memory (and the column chunks of each row group on the pool too, parquet/part_writer.h);
+// then, on the calling thread only and in Part order, it places them, streaming each larger Part
+// row group by row group as it goes (its chunks encoded on the pool). Uploads, commits, Sync and
+// the failed-flush cleanup stay on the calling thread, deliberately: the Destination is one thread
+// at a time (destination.h) and an S3 upload holds its connection; placing in Part order keeps
+// each key's alternative, the cleanup (only the Parts this flush placed, kNew) and the report
+// exactly what one thread gives; and the encode is where the flush's CPU goes (94% of a 50-Part
+// flush into a directory, BENCHMARKS.md), the placement mostly waits on the disk or the network. The bytes of every Part are the same at any thread
+// count. Memory: the flush holds its small Parts' encoded bytes until they are placed (at most
+// the batch compressed, a fraction of its decoded columns), and each encode thread one row
+// group's scratch (dictionary, indices, page buffer, ZSTD context) per column writer it runs.
 // Ownership: borrows the Destination (must outlive the writer). Threads: one thread at a time.
 // Errors: a failure aborts the Part in progress, deletes (best effort, before returning) the
 // Parts this flush placed itself (kNew; never one found in place, which may hold acked rows),
@@ -18,11 +31,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "base/result.h"
+#include "base/work_pool.h"
 #include "lake/destination.h"
 #include "lake/stamp.h"
 #include "parquet/part_writer.h"
@@ -41,14 +56,19 @@ inline parquet::WriterOptions LakePartOptions() {
   return options;
 }
 
+inline constexpr size_t kMaxEncodeThreads = 256;
+
 struct LakeWriterOptions {
   std::string key_prefix;  // "ledger", "audit", …: the first key segment
   std::string instance;    // unique per process (lake::DefaultInstanceId)
   parquet::WriterOptions parquet = LakePartOptions();
+  // Threads that encode Parts and column chunks (the calling thread counts as one).
+  size_t encode_threads = WorkPool::DefaultThreads();
 
   // Refuse, naming the option ("key_prefix \"../x\": …"): a prefix that is not '/'-separated
   // safe tokens, an instance that is not one safe token (letters, digits, '-', '_', '.'; never
-  // "." or ".."), a ZSTD level outside 1-19, row groups outside 1-10,000,000 rows. Every command
+  // "." or ".."), a ZSTD level outside 1-19, row groups outside 1-10,000,000 rows, encode threads
+  // outside 1-kMaxEncodeThreads. Every command
   // and sink that writes a lake checks its options here, before anything is read.
   Status Validate() const;
 };
@@ -107,6 +127,7 @@ class LakeWriter {
 
   Destination& destination_;
   LakeWriterOptions options_;
+  std::unique_ptr<WorkPool> pool_;
 };
 
 }  // namespace sinkd::lake

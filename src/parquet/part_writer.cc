@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -114,11 +115,70 @@ Status CheckTable(const Schema& schema, const TableView& table) {
   return CheckDefined(schema, table);
 }
 
+// A column's values for one row group, copied into row-group order.
+struct Gathered {
+  std::vector<uint8_t> bools;
+  std::vector<int32_t> int32s;
+  std::vector<int64_t> int64s;
+  std::vector<double> doubles;
+  std::vector<uint32_t> offsets;
+  std::string bytes;
+};
+
+template <typename T>
+std::span<const T> GatherValues(std::span<const T> values, std::span<const uint32_t> rows,
+                                std::vector<T>& out) {
+  out.resize(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) out[i] = values[rows[i]];
+  return out;
+}
+
+// column[rows] as a contiguous array backed by `out`. Why: a flush's Part takes every 50th row or
+// so of a batch (its partition's), so reading its values in place costs a cache miss per value,
+// inside the dictionary's hash-and-probe loop and again in each later pass over the chunk; one
+// tight copy loop overlaps those misses and every later pass reads memory in order. perf put
+// 19% of the 50-Part encode in XXH3 (the dictionary's hash, the first to touch each value)
+// against 2% for one file of the same rows; with the copy, 50 Parts cost 1.1-1.3x one file's
+// CPU instead of 1.5-1.8x (BENCHMARKS.md, bench/flush_profile). A contiguous run needs no copy.
+ColumnArray Gather(const ColumnArray& column, std::span<const uint32_t> rows, Gathered& out) {
+  if (const auto* strings = std::get_if<StringArray>(&column)) {
+    const uint32_t* offsets = strings->offsets.data();
+    const char* bytes = strings->bytes.data();
+    const size_t n = rows.size();
+    // Two passes: the lengths, then the bytes.
+    size_t total = 0;
+    out.offsets.resize(n + 1);
+    for (size_t i = 0; i < n; ++i) {
+      out.offsets[i] = static_cast<uint32_t>(total);
+      total += offsets[rows[i] + 1] - offsets[rows[i]];
+    }
+    out.offsets[n] = static_cast<uint32_t>(total);
+    out.bytes.resize(total);
+    char* to = out.bytes.data();
+    for (size_t i = 0; i < n; ++i) {
+      std::memcpy(to + out.offsets[i], bytes + offsets[rows[i]], out.offsets[i + 1] - out.offsets[i]);
+    }
+    return StringArray{out.offsets, out.bytes};
+  }
+  return std::visit([&](const auto& values) -> ColumnArray {
+    using A = std::decay_t<decltype(values)>;
+    if constexpr (std::is_same_v<A, StringArray>) return values;  // handled above
+    else if constexpr (std::is_same_v<A, std::span<const uint8_t>>) return GatherValues(values, rows, out.bools);
+    else if constexpr (std::is_same_v<A, std::span<const int32_t>>) return GatherValues(values, rows, out.int32s);
+    else if constexpr (std::is_same_v<A, std::span<const int64_t>>) return GatherValues(values, rows, out.int64s);
+    else return GatherValues(values, rows, out.doubles);
+  }, column);
+}
+
 }  // namespace
 
 struct PartWriter::Rep {
-  Rep(const Schema& s, const WriterOptions& o, OutputStream& stream)
-      : schema(s), options(o), out(stream), pages(o.zstd_level) {}
+  Rep(const Schema& s, const WriterOptions& o, OutputStream& stream, WorkPool* p)
+      : schema(s), options(o), out(stream), pool(p) {
+    const size_t slots = pool == nullptr ? 1 : pool->threads();
+    for (size_t i = 0; i < slots; ++i) pages.push_back(std::make_unique<PageWriter>(o.zstd_level));
+    gathered.resize(slots);
+  }
 
   Status Append(std::span<const uint8_t> bytes) {
     SINKD_RETURN_IF_ERROR(out.Append(bytes));
@@ -130,8 +190,7 @@ struct PartWriter::Rep {
     return Append(kMagic);
   }
   Status WriteRowGroup(const TableView& table, std::span<const uint32_t> rows);
-  Status WriteChunk(const TableView& table, size_t c, const RowSelection& selection,
-                    RowGroup& group);
+  Status WriteChunk(size_t c, EncodedChunk& chunk, RowGroup& group);
   // Touches only column c's writer and scratch, `pages` and `chunk`: chunks of different
   // columns may be encoded at once.
   Status EncodeChunk(const TableView& table, size_t c, const RowSelection& selection,
@@ -149,10 +208,14 @@ struct PartWriter::Rep {
   const Schema schema;
   const WriterOptions options;
   OutputStream& out;
-  // Reused for every chunk of the Part.
+  WorkPool* const pool;
+  // Reused for every row group of the Part: a writer and a chunk per column, a PageWriter per
+  // pool slot.
   std::vector<std::unique_ptr<ColumnWriter>> writers;
-  PageWriter pages;
-  EncodedChunk chunk;
+  std::vector<std::unique_ptr<PageWriter>> pages;
+  std::vector<Gathered> gathered;   // per pool slot
+  std::vector<uint32_t> identity;   // 0, 1, 2, …: the rows of a gathered chunk
+  std::vector<EncodedChunk> chunks;
   // Per column, for an OPTIONAL one: the chunk's definition levels (one per row) and the rows
   // that hold a value.
   struct LevelScratch {
@@ -181,8 +244,35 @@ Status PartWriter::Rep::WriteRowGroup(const TableView& table, std::span<const ui
   group.total_compressed_size = 0;
   group.ordinal = static_cast<int16_t>(footer.row_groups.size());
   group.columns.reserve(schema.size());
+  // Encode every chunk (in parallel on the pool), then place them in schema order: which thread
+  // encoded a chunk never shows in its bytes.
+  std::vector<Status> encoded(schema.size());
+  if (!selection.contiguous && identity.size() < rows.size()) {
+    const size_t from = identity.size();
+    identity.resize(rows.size());
+    for (size_t i = from; i < identity.size(); ++i) identity[i] = static_cast<uint32_t>(i);
+  }
+  auto encode = [&](size_t c, size_t slot) {
+    // An OPTIONAL chunk selects its defined rows itself (EncodeChunk) and is not gathered.
+    if (selection.contiguous || schema[c].optional) {
+      encoded[c] = EncodeChunk(table, c, selection, *pages[slot], chunks[c]);
+      return;
+    }
+    const ColumnArray column = Gather(table.columns[c], rows, gathered[slot]);
+    const RowSelection in_order{std::span(identity).first(rows.size()), true};
+    encoded[c] = writers[c]->WriteChunk(column, in_order, *pages[slot], chunks[c]);
+    // A refusal names a row: the table's, not the gathered copy's (the error path only).
+    if (encoded[c].IsReject()) {
+      encoded[c] = writers[c]->WriteChunk(table.columns[c], selection, *pages[slot], chunks[c]);
+    }
+  };
+  if (pool != nullptr) {
+    pool->ParallelFor(schema.size(), encode);
+  } else {
+    for (size_t c = 0; c < schema.size(); ++c) encode(c, 0);
+  }
   for (size_t c = 0; c < schema.size(); ++c) {
-    const Status s = WriteChunk(table, c, selection, group);
+    const Status s = encoded[c].ok() ? WriteChunk(c, chunks[c], group) : encoded[c];
     if (!s.ok()) return s.WithContext("parquet: column " + schema[c].name);
   }
   footer.num_rows += group.num_rows;
@@ -235,9 +325,7 @@ Status PartWriter::Rep::EncodeChunk(const TableView& table, size_t c,
   return s;
 }
 
-Status PartWriter::Rep::WriteChunk(const TableView& table, size_t c,
-                                   const RowSelection& selection, RowGroup& group) {
-  SINKD_RETURN_IF_ERROR(EncodeChunk(table, c, selection, pages, chunk));
+Status PartWriter::Rep::WriteChunk(size_t c, EncodedChunk& chunk, RowGroup& group) {
   const auto start = static_cast<int64_t>(offset);
   ColumnChunk cc;
   cc.file_offset = 0;
@@ -292,8 +380,9 @@ Status PartWriter::Rep::WriteFooter(std::span<const KeyValue> metadata) {
   return Append(bytes.span());
 }
 
-PartWriter::PartWriter(const Schema& schema, const WriterOptions& options, OutputStream& out)
-    : rep_(std::make_unique<Rep>(schema, options, out)) {
+PartWriter::PartWriter(const Schema& schema, const WriterOptions& options, OutputStream& out,
+                       WorkPool* pool)
+    : rep_(std::make_unique<Rep>(schema, options, out, pool)) {
   rep_->status = ValidateSchema(schema);
   if (options.row_group_rows == 0 || options.page_rows == 0 || options.page_bytes == 0) {
     rep_->status = Status::Refuse("parquet: row_group_rows, page_rows and page_bytes must be > 0");
@@ -303,6 +392,7 @@ PartWriter::PartWriter(const Schema& schema, const WriterOptions& options, Outpu
   for (const Field& field : rep_->schema) {
     rep_->writers.push_back(MakeColumnWriter(field, rep_->options));
   }
+  rep_->chunks.resize(rep_->schema.size());
   rep_->level_scratch.resize(rep_->schema.size());
 }
 

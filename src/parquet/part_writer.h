@@ -10,9 +10,15 @@
 // truncated and marked inexact for long strings),
 // column_orders, encoding_stats, field ids, created_by, key/value metadata.
 //
-// Ownership: copies the Schema and the options; borrows the OutputStream (must outlive the
-// writer); owns its scratch buffers and its ZSTD context, reused across row groups.
-// Threads: one thread at a time; separate PartWriters are independent.
+// Parallel: given a WorkPool (base/work_pool.h), the column chunks of each row group are encoded
+// on its threads, each chunk by its own column writer into its own buffer, and appended in schema
+// order once all are done: the bytes are the same at any thread count (and without a pool). The
+// cost is memory: one row group's encoded chunks wait together, and each pool slot has its own
+// page scratch and ZSTD context.
+// Ownership: copies the Schema and the options; borrows the OutputStream and the pool (both must
+// outlive the writer); owns its scratch buffers and its ZSTD contexts, reused across row groups.
+// Threads: one thread at a time (its own use of the pool aside); separate PartWriters are
+// independent, and may share one pool.
 // Errors: the first failure is kept; later calls do nothing and return it.
 // Determinism: the same schema, options, rows and metadata give byte-identical output.
 // Never touches a file, a socket or the clock.
@@ -26,6 +32,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "base/work_pool.h"
 #include "parquet/output_stream.h"
 #include "parquet/schema.h"
 #include "parquet/table_view.h"
@@ -41,7 +48,9 @@ class PartWriter {
   // wrong physical type, a Bloom filter on BOOLEAN) or zero sizes in the options leave the writer
   // failed with Refuse: every later call returns it and nothing is written.
   // REQUIRES: Finish() or Abandon() before destruction, unless a call has already failed.
-  PartWriter(const Schema& schema, const WriterOptions& options, OutputStream& out);
+  // `pool`: where a row group's chunks are encoded; nullptr encodes them on the calling thread.
+  PartWriter(const Schema& schema, const WriterOptions& options, OutputStream& out,
+             WorkPool* pool = nullptr);
   ~PartWriter();
   PartWriter(const PartWriter&) = delete;
   PartWriter& operator=(const PartWriter&) = delete;

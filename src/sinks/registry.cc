@@ -24,6 +24,10 @@ Result<lake::LakeWriterOptions> LakeOptions(const config::SinkConfig& entry,
   SINKD_ASSIGN_OR_RETURN(int64_t rows, o.Int("row_group_rows", 122'880, 1, 10'000'000));
   options.parquet.zstd_level = static_cast<int>(level);
   options.parquet.row_group_rows = static_cast<size_t>(rows);
+  SINKD_ASSIGN_OR_RETURN(int64_t threads,
+                         o.Int("encode_threads", static_cast<int64_t>(WorkPool::DefaultThreads()),
+                               1, static_cast<int64_t>(lake::kMaxEncodeThreads)));
+  options.encode_threads = static_cast<size_t>(threads);
   options.parquet.created_by = env.created_by;
   Status valid = options.Validate();
   if (!valid.ok()) return Invalid(entry.Where() + ": " + valid.message());

@@ -1,5 +1,8 @@
 // `--config sinkd.toml` through the binary: flag > environment > file > default, refusals naming
 // file:line:column, and `sinkd config show` with each setting's source and its secrets masked.
+#include <algorithm>
+#include <thread>
+
 #include <gtest/gtest.h>
 
 #include "jetstream/nkey_test_support.h"
@@ -78,6 +81,11 @@ TEST(ConfigCli, UnknownKeysAndBadValuesInTheFileAreRefusedNamingFileLineAndColum
   auto level = RunCommand({SinkdBinary().string(), "drain", "ledger", "--config", file});
   EXPECT_EQ(level.exit_code, 1);
   EXPECT_NE(level.err.find("--zstd-level 40"), std::string::npos) << level.err;
+  testing::WriteFile(file, "[lake]\ndir = \"/tmp/x\"\nencode_threads = 0\n");
+  auto threads = RunCommand({SinkdBinary().string(), "drain", "ledger", "--config", file});
+  EXPECT_EQ(threads.exit_code, 1);
+  EXPECT_NE(threads.err.find("--encode-threads 0: must be between 1 and 256"), std::string::npos)
+      << threads.err;
 }
 
 TEST(ConfigCli, ConfigShowNamesWhereEachSettingCameFromAndMasksSecrets) {
@@ -179,6 +187,10 @@ TEST(ConfigCli, ConfigShowWithoutAFileShowsTheDefaults) {
   EXPECT_NE(r.out.find("nats.url = \"nats://127.0.0.1:4222\"  # default\n"), std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("lake.zstd_level = 3  # default\n"), std::string::npos) << r.out;
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  EXPECT_NE(r.out.find("lake.encode_threads = " + std::to_string(cores) + "  # default\n"),
+            std::string::npos)
+      << r.out;
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <map>
 #include <optional>
 #include <set>
 #include <thread>
@@ -220,6 +222,96 @@ TEST(LakeWriter, RetriesThroughAFullDiskLeaveAtMostFivePercentExtraRows) {
   EXPECT_LE(ratio, 1.05);
 }
 
+// Every Part's key and bytes, read back from a lake directory.
+std::map<std::string, std::string> Contents(const fs::path& root) {
+  std::map<std::string, std::string> out;
+  for (const std::string& key : Parts(root)) {
+    std::ifstream in(root / key, std::ios::binary);
+    out[key] = std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  return out;
+}
+
+// --encode-threads must never show in the lake: the same batch flushed at 1, 2 and 4 encode
+// threads gives the same keys holding the same bytes, both when every Part is encoded ahead on
+// the pool (one row group each) and when each Part is several row groups streamed into its
+// upload with its column chunks encoded on the pool.
+TEST(LakeWriter, APartsBytesAreTheSameAtOneTwoAndFourEncodeThreads) {
+  const row::RowBatch rows = Rows(8, 12);
+  for (size_t row_group_rows : {size_t{122'880}, size_t{64}}) {
+    std::map<std::string, std::string> one_thread;
+    for (size_t threads : {1, 2, 4}) {
+      TempDir tmp;
+      auto dest = Dir(tmp.path());
+      LakeWriterOptions options = Options();
+      options.encode_threads = threads;
+      options.parquet.row_group_rows = row_group_rows;
+      auto flushed = LakeWriter(*dest, options).Flush(rows, {"GARM_LEDGER", 1, 12});
+      ASSERT_TRUE(flushed.ok()) << flushed.status().ToString();
+      ASSERT_GE(flushed->parts.size(), 3u) << "the premise: a flush of several Parts";
+      const auto contents = Contents(tmp.path());
+      if (threads == 1) {
+        one_thread = contents;
+        if (row_group_rows == 64) {
+          EXPECT_GT(flushed->parts.front().rows, 64u) << "the premise: Parts of several row groups";
+        }
+        continue;
+      }
+      ASSERT_EQ(contents.size(), one_thread.size()) << threads << " threads";
+      for (const auto& [key, bytes] : one_thread) {
+        ASSERT_TRUE(contents.count(key)) << key << " missing at " << threads << " threads";
+        EXPECT_TRUE(contents.at(key) == bytes)
+            << key << " differs at " << threads << " threads, row groups of " << row_group_rows;
+      }
+    }
+  }
+}
+
+// The failed-flush cleanup under parallel encode: the Parts were encoded on four threads, yet
+// the flush removes exactly the ones it placed itself — one an earlier attempt placed stays — and
+// keeps the failure's kind: Redeliver for a placement failure, Reject for rows no reader takes.
+TEST(LakeWriter, AFailedFlushUnderParallelEncodeRemovesOnlyItsOwnPartsAndKeepsTheFailuresKind) {
+  LakeWriterOptions options = Options();
+  options.encode_threads = 4;
+  const row::RowBatch rows = Rows(3, 10);
+  TempDir scratch;
+  auto probe_dest = Dir(scratch.path());
+  auto probe = LakeWriter(*probe_dest, options).Flush(rows, {"GARM_LEDGER", 1, 10});
+  ASSERT_TRUE(probe.ok());
+  ASSERT_GE(probe->parts.size(), 3u) << "the premise: a flush of several Parts";
+
+  TempDir tmp;
+  auto dest = Dir(tmp.path());
+  // Its first Part is in place already (an earlier attempt landed it; its rows may be acked).
+  const std::string first = probe->parts.front().key;
+  fs::create_directories((tmp / first).parent_path());
+  fs::copy_file(scratch / first, tmp / first);
+  const auto before = Parts(tmp.path());
+  WriteFile(tmp / fs::path(probe->parts.back().key).parent_path(), "in the way");
+  auto failed = LakeWriter(*dest, options).Flush(rows, {"GARM_LEDGER", 1, 10});
+  ASSERT_FALSE(failed.ok());
+  EXPECT_TRUE(failed.status().IsRedeliver()) << failed.status().ToString();
+  EXPECT_NE(failed.status().message().find(
+                "removed " + std::to_string(probe->parts.size() - 2) + " of the " +
+                std::to_string(probe->parts.size() - 2) + " Parts this flush had placed"),
+            std::string::npos)
+      << failed.status().message();
+  EXPECT_EQ(Parts(tmp.path()), before) << "the Part found in place stays, the flush's own go";
+
+  // One event id that is not UTF-8, in a Part encoded ahead while others were placed.
+  row::RowBatch bad = Rows(3, 10);
+  row::StringBuffer& ids = bad.column(bad.table().id_column).strings;
+  ids.bytes[ids.offsets[bad.rows() / 2]] = '\xFF';
+  TempDir tmp2;
+  auto dest2 = Dir(tmp2.path());
+  auto rejected = LakeWriter(*dest2, options).Flush(bad, {"GARM_LEDGER", 1, 10});
+  ASSERT_FALSE(rejected.ok());
+  EXPECT_TRUE(rejected.status().IsReject()) << rejected.status().ToString();
+  EXPECT_NE(rejected.status().message().find("not valid UTF-8"), std::string::npos)
+      << rejected.status().message();
+  EXPECT_TRUE(Parts(tmp2.path()).empty()) << "no Part of a failed flush may stay";
+}
+
 TEST(LakeWriterOptions, ValidateRefusesWhatCannotBeAKeyOrAPartNamingTheOption) {
   EXPECT_TRUE(Options().Validate().ok());
   auto refused = [](LakeWriterOptions o, const std::string& needle) {
@@ -243,6 +335,11 @@ TEST(LakeWriterOptions, ValidateRefusesWhatCannotBeAKeyOrAPartNamingTheOption) {
   o = Options();
   o.parquet.row_group_rows = 0;
   refused(o, "row_group_rows 0");
+  o = Options();
+  o.encode_threads = 0;
+  refused(o, "encode_threads 0: must be between 1 and 256");
+  o.encode_threads = 257;
+  refused(o, "encode_threads 257");
 }
 
 }  // namespace
