@@ -13,6 +13,7 @@
 #include <sstream>
 #include <thread>
 
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 extern char** environ;
