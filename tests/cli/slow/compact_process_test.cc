@@ -13,6 +13,8 @@
 #include <set>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "outbox/process.h"
 #include "support/nats_server.h"
 #include "support/support.h"
