@@ -27,7 +27,8 @@ struct BackfillOptions {
   std::string stream = "import";      // names the source in footers and dead letters
   size_t batch_max_rows = 250'000;    // rows, not messages: one ledger message holds hundreds
   // Bytes held (messages and decoded rows, drain::Batch::bytes), as the drain's default bounds
-  // them: the messages are held until their batch is flushed, as a drain holds them until acked.
+  // them: a message counts as a drain holds it until acked, so batches close where a drain's
+  // would, though import keeps only its subject once decoded (nothing to ack).
   // At most row::kMaxBatchBytes (32-bit string offsets).
   size_t batch_max_bytes = row::kDefaultBatchBytes;
   lake::LakeWriterOptions lake;       // key prefix, instance, Parquet options

@@ -176,15 +176,31 @@ Result<FlushReport> LakeWriter::Flush(const row::RowBatch& batch, const Provenan
     bytes = writer.bytes_written();
     return s;
   };
-  pool_->ParallelFor(ahead.size(), [&](size_t i, size_t) {
-    Encoded& e = encoded[ahead[i]];
-    parquet::MemoryOutputStream out;
-    uint64_t bytes = 0;
-    e.status = encode(ahead[i], out, bytes);
-    e.bytes = out.Release();
-  });
+  // Ahead Parts are encoded a window at a time, in placement order, each window placed before
+  // the next is encoded: what waits in memory is bounded by kAheadRows' worth of Parts (at least
+  // one per thread), not the whole flush (200 small Parts of 250,000 rows: 27 MB held before).
+  // Each Part's bytes depend on its rows alone, so windows change no byte.
+  constexpr size_t kAheadRows = 65'536;
+  size_t next_ahead = 0;  // first index into `ahead` not encoded yet
+  auto encode_window = [&] {
+    const size_t begin = next_ahead;
+    size_t rows = 0;
+    while (next_ahead < ahead.size() &&
+           (next_ahead - begin < pool_->threads() || rows < kAheadRows)) {
+      rows += partitions[ahead[next_ahead]].rows.size();
+      ++next_ahead;
+    }
+    pool_->ParallelFor(next_ahead - begin, [&](size_t i, size_t) {
+      Encoded& e = encoded[ahead[begin + i]];
+      parquet::MemoryOutputStream out;
+      uint64_t bytes = 0;
+      e.status = encode(ahead[begin + i], out, bytes);
+      e.bytes = out.Release();
+    });
+  };
 
   for (size_t n = 0; n < partitions.size(); ++n) {
+    if (encoded[n].ahead && next_ahead < ahead.size() && ahead[next_ahead] == n) encode_window();
     const batch::Partition& partition = partitions[n];
     key_fields.date = partition.date;
     key_fields.values = partition.values;
@@ -210,7 +226,10 @@ Result<FlushReport> LakeWriter::Flush(const row::RowBatch& batch, const Provenan
         PartReport{placed->key, partition.rows.size(), bytes, placed->placed == Placed::kSame});
     report.rows += partition.rows.size();
     report.bytes += bytes;
-    encoded[n].bytes = std::string();  // placed: its memory goes back before the next Part's
+    // Placed: its memory goes back before the next Part's. Not `= std::string()`: libstdc++'s
+    // move-assignment from a string in its small buffer copies the characters and keeps the
+    // capacity, so every Part's bytes stayed until the flush ended (27 MB for 200 small Parts).
+    std::string().swap(encoded[n].bytes);
   }
   Status synced = destination_.Sync();
   if (!synced.ok()) return fail(synced.As(Status::Redeliver).WithContext("sync lake"));
