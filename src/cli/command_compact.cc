@@ -304,16 +304,7 @@ void AddCompactFlags(CLI::App& cmd, CompactFlags& flags, ConfigFlags& config) {
       ->capture_default_str();
   cmd.add_option("--metrics-listen", flags.metrics_listen,
                  "with --follow, serve /metrics, /healthz and /readyz on this host:port");
-  config.Bind("--lake-dir", {"lake.dir"}, "LAKE_DIR");
-  config.Bind("--s3-endpoint", {"lake.s3_endpoint"}, "AWS_ENDPOINT_URL");
-  config.Bind("--s3-bucket", {"lake.s3_bucket"}, "S3_BUCKET");
-  for (const char* name : {"s3_ssl", "s3_anonymous", "s3_virtual_hosted", "s3_no_create_bucket",
-                           "s3_ca_bundle", "s3_multipart_threshold", "s3_retry_attempts",
-                           "s3_retry_max_backoff", "s3_request_timeout"}) {
-    std::string flag = std::string("--") + name;
-    for (char& c : flag) c = c == '_' ? '-' : c;
-    config.Bind(flag, {std::string("lake.") + name});
-  }
+  BindDestinationFlags(config);
   config.Bind("--instance-id", {"lake.instance_id"});
   config.Bind("--zstd-level", {"lake.zstd_level"});
   config.Bind("--row-group-rows", {"lake.row_group_rows"});

@@ -160,16 +160,7 @@ void AddDrainOrigin(CLI::App& parent, Invocation& invocation, const StreamOrigin
                   "serve /metrics, /healthz and /readyz on this host:port (off by default)");
   const std::string d = "drain." + origin.name + ".";
   config->Bind("--durable", {d + "durable"});
-  config->Bind("--lake-dir", {"lake.dir"}, "LAKE_DIR");
-  config->Bind("--s3-endpoint", {"lake.s3_endpoint"}, "AWS_ENDPOINT_URL");
-  config->Bind("--s3-bucket", {"lake.s3_bucket"}, "S3_BUCKET");
-  for (const char* name : {"s3_ssl", "s3_anonymous", "s3_virtual_hosted", "s3_no_create_bucket",
-                           "s3_ca_bundle", "s3_multipart_threshold", "s3_retry_attempts",
-                           "s3_retry_max_backoff", "s3_request_timeout"}) {
-    std::string flag = std::string("--") + name;
-    for (char& c : flag) c = c == '_' ? '-' : c;
-    config->Bind(flag, {std::string("lake.") + name});
-  }
+  BindDestinationFlags(*config);
   config->Bind("--key-prefix", {d + "key_prefix"});
   config->Bind("--instance-id", {"lake.instance_id"});
   config->Bind("--zstd-level", {"lake.zstd_level"});

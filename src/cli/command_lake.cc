@@ -303,16 +303,7 @@ void AddLakeCommand(CLI::App& root, Invocation& invocation) {
   cmd->add_flag("--json", flags->json, "one JSON object on standard output");
   cmd->add_option("--sink", flags->sink,
                   "outbox tables with --config: the lake sink (default: the only one)");
-  config->Bind("--lake-dir", {"lake.dir"}, "LAKE_DIR");
-  config->Bind("--s3-endpoint", {"lake.s3_endpoint"}, "AWS_ENDPOINT_URL");
-  config->Bind("--s3-bucket", {"lake.s3_bucket"}, "S3_BUCKET");
-  for (const char* name : {"s3_ssl", "s3_anonymous", "s3_virtual_hosted", "s3_no_create_bucket",
-                           "s3_ca_bundle", "s3_multipart_threshold", "s3_retry_attempts",
-                           "s3_retry_max_backoff", "s3_request_timeout"}) {
-    std::string flag = std::string("--") + name;
-    for (char& c : flag) c = c == '_' ? '-' : c;
-    config->Bind(flag, {std::string("lake.") + name});
-  }
+  BindDestinationFlags(*config);
   cmd->callback([flags, config, cmd, from, to, &invocation] {
     invocation.run = [flags, config, cmd, from, to] {
       // The drain's own keys, for the table the command names: its durable and its prefix.

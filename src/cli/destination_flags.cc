@@ -165,5 +165,17 @@ Result<std::unique_ptr<lake::Destination>> DestinationFromSinkOptions(config::Op
   return MakeDestination(f, env, log);
 }
 
+void BindDestinationFlags(ConfigFlags& config) {
+  config.Bind("--lake-dir", {"lake.dir"}, "LAKE_DIR");
+  config.Bind("--s3-endpoint", {"lake.s3_endpoint"}, "AWS_ENDPOINT_URL");
+  config.Bind("--s3-bucket", {"lake.s3_bucket"}, "S3_BUCKET");
+  for (const char* name : {"s3_ssl", "s3_anonymous", "s3_virtual_hosted", "s3_no_create_bucket",
+                           "s3_ca_bundle", "s3_multipart_threshold", "s3_retry_attempts",
+                           "s3_retry_max_backoff", "s3_request_timeout"}) {
+    std::string flag = std::string("--") + name;
+    for (char& c : flag) c = c == '_' ? '-' : c;
+    config.Bind(flag, {std::string("lake.") + name});
+  }
+}
 
 }  // namespace sinkd::cli

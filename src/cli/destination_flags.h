@@ -17,6 +17,7 @@
 
 #include "base/log.h"
 #include "base/result.h"
+#include "cli/config_flags.h"
 #include "config/config.h"
 #include "lake/destination.h"
 #include "s3/environment.h"
@@ -40,6 +41,9 @@ struct DestinationFlags {
 
 // Adds the destination flags to `cmd`.
 void AddDestinationFlags(CLI::App& cmd, DestinationFlags& flags);
+// Binds those flags to the configuration file's `[lake]` keys (and --lake-dir, --s3-endpoint,
+// --s3-bucket to their environment variables), the same for every command that takes them.
+void BindDestinationFlags(ConfigFlags& config);
 
 // Chooses and builds the destination the flags (and the environment) name; not yet Ensure'd.
 // `log` receives the S3 destination's retries and warnings (a stderr logger when null).
