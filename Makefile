@@ -44,9 +44,9 @@ asan: deps
 
 # ThreadSanitizer build of the threaded code's tests only (the drain and its prefetcher, JetStream
 # keep-alives, the metrics listener, the outbox dispatcher and its leases, the sinks, the encode
-# pool in base and the lake's parallel flush): the rest of the tree is single-threaded and already
-# runs under ASan.
-TSAN_FOLDERS := base drain jetstream lake metrics outbox sinks
+# pool in base, the lake's parallel flush and the import's flush thread): the rest of the tree is
+# single-threaded and already runs under ASan.
+TSAN_FOLDERS := backfill base drain jetstream lake metrics outbox sinks
 TSAN_LABELS := ^($(shell echo $(TSAN_FOLDERS) | tr ' ' '|'))$$
 tsan: deps
 	cmake -S . -B build/tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" \

@@ -30,6 +30,23 @@ Backfill::Backfill(lake::Destination& destination, BackfillOptions options, Logg
       log_(log),
       writer_(destination, options_.lake) {}
 
+Backfill::~Backfill() { (void)WaitForFlush(); }
+
+Status Backfill::WaitForFlush() {
+  if (!flusher_.joinable()) return Status::OK();
+  flusher_.join();
+  return flushed_;
+}
+
+Status Backfill::StartFlush() {
+  SINKD_RETURN_IF_ERROR(WaitForFlush());
+  drain::Batch& full = batches_[filling_];
+  if (full.empty()) return Status::OK();
+  filling_ = 1 - filling_;
+  flusher_ = std::thread([this, &full] { flushed_ = Flush(full); });
+  return Status::OK();
+}
+
 Status Backfill::Add(std::string_view message, std::string_view subject) {
   const uint64_t sequence = next_sequence_++;
   ++report_.messages;
@@ -37,7 +54,8 @@ Status Backfill::Add(std::string_view message, std::string_view subject) {
     return Status::Refuse("import: message " + std::to_string(sequence) + " is over 2 GiB");
   }
   SINKD_ASSIGN_OR_RETURN(jetstream::Message held, Held(message, subject, sequence));
-  for (const drain::HeldReject& reject : batch_.Add(std::move(held), sequence, options_.envelope,
+  drain::Batch& batch = batches_[filling_];
+  for (const drain::HeldReject& reject : batch.Add(std::move(held), sequence, options_.envelope,
                                                     std::chrono::steady_clock::now())) {
     log_.Error("unreadable record; dead-lettering",
                {{"subject", subject}, {"seq", sequence}, {"reject", reject.reject.ToString()}});
@@ -46,26 +64,28 @@ Status Backfill::Add(std::string_view message, std::string_view subject) {
   // copy of the bytes. Only the subject stays, for the dead letters. The batch still counts the
   // payload in bytes(), so batches close where a drain's would; the memory held does not grow
   // with the input (250,000 ledger rows: 137 MiB of payloads, more than the encode's own peak).
-  SINKD_ASSIGN_OR_RETURN(batch_.held.back().message, Held("", subject, sequence));
-  if (batch_.rows.rows() >= options_.batch_max_rows ||
-      batch_.bytes() >= options_.batch_max_bytes) {
-    return Flush();
+  SINKD_ASSIGN_OR_RETURN(batch.held.back().message, Held("", subject, sequence));
+  if (batch.rows.rows() >= options_.batch_max_rows ||
+      batch.bytes() >= options_.batch_max_bytes) {
+    return StartFlush();
   }
   return Status::OK();
 }
 
-Status Backfill::Finish() { return Flush(); }
+Status Backfill::Finish() {
+  SINKD_RETURN_IF_ERROR(StartFlush());
+  return WaitForFlush();
+}
 
 // Same order as a drain's flush: dead letters first (small, and a record must never be lost
 // because its neighbours' Parts failed), then the Parts.
-Status Backfill::Flush() {
-  if (batch_.empty()) return Status::OK();
-  const uint64_t first = batch_.first_sequence(), last = batch_.last_sequence();
-  if (!batch_.rejects.empty()) {
+Status Backfill::Flush(drain::Batch& batch) {
+  const uint64_t first = batch.first_sequence(), last = batch.last_sequence();
+  if (!batch.rejects.empty()) {
     std::string lines;
-    for (const drain::HeldReject& r : batch_.rejects) {
+    for (const drain::HeldReject& r : batch.rejects) {
       // Messages are numbered one after another, so the held index gives the sequence.
-      const jetstream::Message& from = batch_.held[r.message].message;
+      const jetstream::Message& from = batch.held[r.message].message;
       lines += DeadLetterLine(DeadLetter{r.reject, options_.stream, std::string(from.subject()),
                                          first + r.message});
     }
@@ -80,12 +100,12 @@ Status Backfill::Flush() {
             lines));
     SINKD_RETURN_IF_ERROR(destination_.Sync());
     report_.dead_letter_keys.push_back(key);
-    report_.rejects += batch_.rejects.size();
+    report_.rejects += batch.rejects.size();
   }
   lake::Provenance provenance{options_.stream, first, last};
-  provenance.acknowledged = batch_.Acknowledged();
+  provenance.acknowledged = batch.Acknowledged();
   provenance.scope = "run";  // numbered from 1 on every run: meaningful with the instance only
-  auto flushed = writer_.Flush(batch_.rows, provenance);
+  auto flushed = writer_.Flush(batch.rows, provenance);
   if (!flushed.ok()) return flushed.status();
   log_.Info("flushed batch", {{"rows", flushed->rows},
                               {"parts", static_cast<uint64_t>(flushed->parts.size())},
@@ -96,7 +116,7 @@ Status Backfill::Flush() {
   report_.parts += flushed->parts.size();
   report_.bytes += flushed->bytes;
   ++report_.flushes;
-  batch_.Clear();
+  batch.Clear();
   return Status::OK();
 }
 

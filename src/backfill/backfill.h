@@ -5,13 +5,20 @@
 // in for stream sequences in keys and footers. What cannot be read is kept in a dead-letter file
 // (backfill/dead_letter_file.h), written before the Parts of its batch, as a drain stores its
 // dead letters before it flushes.
-// Ownership: borrows the Destination and the Logger. Threads: one thread at a time.
-// Errors: a failed flush stops the backfill with Redeliver; Parts already committed stay whole.
+// Pipeline: a full batch is flushed on a thread of its own while the caller decodes the next one,
+// as the drain settles batch N while it decodes N+1 (drain/settler.h). At most ONE batch flushes
+// at a time and batches flush in input order, each batch's dead letters before its Parts.
+// Memory: at most two batches, one decoding and one flushing (with its encoded Parts).
+// Ownership: borrows the Destination and the Logger (both used from the flush thread too).
+// Threads: Add, Finish and report belong to one thread; the flush thread is internal.
+// Errors: a failed flush stops the backfill with Redeliver, reported by the Add that fills the next
+// batch or by Finish; no later batch is flushed after it. Parts already committed stay whole.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "base/log.h"
@@ -48,23 +55,38 @@ class Backfill {
  public:
   Backfill(lake::Destination& destination, BackfillOptions options, Logger& log);
 
-  // Decodes one message (from input `subject`, e.g. a file name) and flushes when the batch
-  // reached its row or byte limit.
+  ~Backfill();  // waits for the batch flushing, if any (its Parts are committed or removed)
+  Backfill(const Backfill&) = delete;
+  Backfill& operator=(const Backfill&) = delete;
+
+  // Decodes one message (from input `subject`, e.g. a file name). When the batch reached its row
+  // or byte limit, waits for the previous batch's flush (returning its error, if any) and starts
+  // flushing this one.
   Status Add(std::string_view message, std::string_view subject);
-  // Flushes what is left. REQUIRES: called once, last.
+  // Flushes what is left and waits for every flush. REQUIRES: called once, last.
   Status Finish();
 
+  // Complete once Finish returned.
   const BackfillReport& report() const { return report_; }
 
  private:
-  Status Flush();
+  // Waits for the flush in flight, if any, and returns its status.
+  Status WaitForFlush();
+  // Hands the filling batch to the flush thread; the other batch (flushed, cleared) fills next.
+  Status StartFlush();
+  // Runs on the flush thread.
+  Status Flush(drain::Batch& batch);
 
   lake::Destination& destination_;
   BackfillOptions options_;
   Logger& log_;
   lake::LakeWriter writer_;
-  drain::Batch batch_;
+  drain::Batch batches_[2];
+  int filling_ = 0;  // index into batches_; the other one is flushing or empty
+  std::thread flusher_;
+  Status flushed_;  // the last flush's outcome, written by the flush thread before it ends
   uint64_t next_sequence_ = 1;
+  // `messages` is counted by the caller's thread, the rest by the flush thread (read after join).
   BackfillReport report_;
 };
 

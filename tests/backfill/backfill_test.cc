@@ -1,0 +1,177 @@
+#include "backfill/backfill.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <filesystem>
+#include <future>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "lake/dir_destination.h"
+#include "support/support.h"
+#include "traffic/traffic_generator.h"
+
+namespace sinkd {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::DuckDb;
+using testing::SqlQuote;
+using testing::TempDir;
+
+// A directory lake whose uploads wait at a gate while it is closed: a flush held in the middle of
+// its first Part, as a slow disk or store would hold it. Uploads that fail are counted.
+class GatedLake : public lake::Destination {
+ public:
+  explicit GatedLake(lake::Destination& inner) : inner_(inner) {}
+
+  void Open() {
+    std::lock_guard<std::mutex> lock(mu_);
+    open_ = true;
+    cv_.notify_all();
+  }
+  // Uploads begun (including the one waiting at the gate).
+  int begun() const { return begun_.load(); }
+  // Keys starting with this fail (Redeliver) once the gate is open; empty: none fail.
+  std::string fail_prefix;
+
+  Status Ensure() override { return inner_.Ensure(); }
+  std::string Describe() const override { return inner_.Describe(); }
+  Result<std::unique_ptr<lake::PartUpload>> Begin(const std::string& key) override {
+    ++begun_;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [this] { return open_; });
+    }
+    if (!fail_prefix.empty() && key.starts_with(fail_prefix)) {
+      return Status::Redeliver("injected: " + key);
+    }
+    return inner_.Begin(key);
+  }
+  Status Sync() override { return inner_.Sync(); }
+  Status Delete(const std::string& key) override { return inner_.Delete(key); }
+  Result<std::vector<lake::StoredObject>> List(const std::string& prefix) override {
+    return inner_.List(prefix);
+  }
+  Result<std::string> Read(const std::string& key, uint64_t offset, uint64_t length) override {
+    return inner_.Read(key, offset, length);
+  }
+
+ private:
+  lake::Destination& inner_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool open_ = false;
+  std::atomic<int> begun_{0};
+};
+
+traffic::TrafficGenerator Generator() {
+  traffic::TrafficOptions traffic;
+  traffic.seed = 7;
+  traffic.events_per_batch = 100;
+  traffic.expected_events = 4000;
+  return traffic::TrafficGenerator(traffic);
+}
+
+backfill::BackfillOptions Options() {
+  backfill::BackfillOptions options;
+  options.batch_max_rows = 1000;  // ten messages a batch
+  options.lake.key_prefix = "ledger";
+  options.lake.instance = "bf";
+  return options;
+}
+
+std::unique_ptr<lake::DirDestination> DirLake(const fs::path& root) {
+  auto made = lake::DirDestination::Make(root.string());
+  EXPECT_TRUE(made.ok()) << made.status().ToString();
+  EXPECT_TRUE((*made)->Ensure().ok());
+  return std::move(*made);
+}
+
+std::string RowsAndDistinct(const fs::path& root) {
+  auto q = DuckDb("SELECT count(*) || ' ' || count(DISTINCT event_id) FROM read_parquet(" +
+                  SqlQuote((root / "ledger/**/*.parquet").string()) + ")");
+  EXPECT_TRUE(q.ok) << q.error;
+  return q.ok && !q.rows.empty() ? q.rows[0][0] : "";
+}
+
+TEST(Backfill, TheNextBatchIsDecodedWhileThePreviousOneIsFlushed) {
+  TempDir tmp;
+  auto dir = DirLake(tmp / "lake");
+  GatedLake gated(*dir);
+  std::FILE* devnull = std::fopen("/dev/null", "w");
+  Logger log(devnull);
+  backfill::Backfill backfill(gated, Options(), log);
+  traffic::TrafficGenerator generator = Generator();
+  std::vector<std::string> messages;
+  for (int i = 0; i < 25; ++i) messages.emplace_back(generator.NextLedgerMessage());
+
+  // Messages 1-10 fill the first batch, whose flush then waits at the closed gate; 11-19 decode
+  // into the second batch meanwhile. A backfill that flushed on the caller's thread would never
+  // return from the tenth Add.
+  auto first_two = std::async(std::launch::async, [&] {
+    for (int i = 0; i < 19; ++i) {
+      Status s = backfill.Add(messages[i], "in");
+      if (!s.ok()) return s;
+    }
+    return Status::OK();
+  });
+  const bool decoded_while_flushing =
+      first_two.wait_for(std::chrono::seconds(30)) == std::future_status::ready;
+  EXPECT_TRUE(decoded_while_flushing) << "the second batch waited for the first one's flush";
+  EXPECT_TRUE(testing::WaitUntil([&] { return gated.begun() >= 1; }, std::chrono::seconds(30)))
+      << "the first batch's flush reaches its first Part";
+  EXPECT_EQ(gated.begun(), 1) << "one Part of the first batch at the gate, no other upload";
+  gated.Open();
+  ASSERT_TRUE(first_two.get().ok());
+  for (int i = 19; i < 25; ++i) ASSERT_TRUE(backfill.Add(messages[i], "in").ok());
+  ASSERT_TRUE(backfill.Finish().ok());
+  std::fclose(devnull);
+
+  EXPECT_EQ(backfill.report().messages, 25u);
+  EXPECT_EQ(backfill.report().rows, 2500u);
+  EXPECT_EQ(backfill.report().flushes, 3u);
+  EXPECT_EQ(RowsAndDistinct(tmp / "lake"), "2500 2500");
+}
+
+TEST(Backfill, AFailedFlushStopsTheImportAndNoLaterBatchIsFlushed) {
+  TempDir tmp;
+  auto dir = DirLake(tmp / "lake");
+  GatedLake gated(*dir);
+  gated.fail_prefix = "ledger/";  // every Part fails
+  gated.Open();
+  std::FILE* devnull = std::fopen("/dev/null", "w");
+  Logger log(devnull);
+  traffic::TrafficGenerator generator = Generator();
+  Status first_error;
+  int added = 0;
+  {
+    backfill::Backfill backfill(gated, Options(), log);
+    for (; added < 40; ++added) {
+      first_error = backfill.Add(generator.NextLedgerMessage(), "in");
+      if (!first_error.ok()) break;
+    }
+    if (first_error.ok()) first_error = backfill.Finish();
+  }
+  std::fclose(devnull);
+  ASSERT_FALSE(first_error.ok()) << "a failed flush is reported";
+  EXPECT_TRUE(first_error.IsRedeliver()) << first_error.ToString();
+  EXPECT_EQ(added, 19) << "reported by the Add that filled the next batch";
+  // The first batch's flush failed; the second's never started. Every Part begun belongs to the
+  // first batch (its sequences are 1-10), and nothing is left in the lake.
+  size_t files = 0;
+  if (fs::exists(tmp / "lake" / "ledger")) {
+    for (const auto& e : fs::recursive_directory_iterator(tmp / "lake" / "ledger")) {
+      files += e.is_regular_file();
+    }
+  }
+  EXPECT_EQ(files, 0u);
+}
+
+}  // namespace
+}  // namespace sinkd
