@@ -1,6 +1,7 @@
 #include "lake/lake_writer.h"
 
 #include <algorithm>
+#include <future>
 #include <span>
 
 #include "batch/part_schema.h"
@@ -176,13 +177,15 @@ Result<FlushReport> LakeWriter::Flush(const row::RowBatch& batch, const Provenan
     bytes = writer.bytes_written();
     return s;
   };
-  // Ahead Parts are encoded a window at a time, in placement order, each window placed before
-  // the next is encoded: what waits in memory is bounded by kAheadRows' worth of Parts (at least
-  // one per thread), not the whole flush (200 small Parts of 250,000 rows: 27 MB held before).
+  // Ahead Parts are encoded a window at a time, in placement order: what waits in memory is
+  // bounded by two windows of kAheadRows' worth of Parts (at least one per thread each), not the
+  // whole flush (200 small Parts of 250,000 rows: 27 MB held before). The next window encodes on
+  // the pool while this thread places the one before it: placing is mostly waiting (an fsync, an
+  // upload), and with one window at a time the pool sat idle through every Part's placement.
   // Each Part's bytes depend on its rows alone, so windows change no byte.
   constexpr size_t kAheadRows = 65'536;
-  size_t next_ahead = 0;  // first index into `ahead` not encoded yet
-  auto encode_window = [&] {
+  size_t next_ahead = 0;  // first index into `ahead` not handed to an encode yet
+  auto next_window = [&] {
     const size_t begin = next_ahead;
     size_t rows = 0;
     while (next_ahead < ahead.size() &&
@@ -190,7 +193,10 @@ Result<FlushReport> LakeWriter::Flush(const row::RowBatch& batch, const Provenan
       rows += partitions[ahead[next_ahead]].rows.size();
       ++next_ahead;
     }
-    pool_->ParallelFor(next_ahead - begin, [&](size_t i, size_t) {
+    return std::make_pair(begin, next_ahead);
+  };
+  auto encode_window = [&](size_t begin, size_t end) {
+    pool_->ParallelFor(end - begin, [&](size_t i, size_t) {
       Encoded& e = encoded[ahead[begin + i]];
       parquet::MemoryOutputStream out;
       uint64_t bytes = 0;
@@ -198,9 +204,31 @@ Result<FlushReport> LakeWriter::Flush(const row::RowBatch& batch, const Provenan
       e.bytes = out.Release();
     });
   };
+  size_t ready = 0;      // ahead[0, ready) are encoded
+  size_t placing = 0;    // index into `ahead` of the next ahead Part to place
+  size_t encoding_end = 0;
+  // Declared after everything the window reads: an early return waits for it here first.
+  std::future<void> encoding;  // the window [ready, encoding_end), when valid
 
   for (size_t n = 0; n < partitions.size(); ++n) {
-    if (encoded[n].ahead && next_ahead < ahead.size() && ahead[next_ahead] == n) encode_window();
+    if (encoded[n].ahead) {
+      if (placing == ready) {
+        if (encoding.valid()) {
+          encoding.get();
+          ready = encoding_end;
+        } else {
+          const auto [begin, end] = next_window();
+          encode_window(begin, end);
+          ready = end;
+        }
+        if (next_ahead < ahead.size()) {
+          const auto [begin, end] = next_window();
+          encoding_end = end;
+          encoding = std::async(std::launch::async, [&, begin, end] { encode_window(begin, end); });
+        }
+      }
+      ++placing;
+    }
     const batch::Partition& partition = partitions[n];
     key_fields.date = partition.date;
     key_fields.values = partition.values;
