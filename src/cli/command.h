@@ -30,6 +30,9 @@ struct Invocation {
 
 // A parent command (sinkd, drain, tail, …) only groups others: run alone, or with a word that is
 // not one of its subcommands, it refuses and lists them instead of printing help and exiting 0.
+// Parents keep unknown words (allow_extras) so that refusal can name them, and CLI11 lets the
+// subcommands inherit that; so CheckParents also refuses a misspelt flag or a stray word left
+// over at the chosen command, naming it, before that command runs.
 CLI::App* AddParent(CLI::App& parent, const std::string& name, const std::string& description);
 Status CheckParents(CLI::App& root);
 

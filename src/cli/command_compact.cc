@@ -357,12 +357,6 @@ void AddCompactCommand(CLI::App& root, Invocation& invocation) {
   AddCompactFlags(*cmd, *flags, *config);
   cmd->callback([cmd, flags, positional, config, &invocation] {
     invocation.run = [cmd, flags, positional, config, &invocation]() -> Status {
-      // Subcommands inherit the root's allow_extras (kept for CheckParents' messages); here a
-      // misspelt flag or a stray word is an error.
-      if (const std::vector<std::string> extra = cmd->remaining(); !extra.empty()) {
-        invocation.usage_error = true;
-        return Status::Refuse("compact: unknown argument \"" + extra.front() + "\"");
-      }
       Result<const CompactTable*> table = ChosenTable(*flags, *positional);
       Status applied = table.ok() ? config->Apply() : table.status();
       if (!applied.ok()) {

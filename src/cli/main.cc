@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
     return invocation.usage_exit_code;
   }
   sinkd::Status status = sinkd::cli::CheckParents(root);
+  if (!status.ok()) invocation.usage_error = true;
   if (status.ok() && invocation.run) status = invocation.run();
   if (!status.ok()) {
     std::fprintf(stderr, "sinkd: %s\n", status.message().c_str());

@@ -42,7 +42,14 @@ Status CheckParents(CLI::App& root) {
     std::vector<CLI::App*> chosen = app->get_subcommands();
     const bool is_parent =
         !app->get_subcommands([](CLI::App*) { return true; }).empty();
-    if (!is_parent) return Status::OK();
+    if (!is_parent) {
+      const std::vector<std::string> extras = app->remaining();
+      if (!extras.empty()) {
+        return Status::Refuse("unknown argument \"" + extras.front() +
+                              "\" (see " + CommandPath(*app) + " --help)");
+      }
+      return Status::OK();
+    }
     if (chosen.empty()) {
       const std::vector<std::string> extras = app->remaining();
       if (!extras.empty()) {

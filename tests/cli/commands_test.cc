@@ -1,4 +1,7 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
 
 #include "support/support.h"
 
@@ -30,6 +33,37 @@ TEST(Cli, EveryParentCommandRefusesInsteadOfPrintingHelp) {
   EXPECT_NE(typo.err.find("unknown import subcommand \"ledgr\"; expected one of: audit, ledger"),
             std::string::npos)
       << typo.err;
+}
+
+// A misspelt flag in a unit file ("--batch-intervall 5s") must stop the command with its name,
+// not be dropped while the command runs on its defaults (they inherit the parents' extras).
+TEST(Cli, EveryCommandRefusesAMisspeltFlagNamingItBeforeDoingAnything) {
+  const std::string lake = (std::filesystem::temp_directory_path() /
+                            ("sinkd-misspelt-" + std::to_string(::getpid())))
+                               .string();
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"drain", "ledger", "--lake-dir", lake, "--batch-intervall", "5s"}, "--batch-intervall"},
+      {{"drain", "ledger", "--lake-dir", lake, "stray"}, "stray"},
+      {{"import", "ledger", "--lake-dir", lake, "--batch-max-rowz", "5", "/dev/null"},
+       "--batch-max-rowz"},
+      {{"tail", "ledger", "--nats-urll", "nats://127.0.0.1:1"}, "--nats-urll"},
+      {{"provision", "--dry-runn"}, "--dry-runn"},
+      {{"dispatch", "--config", "/nonexistent.toml", "--oops"}, "--oops"},
+      {{"lake", "verify", "ledger", "--lake-dir", lake, "--strictt"}, "--strictt"},
+      {{"compact", "ledger", "--lake-dir", lake, "--gracee", "1h"}, "--gracee"},
+      {{"config", "show", "--verbosee"}, "--verbosee"},
+      {{"version", "--shortt"}, "--shortt"},
+  };
+  for (const auto& [args, bad] : cases) {
+    std::string line;
+    for (const std::string& a : args) line += a + " ";
+    const auto r = Sinkd(args);
+    EXPECT_NE(r.exit_code, 0) << line;
+    EXPECT_NE(r.err.find("unknown argument \"" + bad + "\""), std::string::npos)
+        << line << "\n" << r.err;
+    EXPECT_EQ(r.err.find("started"), std::string::npos) << "it ran: " << line << "\n" << r.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(lake)) << "nothing was created";
 }
 
 TEST(Cli, EverySubcommandHasHelp) {
