@@ -14,6 +14,7 @@
 
 #include "lake/dir_destination.h"
 #include "support/support.h"
+#include "support/wrapped_destination.h"
 #include "traffic/traffic_generator.h"
 
 namespace sinkd {
@@ -26,9 +27,9 @@ using testing::TempDir;
 
 // A directory lake whose uploads wait at a gate while it is closed: a flush held in the middle of
 // its first Part, as a slow disk or store would hold it. Uploads that fail are counted.
-class GatedLake : public lake::Destination {
+class GatedLake : public sinkd::testing::WrappedDestination {
  public:
-  explicit GatedLake(lake::Destination& inner) : inner_(inner) {}
+  using WrappedDestination::WrappedDestination;
 
   void Open() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -40,8 +41,6 @@ class GatedLake : public lake::Destination {
   // Keys starting with this fail (Redeliver) once the gate is open; empty: none fail.
   std::string fail_prefix;
 
-  Status Ensure() override { return inner_.Ensure(); }
-  std::string Describe() const override { return inner_.Describe(); }
   Result<std::unique_ptr<lake::PartUpload>> Begin(const std::string& key) override {
     ++begun_;
     {
@@ -51,19 +50,10 @@ class GatedLake : public lake::Destination {
     if (!fail_prefix.empty() && key.starts_with(fail_prefix)) {
       return Status::Redeliver("injected: " + key);
     }
-    return inner_.Begin(key);
-  }
-  Status Sync() override { return inner_.Sync(); }
-  Status Delete(const std::string& key) override { return inner_.Delete(key); }
-  Result<std::vector<lake::StoredObject>> List(const std::string& prefix) override {
-    return inner_.List(prefix);
-  }
-  Result<std::string> Read(const std::string& key, uint64_t offset, uint64_t length) override {
-    return inner_.Read(key, offset, length);
+    return WrappedDestination::Begin(key);
   }
 
  private:
-  lake::Destination& inner_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool open_ = false;

@@ -9,6 +9,7 @@
 #include "base/sha256.h"
 #include "compact/merge.h"
 #include "parquet/part_reader.h"
+#include "support/wrapped_destination.h"
 
 namespace sinkd::compact {
 namespace {
@@ -219,28 +220,15 @@ TEST(Compactor, DeadLettersAndTemporaryFilesAreNeverReadMergedOrDeleted) {
 
 // A directory lake whose uploads to keys ending in `fail_suffix` fail while `failing` is set: a
 // compactor killed between two outputs of a split merge, as far as the lake can tell.
-class FailingUploads : public lake::Destination {
+class FailingUploads : public sinkd::testing::WrappedDestination {
  public:
-  explicit FailingUploads(lake::Destination& inner) : inner_(inner) {}
+  using WrappedDestination::WrappedDestination;
   bool failing = true;
   std::string fail_suffix = "-1.parquet";
-  Status Ensure() override { return inner_.Ensure(); }
-  std::string Describe() const override { return inner_.Describe(); }
   Result<std::unique_ptr<lake::PartUpload>> Begin(const std::string& key) override {
     if (failing && key.ends_with(fail_suffix)) return Status::Redeliver("injected: " + key);
-    return inner_.Begin(key);
+    return WrappedDestination::Begin(key);
   }
-  Status Sync() override { return inner_.Sync(); }
-  Status Delete(const std::string& key) override { return inner_.Delete(key); }
-  Result<std::vector<lake::StoredObject>> List(const std::string& prefix) override {
-    return inner_.List(prefix);
-  }
-  Result<std::string> Read(const std::string& key, uint64_t offset, uint64_t length) override {
-    return inner_.Read(key, offset, length);
-  }
-
- private:
-  lake::Destination& inner_;
 };
 
 TEST(Compactor, ASplitMergeCutShortDeletesNothingAndTheNextPassFinishesIt) {

@@ -18,6 +18,7 @@
 #include "contract/wire_decoder.h"
 #include "lake/dir_destination.h"
 #include "support/support.h"
+#include "support/wrapped_destination.h"
 #include "traffic/traffic_generator.h"
 
 namespace sinkd::lake {
@@ -274,27 +275,14 @@ TEST(LakeWriter, APartsBytesAreTheSameAtOneTwoAndFourEncodeThreads) {
 
 // A directory lake that notes the calling thread's heap in use (the main arena: one encode
 // thread) as each Part begins its upload.
-class HeapAtBegin : public Destination {
+class HeapAtBegin : public sinkd::testing::WrappedDestination {
  public:
-  explicit HeapAtBegin(Destination& inner) : inner_(inner) {}
+  using WrappedDestination::WrappedDestination;
   std::vector<size_t> heap;
-  Status Ensure() override { return inner_.Ensure(); }
-  std::string Describe() const override { return inner_.Describe(); }
   Result<std::unique_ptr<PartUpload>> Begin(const std::string& key) override {
     heap.push_back(mallinfo2().uordblks);
-    return inner_.Begin(key);
+    return WrappedDestination::Begin(key);
   }
-  Status Sync() override { return inner_.Sync(); }
-  Status Delete(const std::string& key) override { return inner_.Delete(key); }
-  Result<std::vector<StoredObject>> List(const std::string& prefix) override {
-    return inner_.List(prefix);
-  }
-  Result<std::string> Read(const std::string& key, uint64_t offset, uint64_t length) override {
-    return inner_.Read(key, offset, length);
-  }
-
- private:
-  Destination& inner_;
 };
 
 // Parts encoded ahead wait in memory only until placed: by the last Part's upload, the bytes of
