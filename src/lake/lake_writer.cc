@@ -204,26 +204,23 @@ Result<FlushReport> LakeWriter::Flush(const row::RowBatch& batch, const Provenan
       e.bytes = out.Release();
     });
   };
-  size_t ready = 0;      // ahead[0, ready) are encoded
-  size_t placing = 0;    // index into `ahead` of the next ahead Part to place
-  size_t encoding_end = 0;
+  size_t ready = 0;    // ahead[0, ready) are encoded
+  size_t placing = 0;  // index into `ahead` of the next ahead Part to place
   // Declared after everything the window reads: an early return waits for it here first.
-  std::future<void> encoding;  // the window [ready, encoding_end), when valid
+  std::future<void> encoding;  // the window [ready, next_ahead), when valid
 
   for (size_t n = 0; n < partitions.size(); ++n) {
     if (encoded[n].ahead) {
       if (placing == ready) {
         if (encoding.valid()) {
           encoding.get();
-          ready = encoding_end;
         } else {
           const auto [begin, end] = next_window();
           encode_window(begin, end);
-          ready = end;
         }
+        ready = next_ahead;
         if (next_ahead < ahead.size()) {
           const auto [begin, end] = next_window();
-          encoding_end = end;
           encoding = std::async(std::launch::async, [&, begin, end] { encode_window(begin, end); });
         }
       }
