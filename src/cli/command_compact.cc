@@ -355,8 +355,8 @@ void AddCompactCommand(CLI::App& root, Invocation& invocation) {
                   "or ledger, audit")
       ->check(CLI::IsMember(names));
   AddCompactFlags(*cmd, *flags, *config);
-  cmd->callback([cmd, flags, positional, config, &invocation] {
-    invocation.run = [cmd, flags, positional, config, &invocation]() -> Status {
+  cmd->callback([flags, positional, config, &invocation] {
+    invocation.run = [flags, positional, config, &invocation]() -> Status {
       Result<const CompactTable*> table = ChosenTable(*flags, *positional);
       Status applied = table.ok() ? config->Apply() : table.status();
       if (!applied.ok()) {
