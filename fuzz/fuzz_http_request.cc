@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -91,7 +92,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const bool head = request.find("HEAD") != std::string_view::npos;
   if (body != length && !(head && body == 0)) Fail("Content-Length is not the body's", response);
 
-  const std::string_view method = request.substr(0, request.find(' '));
+  // The method as the library reads it: after any leading spaces and tabs (" GET /metrics" is
+  // served as a GET), up to the next space.
+  const std::string_view line =
+      request.substr(std::min(request.find_first_not_of(" \t"), request.size()));
+  const std::string_view method = line.substr(0, line.find(' '));
   const bool get_or_head = method == "GET" || method == "HEAD";
   if (renders > 1) Fail("rendered twice", response);
   if (renders == 1 && !get_or_head) Fail("rendered for another method", response);
