@@ -8,7 +8,12 @@
 // Pipeline: a full batch is flushed on a thread of its own while the caller decodes the next one,
 // as the drain settles batch N while it decodes N+1 (drain/settler.h). At most ONE batch flushes
 // at a time and batches flush in input order, each batch's dead letters before its Parts.
-// Memory: at most two batches, one decoding and one flushing (with its encoded Parts).
+// Decode: messages are taken in runs (run_messages or kRunBytes, whichever first) and each run is
+// decoded on a pool of decode_threads (drain/parallel_decoder.h), then added to the batch one
+// message at a time, so batches close after exactly the message they would close after if each
+// were decoded alone.
+// Memory: at most two batches, one decoding and one flushing (with its encoded Parts), and one
+// run of messages.
 // Ownership: borrows the Destination and the Logger (both used from the flush thread too).
 // Threads: Add, Finish and report belong to one thread; the flush thread is internal.
 // Errors: a failed flush stops the backfill with Redeliver, reported by the Add that fills the next
@@ -16,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -23,8 +29,10 @@
 
 #include "base/log.h"
 #include "base/status.h"
+#include "base/work_pool.h"
 #include "contract/wire_decoder.h"
 #include "drain/batch.h"
+#include "drain/parallel_decoder.h"
 #include "lake/lake_writer.h"
 
 namespace sinkd::backfill {
@@ -39,6 +47,12 @@ struct BackfillOptions {
   // At most row::kMaxBatchBytes (32-bit string offsets).
   size_t batch_max_bytes = row::kDefaultBatchBytes;
   lake::LakeWriterOptions lake;       // key prefix, instance, Parquet options
+  // Threads decoding each run of messages; the command sets it to --encode-threads.
+  size_t decode_threads = 1;
+  // Messages a run holds before it is decoded (fewer once it holds Backfill::kRunBytes): enough
+  // work to share between threads (a ledger message of 250 events takes ~0.2 ms to decode),
+  // little enough memory to hold. A batch's flush starts at the end of the run that filled it.
+  size_t run_messages = 64;
 };
 
 struct BackfillReport {
@@ -59,9 +73,12 @@ class Backfill {
   Backfill(const Backfill&) = delete;
   Backfill& operator=(const Backfill&) = delete;
 
-  // Decodes one message (from input `subject`, e.g. a file name). When the batch reached its row
-  // or byte limit, waits for the previous batch's flush (returning its error, if any) and starts
-  // flushing this one.
+  // A run is decoded once it holds this many bytes of messages, if not full before.
+  static constexpr size_t kRunBytes = size_t{8} << 20;
+
+  // Takes one message (from input `subject`, e.g. a file name) into the run; a full run is
+  // decoded into the filling batch. When the batch reached its row or byte limit, waits for the
+  // previous batch's flush (returning its error, if any) and starts flushing this one.
   Status Add(std::string_view message, std::string_view subject);
   // Flushes what is left and waits for every flush. REQUIRES: called once, last.
   Status Finish();
@@ -76,12 +93,23 @@ class Backfill {
   Status StartFlush();
   // Runs on the flush thread.
   Status Flush(drain::Batch& batch);
+  // Decodes the run and adds its messages to the filling batch, flushing each batch that fills.
+  Status DecodeRun();
 
   lake::Destination& destination_;
   BackfillOptions options_;
   Logger& log_;
   lake::LakeWriter writer_;
   drain::Batch batches_[2];
+  std::unique_ptr<WorkPool> decode_pool_;
+  drain::ParallelDecoder decoder_;  // on decode_pool_
+  struct Pending {
+    jetstream::Message message;  // holds the payload until the run is decoded
+    uint64_t sequence;
+  };
+  std::vector<Pending> run_;
+  size_t run_bytes_ = 0;
+  std::vector<std::string_view> payloads_;  // of run_, for decoder_
   int filling_ = 0;  // index into batches_; the other one is flushing or empty
   std::thread flusher_;
   Status flushed_;  // the last flush's outcome, written by the flush thread before it ends

@@ -61,6 +61,7 @@ Status RunDrain(const DrainFlags& flags, const StreamOrigin& origin) {
   SINKD_ASSIGN_OR_RETURN(drain::DrainOptions options, OptionsFrom(flags, origin));
   SINKD_ASSIGN_OR_RETURN(lake::LakeWriterOptions lake_options,
                          LakeWriterOptionsFrom(flags.lake, origin.name));
+  options.decode_threads = lake_options.encode_threads;
   SINKD_ASSIGN_OR_RETURN(std::unique_ptr<lake::Destination> destination,
                          MakeDestination(flags.destination));
   const std::string durable = flags.durable.empty() ? "sink-" + origin.name : flags.durable;

@@ -85,6 +85,7 @@ Status RunImport(const ImportFlags& flags, const std::string& origin, contract::
   options.batch_max_rows = flags.batch_max_rows;
   options.batch_max_bytes = flags.batch_max_bytes;
   options.lake = lake_options;
+  options.decode_threads = lake_options.encode_threads;
   backfill::Backfill backfill(*destination, options, log);
   // Progress in bytes of input when every input is a file of known size; otherwise in messages.
   uint64_t total_bytes = 0;

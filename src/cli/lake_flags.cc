@@ -22,8 +22,9 @@ void AddLakeFlags(CLI::App& cmd, LakeFlags& flags) {
   cmd.add_option("--row-group-rows", flags.row_group_rows, "rows per Parquet row group")
       ->capture_default_str();
   cmd.add_option("--encode-threads", flags.encode_threads,
-                 "threads encoding a flush's Parts and column chunks (1-256; default: the "
-                 "machine's cores); the bytes written are the same for any value")
+                 "threads decoding a batch's messages and encoding a flush's Parts and "
+                 "column chunks (1-256; default: the machine's cores); the bytes written are "
+                 "the same for any value")
       ->capture_default_str();
 }
 

@@ -9,6 +9,21 @@ Batch::Batch() : rows(row::kLedgerColumns) {}
 std::span<const HeldReject> Batch::Add(jetstream::Message message, uint64_t seq,
                                        contract::Envelope envelope,
                                        std::chrono::steady_clock::time_point now) {
+  scratch_.clear();
+  const size_t added = decoder_.Decode(envelope, message.data(), rows, scratch_);
+  return Hold(std::move(message), seq, added, now);
+}
+
+std::span<const HeldReject> Batch::AddDecoded(jetstream::Message message, uint64_t seq,
+                                              ParallelDecoder& decoded, size_t i,
+                                              std::chrono::steady_clock::time_point now) {
+  scratch_.clear();
+  const size_t added = decoded.TakeInto(i, rows, scratch_);
+  return Hold(std::move(message), seq, added, now);
+}
+
+std::span<const HeldReject> Batch::Hold(jetstream::Message message, uint64_t seq, size_t added,
+                                        std::chrono::steady_clock::time_point now) {
   if (held.empty()) {
     first_buffered_ = now;
     first_buffered_unix_ns_ = std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -21,8 +36,6 @@ std::span<const HeldReject> Batch::Add(jetstream::Message message, uint64_t seq,
     sequences_.push_back(seq);
   }
   message_bytes_ += message.data().size();
-  scratch_.clear();
-  const size_t added = decoder_.Decode(envelope, message.data(), rows, scratch_);
   const size_t first_reject = rejects.size();
   const uint32_t index = static_cast<uint32_t>(held.size());
   for (contract::Reject& r : scratch_) rejects.push_back({index, std::move(r)});

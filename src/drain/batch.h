@@ -12,6 +12,7 @@
 
 #include "contract/reject.h"
 #include "contract/wire_decoder.h"
+#include "drain/parallel_decoder.h"
 #include "jetstream/message.h"
 #include "lake/stamp.h"
 #include "row/row_batch.h"
@@ -46,6 +47,16 @@ class Batch {
   std::span<const HeldReject> Add(jetstream::Message message, uint64_t sequence,
                                   contract::Envelope envelope,
                                   std::chrono::steady_clock::time_point now);
+  // The same for a message `decoded` already decoded as its payload i (ParallelDecoder): the
+  // batch ends up exactly as Add would have left it.
+  std::span<const HeldReject> AddDecoded(jetstream::Message message, ParallelDecoder& decoded,
+                                         size_t i, std::chrono::steady_clock::time_point now) {
+    const uint64_t sequence = message.stream_sequence();
+    return AddDecoded(std::move(message), sequence, decoded, i, now);
+  }
+  std::span<const HeldReject> AddDecoded(jetstream::Message message, uint64_t sequence,
+                                         ParallelDecoder& decoded, size_t i,
+                                         std::chrono::steady_clock::time_point now);
   void Clear();
 
   bool empty() const { return held.empty(); }
@@ -65,6 +76,10 @@ class Batch {
   row::RowBatch rows;
 
  private:
+  // What every Add does besides decoding: the sequence, the bytes, the rejects in scratch_.
+  std::span<const HeldReject> Hold(jetstream::Message message, uint64_t sequence, size_t rows,
+                                   std::chrono::steady_clock::time_point now);
+
   contract::WireDecoder decoder_;
   std::vector<contract::Reject> scratch_;
   size_t message_bytes_ = 0;

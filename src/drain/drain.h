@@ -18,20 +18,26 @@
 // Threads: one thread at a time; `stop` may be set from any thread or a signal handler. Run
 // fetches on a second thread of its own (drain/prefetcher.h), so the next fetch overlaps the
 // decode of this one, settles on a third (drain/settler.h) and sends InProgress acks on a fourth
-// (the KeepAlive).
+// (the KeepAlive). A fetch's messages are decoded on a pool of decode_threads (Run's thread and
+// decode_threads - 1 workers), which also fills the cores while no batch settles.
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "base/backoff.h"
 #include "base/log.h"
 #include "base/status.h"
+#include "base/work_pool.h"
 #include "contract/reject.h"
 #include "drain/batch.h"
 #include "drain/keep_alive.h"
+#include "drain/parallel_decoder.h"
 #include "drain/prefetcher.h"
 #include "drain/settler.h"
 #include "drain/sink.h"
@@ -56,6 +62,9 @@ struct DrainOptions {
   std::chrono::nanoseconds batch_interval = std::chrono::minutes(5);
   // Messages asked for per fetch; a batch may overshoot its row limit by one fetch.
   int fetch_max = 512;
+  // Threads decoding a fetch's messages (drain/parallel_decoder.h); 1 decodes on Run's thread.
+  // The command sets it to --encode-threads: decode and encode together use the cores given.
+  size_t decode_threads = 1;
   // Expected time for one flush; only feeds the default ack wait.
   std::chrono::nanoseconds flush_timeout = std::chrono::minutes(5);
   // The consumer's AckWait; 0 = batch_interval + flush_timeout + 1 minute (11m by default).
@@ -114,6 +123,9 @@ class Drain {
   std::chrono::milliseconds keepalive_every_;
   std::chrono::steady_clock::time_point last_gauges_{};
   std::vector<jetstream::Message> fetched_;
+  std::unique_ptr<WorkPool> decode_pool_;
+  ParallelDecoder decoder_;                 // on decode_pool_
+  std::vector<std::string_view> payloads_;  // of fetched_, for decoder_
   const std::atomic<bool>* stop_ = nullptr;  // set by Run
 };
 

@@ -44,6 +44,45 @@ void RowBatch::CommitRow() {
 #endif
 }
 
+namespace {
+
+template <typename T>
+void AppendRange(std::vector<T>& to, const std::vector<T>& from, size_t first, size_t count) {
+  to.insert(to.end(), from.begin() + first, from.begin() + first + count);
+}
+
+}  // namespace
+
+void RowBatch::AppendRows(const RowBatch& from, size_t first, size_t count) {
+  assert(from.table_ == table_ && first + count <= from.rows_);
+  for (size_t c = 0; c < columns_.size(); ++c) {
+    ColumnBuffer& to = columns_[c];
+    const ColumnBuffer& source = from.columns_[c];
+    switch (to.type) {
+      case ColumnType::kString: {
+        const uint32_t begin = source.strings.offsets[first];
+        const uint32_t end = source.strings.offsets[first + count];
+        const size_t base = to.strings.bytes.size();
+        to.strings.bytes.append(source.strings.bytes, begin, end - begin);
+        // Rebased as push_back computes them, so a column pushed past kMaxColumnBytes reports
+        // overflowed() here too and never wraps.
+        for (size_t i = first + 1; i <= first + count; ++i) {
+          const size_t at = base + (source.strings.offsets[i] - begin);
+          to.strings.offsets.push_back(at <= kMaxColumnBytes ? static_cast<uint32_t>(at)
+                                                             : static_cast<uint32_t>(kMaxColumnBytes));
+        }
+        break;
+      }
+      case ColumnType::kInt32: AppendRange(to.int32s, source.int32s, first, count); break;
+      case ColumnType::kInt64:
+      case ColumnType::kTimestamp: AppendRange(to.int64s, source.int64s, first, count); break;
+      case ColumnType::kDouble: AppendRange(to.doubles, source.doubles, first, count); break;
+      case ColumnType::kBool: AppendRange(to.bools, source.bools, first, count); break;
+    }
+  }
+  rows_ += count;
+}
+
 void RowBatch::Clear() {
   for (ColumnBuffer& c : columns_) {
     c.strings.bytes.clear();

@@ -84,6 +84,10 @@ class RowBatch {
   // REQUIRES: every column holds rows()+1 values.
   void CommitRow();
 
+  // Appends rows [first, first + count) of `from`, as if each had been decoded into this batch.
+  // REQUIRES: from.table() is this batch's table and first + count <= from.rows().
+  void AppendRows(const RowBatch& from, size_t first, size_t count);
+
   // Drops every row; keeps the allocations for the next batch.
   void Clear();
   // Reserves room for `rows` more rows in the fixed-width columns.

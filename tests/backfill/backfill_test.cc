@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <future>
+#include <map>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -71,6 +72,9 @@ traffic::TrafficGenerator Generator() {
 backfill::BackfillOptions Options() {
   backfill::BackfillOptions options;
   options.batch_max_rows = 1000;  // ten messages a batch
+  // Runs of four: a batch's flush starts at the end of the run that filled it, so the tenth
+  // message's flush starts with the twelfth Add, and the twentieth message ends a run.
+  options.run_messages = 4;
   options.lake.key_prefix = "ledger";
   options.lake.instance = "bf";
   return options;
@@ -101,8 +105,8 @@ TEST(Backfill, TheNextBatchIsDecodedWhileThePreviousOneIsFlushed) {
   std::vector<std::string> messages;
   for (int i = 0; i < 25; ++i) messages.emplace_back(generator.NextLedgerMessage());
 
-  // Messages 1-10 fill the first batch, whose flush then waits at the closed gate; 11-19 decode
-  // into the second batch meanwhile. A backfill that flushed on the caller's thread would never
+  // Messages 1-10 fill the first batch, whose flush then waits at the closed gate (from the end of
+  // the run of messages 9-12); 11-16 decode into the second batch meanwhile, 17-19 wait in a run. A backfill that flushed on the caller's thread would never
   // return from the tenth Add.
   auto first_two = std::async(std::launch::async, [&] {
     for (int i = 0; i < 19; ++i) {
@@ -161,6 +165,56 @@ TEST(Backfill, AFailedFlushStopsTheImportAndNoLaterBatchIsFlushed) {
     }
   }
   EXPECT_EQ(files, 0u);
+}
+
+// Every file of a lake, by path under the root, with its bytes.
+std::map<std::string, std::string> LakeFiles(const fs::path& root) {
+  std::map<std::string, std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(root)) {
+    if (e.is_regular_file()) files[fs::relative(e.path(), root).string()] = testing::ReadFile(e.path());
+  }
+  return files;
+}
+
+TEST(Backfill, BatchesCloseAfterTheSameMessageAtAnyDecodeThreadCountAndRunLength) {
+  traffic::TrafficOptions traffic;
+  traffic.seed = 11;
+  traffic.events_per_batch = 37;  // batches of 1000 rows close inside a message, not at its end
+  traffic.expected_events = 6000;
+  traffic.bad_share = 0.03;       // dead letters too, from bad events and whole bad messages
+  traffic::TrafficGenerator generator(traffic);
+  std::vector<std::string> messages;
+  for (int i = 0; i < 150; ++i) messages.emplace_back(generator.NextLedgerMessage());
+
+  struct Way {
+    size_t threads, run;
+  };
+  std::vector<std::map<std::string, std::string>> lakes;
+  std::vector<uint64_t> flushes;
+  for (const Way way : {Way{1, 1}, Way{3, 64}, Way{2, 7}}) {
+    TempDir tmp;
+    auto dir = DirLake(tmp / "lake");
+    std::FILE* devnull = std::fopen("/dev/null", "w");
+    Logger log(devnull);
+    backfill::BackfillOptions options = Options();
+    options.decode_threads = way.threads;
+    options.run_messages = way.run;
+    backfill::Backfill backfill(*dir, options, log);
+    for (const std::string& m : messages) ASSERT_TRUE(backfill.Add(m, "in").ok());
+    ASSERT_TRUE(backfill.Finish().ok());
+    std::fclose(devnull);
+    ASSERT_GT(backfill.report().rejects, 0u) << "the input has bad records";
+    flushes.push_back(backfill.report().flushes);
+    lakes.push_back(LakeFiles(tmp / "lake"));
+  }
+  EXPECT_GE(flushes[0], 5u);
+  EXPECT_EQ(flushes[1], flushes[0]);
+  EXPECT_EQ(flushes[2], flushes[0]);
+  ASSERT_FALSE(lakes[0].empty());
+  // Keys name each batch's sequence range, so the same names say the batches closed after the
+  // same messages; the same bytes say they held the same rows and dead letters in the same order.
+  EXPECT_TRUE(lakes[1] == lakes[0]) << "3 threads, runs of 64: another lake than one by one";
+  EXPECT_TRUE(lakes[2] == lakes[0]) << "2 threads, runs of 7: another lake than one by one";
 }
 
 }  // namespace

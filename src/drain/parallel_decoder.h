@@ -1,0 +1,59 @@
+// ParallelDecoder decodes a run of messages on a WorkPool, each message into rows and rejects of
+// its own, so that the caller can then move them into batches one message at a time, in order
+// (Batch::AddDecoded). Why: a batch's decode was one thread's work, and while nothing else was
+// running — a drain's or an import's first batch, a fetch that arrives while no batch settles —
+// the other core sat idle. Moving rows costs a copy of each row's bytes, a small part of decoding
+// them.
+// Determinism: what a message decodes to does not depend on the thread that decoded it, nor on
+// its neighbours, so a batch built from a run holds the same rows, rejects and boundaries as one
+// built by decoding the messages one by one on one thread, at any thread count.
+// Ownership: borrows the pool; owns one WireDecoder and scratch batch per pool slot. Threads: one
+// caller at a time (the work inside Decode runs on the pool).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "base/work_pool.h"
+#include "contract/reject.h"
+#include "contract/wire_decoder.h"
+#include "row/ledger_columns.h"
+#include "row/row_batch.h"
+
+namespace sinkd::drain {
+
+class ParallelDecoder {
+ public:
+  explicit ParallelDecoder(WorkPool& pool);
+
+  // Decodes every payload; what an earlier Decode produced and was not taken is dropped.
+  // The payloads need not outlive the call (each reject keeps its own copy of its bytes).
+  void Decode(std::span<const std::string_view> payloads, contract::Envelope envelope);
+
+  // How many payloads the last Decode was given.
+  size_t size() const { return decoded_.size(); }
+  // Appends payload i's rows to `rows` and its rejects to `rejects` (moved: once per payload);
+  // returns the number of rows appended.
+  size_t TakeInto(size_t i, row::RowBatch& rows, std::vector<contract::Reject>& rejects);
+
+ private:
+  struct Slot {
+    contract::WireDecoder decoder;
+    row::RowBatch rows{row::kLedgerColumns};
+    std::vector<contract::Reject> rejects;
+  };
+  struct Decoded {
+    uint32_t slot = 0;
+    size_t first_row = 0, rows = 0;
+    size_t first_reject = 0, rejects = 0;
+  };
+
+  WorkPool& pool_;
+  std::vector<Slot> slots_;  // one per pool slot
+  std::vector<Decoded> decoded_;
+};
+
+}  // namespace sinkd::drain

@@ -1,0 +1,127 @@
+// ParallelDecoder and Batch::AddDecoded against the plain Batch::Add: a batch filled from runs
+// decoded on several threads holds what one filled message by message on one thread holds.
+#include "drain/parallel_decoder.h"
+
+#include <gtest/gtest.h>
+
+#include <nats/nats.h>
+
+#include <chrono>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/work_pool.h"
+#include "drain/batch.h"
+#include "traffic/traffic_generator.h"
+
+namespace sinkd {
+namespace {
+
+jetstream::Message Hold(std::string_view payload, uint64_t sequence) {
+  natsMsg* raw = nullptr;
+  const std::string subject = "garm.v1.ledger.t" + std::to_string(sequence);
+  EXPECT_EQ(natsMsg_Create(&raw, subject.c_str(), nullptr, payload.data(),
+                           static_cast<int>(payload.size())),
+            NATS_OK);
+  return jetstream::Message(raw);
+}
+
+// Every value of every column, the rejects with their message, and what each held message gave.
+std::string Describe(const drain::Batch& batch) {
+  std::string out = std::to_string(batch.rows.rows()) + " rows, " +
+                    std::to_string(batch.bytes()) + " bytes\n";
+  const row::RowBatch& rows = batch.rows;
+  for (size_t c = 0; c < rows.table().columns.size(); ++c) {
+    const row::ColumnBuffer& col = rows.column(static_cast<int>(c));
+    out += rows.table().columns[c].name;
+    out += ":";
+    for (size_t r = 0; r < rows.rows(); ++r) {
+      out += " ";
+      switch (col.type) {
+        case row::ColumnType::kString: out += std::string(col.strings.at(r)); break;
+        case row::ColumnType::kInt64:
+        case row::ColumnType::kTimestamp: out += std::to_string(col.int64s[r]); break;
+        case row::ColumnType::kInt32: out += std::to_string(col.int32s[r]); break;
+        case row::ColumnType::kDouble: out += std::to_string(col.doubles[r]); break;
+        case row::ColumnType::kBool: out += std::to_string(col.bools[r]); break;
+      }
+    }
+    out += "\n";
+  }
+  for (const drain::HeldReject& r : batch.rejects) {
+    out += "reject of message " + std::to_string(r.message) + ": " + r.reject.ToString() +
+           " payload " + std::to_string(std::hash<std::string>{}(r.reject.payload)) + "\n";
+  }
+  for (const drain::Held& h : batch.held) {
+    out += std::to_string(h.message.stream_sequence()) + " " + std::to_string(h.rows) + "/" +
+           std::to_string(h.rejects) + "; ";
+  }
+  out += "\nsequences " + std::to_string(batch.first_sequence()) + "-" +
+         std::to_string(batch.last_sequence());
+  return out;
+}
+
+std::vector<std::string> Messages(double bad_share, int count) {
+  traffic::TrafficOptions traffic;
+  traffic.seed = 5;
+  traffic.events_per_batch = 23;
+  traffic.expected_events = 23 * count;
+  traffic.bad_share = bad_share;
+  traffic::TrafficGenerator generator(traffic);
+  std::vector<std::string> messages;
+  for (int i = 0; i < count; ++i) messages.push_back(generator.NextLedgerMessage());
+  return messages;
+}
+
+TEST(ParallelDecoder, ABatchFilledFromRunsDecodedOnThreeThreadsHoldsWhatOneMessageAtATimeHolds) {
+  const std::vector<std::string> messages = Messages(0.05, 200);
+  const auto now = std::chrono::steady_clock::now();
+  drain::Batch one_by_one;
+  for (size_t i = 0; i < messages.size(); ++i) {
+    one_by_one.Add(Hold(messages[i], i + 1), i + 1, contract::Envelope::kBatch, now);
+  }
+  ASSERT_FALSE(one_by_one.rejects.empty()) << "the input has bad records";
+
+  WorkPool pool(3);
+  drain::ParallelDecoder decoder(pool);
+  drain::Batch from_runs;
+  // Runs of uneven length, the decoder reused between them, as a drain reuses it per fetch.
+  for (size_t begin = 0, run = 1; begin < messages.size(); begin += run, run = run * 2 + 1) {
+    const size_t end = std::min(messages.size(), begin + run);
+    std::vector<std::string_view> payloads(messages.begin() + begin, messages.begin() + end);
+    decoder.Decode(payloads, contract::Envelope::kBatch);
+    ASSERT_EQ(decoder.size(), end - begin);
+    for (size_t i = begin; i < end; ++i) {
+      from_runs.AddDecoded(Hold(messages[i], i + 1), i + 1, decoder, i - begin, now);
+    }
+  }
+  EXPECT_EQ(Describe(from_runs), Describe(one_by_one));
+}
+
+TEST(ParallelDecoder, AuditMessagesOfOneEventEachDecodeAsTheyDoAlone) {
+  traffic::TrafficOptions traffic;
+  traffic.seed = 9;
+  traffic.bad_share = 0.1;
+  traffic::TrafficGenerator generator(traffic);
+  std::vector<std::string> messages;
+  for (int i = 0; i < 300; ++i) messages.push_back(generator.NextAuditMessage());
+  const auto now = std::chrono::steady_clock::now();
+  drain::Batch alone;
+  for (size_t i = 0; i < messages.size(); ++i) {
+    alone.Add(Hold(messages[i], i + 1), i + 1, contract::Envelope::kEvent, now);
+  }
+  ASSERT_FALSE(alone.rejects.empty());
+  WorkPool pool(2);
+  drain::ParallelDecoder decoder(pool);
+  const std::vector<std::string_view> payloads(messages.begin(), messages.end());
+  decoder.Decode(payloads, contract::Envelope::kEvent);
+  drain::Batch together;
+  for (size_t i = 0; i < messages.size(); ++i) {
+    together.AddDecoded(Hold(messages[i], i + 1), i + 1, decoder, i, now);
+  }
+  EXPECT_EQ(Describe(together), Describe(alone));
+}
+
+}  // namespace
+}  // namespace sinkd
