@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <span>
 
 #include "backfill/dead_letter_file.h"
 
@@ -46,7 +47,11 @@ Status Backfill::StartFlush() {
   drain::Batch& full = batches_[filling_];
   if (full.empty()) return Status::OK();
   filling_ = 1 - filling_;
-  flusher_ = std::thread([this, &full] { flushed_ = Flush(full); });
+  flushing_ = true;
+  flusher_ = std::thread([this, &full] {
+    flushed_ = Flush(full);
+    flushing_ = false;
+  });
   return Status::OK();
 }
 
@@ -59,22 +64,29 @@ Status Backfill::Add(std::string_view message, std::string_view subject) {
   SINKD_ASSIGN_OR_RETURN(jetstream::Message held, Held(message, subject, sequence));
   run_.push_back({std::move(held), sequence});
   run_bytes_ += message.size();
-  if (run_.size() >= options_.run_messages || run_bytes_ >= kRunBytes) return DecodeRun();
+  if (run_.size() >= options_.run_messages || run_bytes_ >= drain::ParallelDecoder::kRunBytes) {
+    return DecodeRun();
+  }
   return Status::OK();
 }
 
 Status Backfill::DecodeRun() {
-  payloads_.clear();
-  for (const Pending& p : run_) payloads_.push_back(p.message.data());
-  decoder_.Decode(payloads_, options_.envelope);
+  const bool share_decode = !flushing_ && decode_pool_->threads() > 1 && run_.size() > 1;
+  if (share_decode) {
+    payloads_.clear();
+    for (const Pending& p : run_) payloads_.push_back(p.message.data());
+    decoder_.Decode(payloads_, options_.envelope);
+  }
   Status status;
   for (size_t i = 0; i < run_.size() && status.ok(); ++i) {
     const uint64_t sequence = run_[i].sequence;
     const std::string subject(run_[i].message.subject());
     drain::Batch& batch = batches_[filling_];
-    for (const drain::HeldReject& reject :
-         batch.AddDecoded(std::move(run_[i].message), sequence, decoder_, i,
-                          std::chrono::steady_clock::now())) {
+    const auto now = std::chrono::steady_clock::now();
+    const std::span<const drain::HeldReject> rejects =
+        share_decode ? batch.AddDecoded(std::move(run_[i].message), sequence, decoder_, i, now)
+                     : batch.Add(std::move(run_[i].message), sequence, options_.envelope, now);
+    for (const drain::HeldReject& reject : rejects) {
       log_.Error("unreadable record; dead-lettering",
                  {{"subject", subject}, {"seq", sequence}, {"reject", reject.reject.ToString()}});
     }

@@ -8,10 +8,14 @@
 // Pipeline: a full batch is flushed on a thread of its own while the caller decodes the next one,
 // as the drain settles batch N while it decodes N+1 (drain/settler.h). At most ONE batch flushes
 // at a time and batches flush in input order, each batch's dead letters before its Parts.
-// Decode: messages are taken in runs (run_messages or kRunBytes, whichever first) and each run is
-// decoded on a pool of decode_threads (drain/parallel_decoder.h), then added to the batch one
-// message at a time, so batches close after exactly the message they would close after if each
-// were decoded alone.
+// Decode: messages are taken in runs (run_messages or ParallelDecoder::kRunBytes, whichever
+// first). While no batch
+// flushes (the first batch), a run is decoded on a pool of decode_threads
+// (drain/parallel_decoder.h) and its messages then added to the batch one at a time; while one
+// flushes, the run is decoded on the caller's thread straight into the batch, since the flush's
+// encode has the other cores and moving rows out of a pool's scratch costs ~8% more CPU than
+// decoding in place. Either way batches close after exactly the message they would close after
+// if each were decoded alone, and hold the same rows.
 // Memory: at most two batches, one decoding and one flushing (with its encoded Parts), and one
 // run of messages.
 // Ownership: borrows the Destination and the Logger (both used from the flush thread too).
@@ -20,6 +24,7 @@
 // batch or by Finish; no later batch is flushed after it. Parts already committed stay whole.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -49,10 +54,9 @@ struct BackfillOptions {
   lake::LakeWriterOptions lake;       // key prefix, instance, Parquet options
   // Threads decoding each run of messages; the command sets it to --encode-threads.
   size_t decode_threads = 1;
-  // Messages a run holds before it is decoded (fewer once it holds Backfill::kRunBytes): enough
-  // work to share between threads (a ledger message of 250 events takes ~0.2 ms to decode),
-  // little enough memory to hold. A batch's flush starts at the end of the run that filled it.
-  size_t run_messages = 64;
+  // Messages a run holds before it is decoded (fewer once it holds ParallelDecoder::kRunBytes).
+  // A batch's flush starts at the end of the run that filled it.
+  size_t run_messages = drain::ParallelDecoder::kRunMessages;
 };
 
 struct BackfillReport {
@@ -72,9 +76,6 @@ class Backfill {
   ~Backfill();  // waits for the batch flushing, if any (its Parts are committed or removed)
   Backfill(const Backfill&) = delete;
   Backfill& operator=(const Backfill&) = delete;
-
-  // A run is decoded once it holds this many bytes of messages, if not full before.
-  static constexpr size_t kRunBytes = size_t{8} << 20;
 
   // Takes one message (from input `subject`, e.g. a file name) into the run; a full run is
   // decoded into the filling batch. When the batch reached its row or byte limit, waits for the
@@ -112,6 +113,7 @@ class Backfill {
   std::vector<std::string_view> payloads_;  // of run_, for decoder_
   int filling_ = 0;  // index into batches_; the other one is flushing or empty
   std::thread flusher_;
+  std::atomic<bool> flushing_{false};  // the flush thread runs (set before it starts, cleared at its end)
   Status flushed_;  // the last flush's outcome, written by the flush thread before it ends
   uint64_t next_sequence_ = 1;
   // `messages` is counted by the caller's thread, the rest by the flush thread (read after join).

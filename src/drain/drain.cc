@@ -1,6 +1,7 @@
 #include "drain/drain.h"
 
 #include <algorithm>
+#include <span>
 #include <thread>
 
 #include "base/duration.h"
@@ -81,7 +82,7 @@ Status Drain::Run(const std::atomic<bool>& stop) {
       HandOver(settler);
       continue;
     }
-    FetchOnce(prefetcher, FetchTimeout(now));
+    FetchOnce(prefetcher, FetchTimeout(now), settler);
   }
   // Stop fetching, land what is buffered under the same rules. A failed shutdown flush naks, so
   // nothing is lost: the next drain gets those messages after the nak delay. A fetch that came
@@ -112,7 +113,7 @@ milliseconds Drain::FetchTimeout(steady_clock::time_point now) const {
   return std::clamp(left, milliseconds(1), kMaxFetchWait);
 }
 
-void Drain::FetchOnce(Prefetcher& prefetcher, milliseconds timeout) {
+void Drain::FetchOnce(Prefetcher& prefetcher, milliseconds timeout, const Settler& settler) {
   fetched_.clear();
   Status s = prefetcher.Take(timeout, fetched_);
   if (metrics_ != nullptr) metrics_->connected = source_.connected();
@@ -133,24 +134,40 @@ void Drain::FetchOnce(Prefetcher& prefetcher, milliseconds timeout) {
   } else {
     fetch_backoff_.Reset();
   }
-  payloads_.clear();
-  for (const jetstream::Message& m : fetched_) payloads_.push_back(m.data());
-  decoder_.Decode(payloads_, options_.envelope);
   const auto now = steady_clock::now();
-  for (size_t i = 0; i < fetched_.size(); ++i) {
-    jetstream::Message& m = fetched_[i];
-    if (metrics_ != nullptr) {
-      ++metrics_->messages;
-      if (m.delivered() > 1) ++metrics_->retries;
+  // In runs, so that the pool's scratch holds at most one run's rows and a settle that starts
+  // or ends meanwhile is noticed at the next run.
+  for (size_t begin = 0; begin < fetched_.size();) {
+    size_t end = begin, bytes = 0;
+    while (end < fetched_.size() && end - begin < ParallelDecoder::kRunMessages &&
+           bytes < ParallelDecoder::kRunBytes) {
+      bytes += fetched_[end++].data().size();
     }
-    // The subject is read only for a reject's line: a copy per message is an allocation per
-    // event on the audit stream.
-    for (const HeldReject& r : filling_->AddDecoded(std::move(m), decoder_, i, now)) {
-      const jetstream::Message& held = filling_->held[r.message].message;
-      log_.Error("unreadable record; dead-lettering", {{"subject", held.subject()},
-                                                       {"seq", held.stream_sequence()},
-                                                       {"reject", r.reject.ToString()}});
+    const bool share = decode_pool_->threads() > 1 && end - begin > 1 && !settler.busy();
+    if (share) {
+      payloads_.clear();
+      for (size_t i = begin; i < end; ++i) payloads_.push_back(fetched_[i].data());
+      decoder_.Decode(payloads_, options_.envelope);
     }
+    for (size_t i = begin; i < end; ++i) {
+      jetstream::Message& m = fetched_[i];
+      if (metrics_ != nullptr) {
+        ++metrics_->messages;
+        if (m.delivered() > 1) ++metrics_->retries;
+      }
+      const std::span<const HeldReject> rejects =
+          share ? filling_->AddDecoded(std::move(m), decoder_, i - begin, now)
+                : filling_->Add(std::move(m), options_.envelope, now);
+      // The subject is read only for a reject's line: a copy per message is an allocation per
+      // event on the audit stream.
+      for (const HeldReject& r : rejects) {
+        const jetstream::Message& held = filling_->held[r.message].message;
+        log_.Error("unreadable record; dead-lettering", {{"subject", held.subject()},
+                                                         {"seq", held.stream_sequence()},
+                                                         {"reject", r.reject.ToString()}});
+      }
+    }
+    begin = end;
   }
   PublishBuffered();
 }
