@@ -10,7 +10,10 @@
 namespace sinkd::parquet {
 
 struct WriterOptions {
-  // ZSTD level for every page. 3 is the zstd and DuckDB default; 1 is faster and ~5% larger.
+  // ZSTD level for every page. 3 is the zstd and DuckDB default. On generated ledger rows level 1
+  // was both faster and smaller (one file 93.0 against 93.8 bytes/row, 25-40% less encode time):
+  // the random ids that make up half the bytes compress better with level 1's matcher
+  // (BENCHMARKS.md, "ZSTD level 1 and 3").
   int zstd_level = 3;
   // Rows per row group. 122,880 is DuckDB's unit: its scans parallelise and prune per row group.
   size_t row_group_rows = 122'880;
