@@ -10,6 +10,7 @@
 #include <span>
 #include <vector>
 
+#include "batch/partitioned_rows.h"
 #include "contract/reject.h"
 #include "contract/wire_decoder.h"
 #include "drain/parallel_decoder.h"
@@ -73,7 +74,7 @@ class Batch {
 
   std::vector<Held> held;
   std::vector<HeldReject> rejects;
-  row::RowBatch rows;
+  batch::PartitionedRows rows;  // decoded straight into each row's partition
 
  private:
   // What every Add does besides decoding: the sequence, the bytes, the rejects in scratch_.
