@@ -67,7 +67,6 @@ int main(int argc, char** argv) {
   size_t threads = sinkd::WorkPool::DefaultThreads();
   int64_t events = 1'000'000;
   fs::path dir = fs::temp_directory_path() / ("flush-profile-" + std::to_string(getpid()));
-  std::string layout = "arrival";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--mode") mode = argv[i + 1];
@@ -75,7 +74,6 @@ int main(int argc, char** argv) {
     else if (flag == "--encode-threads") threads = std::stoul(argv[i + 1]);
     else if (flag == "--events") events = std::stoll(argv[i + 1]);
     else if (flag == "--dir") dir = argv[i + 1];
-    else if (flag == "--layout") layout = argv[i + 1];
   }
   sinkd::traffic::TrafficOptions options;
   options.seed = 2026;
@@ -87,17 +85,6 @@ int main(int argc, char** argv) {
   std::vector<sinkd::contract::Reject> rejects;
   for (int64_t n = 0; n < events; n += options.events_per_batch) {
     decoder.Decode(sinkd::contract::Envelope::kBatch, generator.NextLedgerMessage(), batch, rejects);
-  }
-  if (layout == "partition") {
-    // Each partition's rows together, in arrival order within it: the batch a decoder that
-    // routes every row to its partition's buffers would hold.
-    sinkd::row::RowBatch routed(sinkd::row::kLedgerColumns);
-    for (const auto& p : sinkd::batch::PartitionRows(batch)) {
-      std::vector<uint32_t> arrival = p.rows;
-      std::sort(arrival.begin(), arrival.end());
-      for (uint32_t r : arrival) routed.AppendRows(batch, r, 1);
-    }
-    batch = std::move(routed);
   }
   const auto partitions = sinkd::batch::PartitionRows(batch);
   std::vector<uint32_t> order;

@@ -6,7 +6,6 @@
 #include <tuple>
 
 #include "batch/civil_date.h"
-#include "batch/partitioned_rows.h"
 
 namespace sinkd::batch {
 
@@ -31,18 +30,6 @@ struct KeyView {
     return std::tie(day, values) < std::tie(other.day, other.values);
   }
 };
-
-// Sorts `rows` (indices into `batch`) by (time, id), ties in index order.
-void SortByTimeAndId(const row::RowBatch& batch, std::vector<uint32_t>& rows) {
-  const auto& times = batch.column(batch.table().time_column).int64s;
-  const auto& ids_column = batch.column(batch.table().id_column).strings;
-  std::sort(rows.begin(), rows.end(), [&](uint32_t a, uint32_t b) {
-    if (times[a] != times[b]) return times[a] < times[b];
-    const std::string_view ia = ids_column.at(a), ib = ids_column.at(b);
-    if (ia != ib) return ia < ib;
-    return a < b;  // identical (time, id): keep arrival order, so the sort is deterministic
-  });
-}
 
 }  // namespace
 
@@ -79,31 +66,16 @@ std::vector<Partition> PartitionRows(const row::RowBatch& batch) {
   for (size_t r = 0; r < n; ++r) partitions[rank[row_partition[r]]].rows.push_back(
       static_cast<uint32_t>(r));
 
-  for (Partition& p : partitions) SortByTimeAndId(batch, p.rows);
-  return partitions;
-}
-
-std::vector<Partition> PartitionRows(const PartitionedRows& rows) {
-  std::vector<Partition> partitions;
-  partitions.reserve(rows.partitions());
-  for (size_t i = 0; i < rows.partitions(); ++i) {
-    const row::RowBatch& batch = rows.batch(i);
-    if (batch.empty()) continue;
-    Partition& p = partitions.emplace_back();
-    p.date = FormatDay(rows.day(i));
-    p.values.assign(rows.values(i).begin(), rows.values(i).end());
-    p.rows.resize(batch.rows());
-    for (uint32_t r = 0; r < p.rows.size(); ++r) p.rows[r] = r;
-    SortByTimeAndId(batch, p.rows);
-    p.source = i;
+  const auto& times = batch.column(batch.table().time_column).int64s;
+  const auto& ids_column = batch.column(batch.table().id_column).strings;
+  for (Partition& p : partitions) {
+    std::sort(p.rows.begin(), p.rows.end(), [&](uint32_t a, uint32_t b) {
+      if (times[a] != times[b]) return times[a] < times[b];
+      const std::string_view ia = ids_column.at(a), ib = ids_column.at(b);
+      if (ia != ib) return ia < ib;
+      return a < b;  // identical (time, id): keep arrival order, so the sort is deterministic
+    });
   }
-  // Key order, as PartitionRows(RowBatch) gives: (day, values) bytewise. No two are equal.
-  std::vector<int64_t> days(rows.partitions());
-  for (size_t i = 0; i < rows.partitions(); ++i) days[i] = rows.day(i);
-  std::sort(partitions.begin(), partitions.end(), [&](const Partition& a, const Partition& b) {
-    if (days[a.source] != days[b.source]) return days[a.source] < days[b.source];
-    return a.values < b.values;
-  });
   return partitions;
 }
 

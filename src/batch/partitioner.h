@@ -14,26 +14,16 @@
 #include "row/row_batch.h"
 
 namespace sinkd::batch {
-class PartitionedRows;
-}
-
-namespace sinkd::batch {
 
 struct Partition {
   std::string date;                 // YYYY-MM-DD
   std::vector<std::string> values;  // one raw (unescaped) value per partition column, table order
   std::vector<uint32_t> rows;       // indices into the batch, sorted by (time, id)
-  size_t source = 0;                // the batch: 0 for one RowBatch, else PartitionedRows' index
 };
 
 // Every row lands in exactly one Partition. Partitions are ordered by (date, values) bytewise, so
 // part numbers follow the order of their keys. REQUIRES: partition columns are strings.
 std::vector<Partition> PartitionRows(const row::RowBatch& batch);
-
-// The same for rows already split by partition (batch/partitioned_rows.h): one Partition per
-// partition batch, each with `source` its index there, in the same order and with the same
-// sorted rows as PartitionRows gives for those rows in one RowBatch, in arrival order.
-std::vector<Partition> PartitionRows(const PartitionedRows& rows);
 
 // Indices of the table's partition columns, in table order.
 std::vector<int> PartitionColumns(const row::ColumnTable& table);

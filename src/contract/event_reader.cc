@@ -330,18 +330,6 @@ void EventReader::AppendRow(row::RowBatch& batch) {
   batch.CommitRow();
 }
 
-void EventReader::AppendRow(row::RowRouter& router) {
-  partition_values_.clear();
-  for (uint16_t c : plan_.partition_columns) {
-    partition_values_.push_back(Seen(c) ? slots_[c].text : std::string_view());
-  }
-  // ReadEvent returned kRow: the time is present and in range.
-  const Slot& time = slots_[plan_.time_column];
-  const int64_t micros =
-      TimestampMicros(static_cast<int64_t>(time.bits), time.nanos).value_or(0);
-  AppendRow(router.BatchFor(micros, partition_values_));
-}
-
 std::string EventReader::FaultError(std::string_view type) const {
   std::string error = "cannot parse ";
   error += type;

@@ -19,7 +19,6 @@
 #include "row/column_table.h"
 #include "row/json_text.h"
 #include "row/row_batch.h"
-#include "row/row_router.h"
 
 namespace sinkd::contract {
 
@@ -40,8 +39,6 @@ class EventReader {
   // REQUIRES: the last ReadEvent returned kRow, and its bytes are still alive.
   // Sorts the tag entries in place, hence not const.
   void AppendRow(row::RowBatch& batch);
-  // The same into the batch `router` picks for the row's time and partition values.
-  void AppendRow(row::RowRouter& router);
 
   // The Reject for the event last read, with `payload` and `index` as given.
   // REQUIRES: `verdict` is what the last ReadEvent returned, and is not kRow.
@@ -81,7 +78,6 @@ class EventReader {
   FieldPlan plan_;
   std::vector<Slot> slots_;
   uint32_t event_ = 0;  // number of the event being read; never 0 (no slot is valid for 0)
-  std::vector<std::string_view> partition_values_;  // AppendRow(RowRouter&)'s scratch
   std::vector<std::vector<row::JsonMember>> maps_;    // per kMap column: this event's entries
   std::vector<std::vector<std::string_view>> lists_;  // per kList column: this event's items
   std::vector<JsonMemo> map_memos_;                   // per kMap column: the last row's JSON

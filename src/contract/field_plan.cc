@@ -80,11 +80,6 @@ Status CheckWireShapes(const row::ColumnTable& table) {
   std::map<std::pair<uint32_t, uint32_t>, int> sub;
   for (const ColumnSpec& spec : table.columns) {
     if (ColumnKind(spec) == FieldKind::kUnknown) return Bad(spec, "type does not fit its shape");
-    // The decoder routes a row by its partition values before the row is written
-    // (row/row_router.h): they must be read as they are, not rendered as JSON text.
-    if (spec.partition && ColumnKind(spec) != FieldKind::kString) {
-      return Bad(spec, "a partition column must be a string field");
-    }
     if (spec.wire_field == 0 || spec.wire_field > 4096) {
       return Bad(spec, "field number out of the decoder's range (1..4096)");
     }
@@ -128,7 +123,6 @@ FieldPlan MakeFieldPlan(const row::ColumnTable& table) {
     plan.column_kind.push_back(kind);
     plan.column_aux.push_back(aux);
     plan.columns_of_kind[static_cast<int>(kind)].push_back(column);
-    if (spec.partition) plan.partition_columns.push_back(column);
     if (spec.shape != WireShape::kSubField) {
       Place(plan.event, spec.wire_field, kind, column, aux);
       continue;

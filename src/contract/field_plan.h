@@ -61,7 +61,6 @@ struct FieldPlan {
   // Columns grouped by kind, in table order, so committing a row runs one tight loop per kind
   // instead of a switch per column.
   std::vector<uint16_t> columns_of_kind[static_cast<int>(FieldKind::kList) + 1];
-  std::vector<uint16_t> partition_columns;  // kString columns, in table order
   uint16_t maps = 0;     // number of kMap columns
   uint16_t lists = 0;    // number of kList columns
   int id_column = -1;    // a kString column: empty means missing_event_id
@@ -70,7 +69,7 @@ struct FieldPlan {
 
 // OK when every column of `table` has a readable WireShape: no field number claimed twice, a
 // kSubField's parent used only for subfields, types that fit their shapes, an id column that is a
-// string scalar, a time column that is a Timestamp and partition columns that are strings. Reject-coded error naming the column
+// string scalar and a time column that is a Timestamp. Reject-coded error naming the column
 // otherwise.
 Status CheckWireShapes(const row::ColumnTable& table);
 

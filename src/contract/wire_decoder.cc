@@ -16,24 +16,21 @@ WireDecoder::WireDecoder(const row::ColumnTable& table) : state_(std::make_uniqu
 
 WireDecoder::~WireDecoder() = default;
 
-namespace {
-
-// One body for both targets: `Target` is a RowBatch or a RowRouter, which EventReader::AppendRow
-// takes alike.
-template <typename Target>
-size_t DecodeInto(EventReader& reader, std::vector<std::string_view>& events, Envelope envelope,
-                  std::string_view message, Target& target, std::vector<Reject>& rejects) {
-  assert(target.table().columns.size() == reader.columns() && "a batch of another table");
+size_t WireDecoder::Decode(Envelope envelope, std::string_view message, row::RowBatch& batch,
+                           std::vector<Reject>& rejects) {
+  EventReader& reader = state_->reader;
+  assert(batch.table().columns.size() == reader.columns() && "a batch of another table");
   if (envelope == Envelope::kEvent) {
     const EventReader::Verdict verdict = reader.ReadEvent(message);
     if (verdict == EventReader::Verdict::kRow) {
-      reader.AppendRow(target);
+      reader.AppendRow(batch);
       return 1;
     }
     rejects.push_back(reader.MakeEventReject(verdict, message, -1));
     return 0;
   }
   // Framing first, so a Batch that breaks after some good events adds no rows from it.
+  std::vector<std::string_view>& events = state_->events;
   if (!reader.SplitBatch(message, &events)) {
     rejects.push_back(MakeReject(RejectReason::kUnmarshal, reader.BatchError(), -1, message));
     return 0;
@@ -42,25 +39,13 @@ size_t DecodeInto(EventReader& reader, std::vector<std::string_view>& events, En
   for (size_t i = 0; i < events.size(); ++i) {
     const EventReader::Verdict verdict = reader.ReadEvent(events[i]);
     if (verdict == EventReader::Verdict::kRow) {
-      reader.AppendRow(target);
+      reader.AppendRow(batch);
       ++rows;
     } else {
       rejects.push_back(reader.MakeEventReject(verdict, events[i], static_cast<int>(i)));
     }
   }
   return rows;
-}
-
-}  // namespace
-
-size_t WireDecoder::Decode(Envelope envelope, std::string_view message, row::RowBatch& batch,
-                           std::vector<Reject>& rejects) {
-  return DecodeInto(state_->reader, state_->events, envelope, message, batch, rejects);
-}
-
-size_t WireDecoder::Decode(Envelope envelope, std::string_view message, row::RowRouter& router,
-                           std::vector<Reject>& rejects) {
-  return DecodeInto(state_->reader, state_->events, envelope, message, router, rejects);
 }
 
 }  // namespace sinkd::contract

@@ -19,7 +19,6 @@
 #include "row/column_table.h"
 #include "row/ledger_columns.h"
 #include "row/row_batch.h"
-#include "row/row_router.h"
 
 namespace sinkd::contract {
 
@@ -47,11 +46,6 @@ class WireDecoder {
   // kEvent: the message is one event; a reject has index -1 and carries the whole message.
   // REQUIRES: batch.table() has the columns this decoder was built for.
   size_t Decode(Envelope envelope, std::string_view message, row::RowBatch& batch,
-                std::vector<Reject>& rejects);
-  // The same, each row appended to the batch `router` picks for it (row/row_router.h): the rows
-  // and rejects are those of the call above, split by partition. REQUIRES: router.table() has
-  // the columns this decoder was built for.
-  size_t Decode(Envelope envelope, std::string_view message, row::RowRouter& router,
                 std::vector<Reject>& rejects);
 
  private:

@@ -10,7 +10,6 @@
 #include <span>
 #include <vector>
 
-#include "batch/partitioned_rows.h"
 #include "contract/reject.h"
 #include "contract/wire_decoder.h"
 #include "drain/parallel_decoder.h"
@@ -74,7 +73,7 @@ class Batch {
 
   std::vector<Held> held;
   std::vector<HeldReject> rejects;
-  batch::PartitionedRows rows;  // decoded straight into each row's partition
+  row::RowBatch rows;
 
  private:
   // What every Add does besides decoding: the sequence, the bytes, the rejects in scratch_.

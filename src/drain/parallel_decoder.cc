@@ -26,7 +26,7 @@ void ParallelDecoder::Decode(std::span<const std::string_view> payloads,
   });
 }
 
-size_t ParallelDecoder::TakeInto(size_t i, batch::PartitionedRows& rows,
+size_t ParallelDecoder::TakeInto(size_t i, row::RowBatch& rows,
                                  std::vector<contract::Reject>& rejects) {
   const Decoded& d = decoded_[i];
   Slot& slot = slots_[d.slot];

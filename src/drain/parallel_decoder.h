@@ -18,7 +18,6 @@
 #include <vector>
 
 #include "base/work_pool.h"
-#include "batch/partitioned_rows.h"
 #include "contract/reject.h"
 #include "contract/wire_decoder.h"
 #include "row/ledger_columns.h"
@@ -43,7 +42,7 @@ class ParallelDecoder {
   size_t size() const { return decoded_.size(); }
   // Appends payload i's rows to `rows` and its rejects to `rejects` (moved: once per payload);
   // returns the number of rows appended.
-  size_t TakeInto(size_t i, batch::PartitionedRows& rows, std::vector<contract::Reject>& rejects);
+  size_t TakeInto(size_t i, row::RowBatch& rows, std::vector<contract::Reject>& rejects);
 
  private:
   struct Slot {

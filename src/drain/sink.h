@@ -13,7 +13,7 @@
 #include "jetstream/dead_letter_publisher.h"
 #include "lake/destination.h"
 #include "lake/lake_writer.h"
-#include "batch/partitioned_rows.h"
+#include "row/row_batch.h"
 
 namespace sinkd::drain {
 
@@ -22,7 +22,7 @@ namespace sinkd::drain {
 class Sink {
  public:
   virtual ~Sink() = default;
-  virtual Result<lake::FlushReport> Flush(const batch::PartitionedRows& rows,
+  virtual Result<lake::FlushReport> Flush(const row::RowBatch& rows,
                                           const lake::Provenance& provenance) = 0;
 };
 
@@ -43,7 +43,7 @@ class LakeSink final : public Sink {
  public:
   LakeSink(lake::Destination& destination, lake::LakeWriterOptions options)
       : writer_(destination, std::move(options)) {}
-  Result<lake::FlushReport> Flush(const batch::PartitionedRows& rows,
+  Result<lake::FlushReport> Flush(const row::RowBatch& rows,
                                   const lake::Provenance& provenance) override {
     return writer_.Flush(rows, provenance);
   }

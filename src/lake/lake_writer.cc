@@ -5,7 +5,6 @@
 #include <span>
 
 #include "batch/part_schema.h"
-#include "batch/partitioned_rows.h"
 #include "batch/partitioner.h"
 #include "lake/key.h"
 
@@ -94,28 +93,12 @@ LakeWriter::LakeWriter(Destination& destination, LakeWriterOptions options)
           std::clamp<size_t>(options_.encode_threads, 1, kMaxEncodeThreads))) {}
 
 Result<FlushReport> LakeWriter::Flush(const row::RowBatch& batch, const Provenance& provenance) {
-  if (batch.empty()) return FlushReport();
-  const parquet::TableView view = batch::FileView(batch);
-  return FlushPartitions(batch.table(), std::span(&view, 1), batch::PartitionRows(batch),
-                         batch.rows(), provenance);
-}
-
-Result<FlushReport> LakeWriter::Flush(const batch::PartitionedRows& rows,
-                                      const Provenance& provenance) {
-  const size_t total = rows.rows();
-  if (total == 0) return FlushReport();
-  std::vector<parquet::TableView> views;
-  views.reserve(rows.partitions());
-  for (size_t i = 0; i < rows.partitions(); ++i) views.push_back(batch::FileView(rows.batch(i)));
-  return FlushPartitions(rows.table(), views, batch::PartitionRows(rows), total, provenance);
-}
-
-Result<FlushReport> LakeWriter::FlushPartitions(const row::ColumnTable& table,
-                                                std::span<const parquet::TableView> views,
-                                                const std::vector<batch::Partition>& partitions,
-                                                size_t rows, const Provenance& provenance) {
   FlushReport report;
+  if (batch.empty()) return report;
+
+  const row::ColumnTable& table = batch.table();
   const parquet::Schema schema = batch::FileSchema(table);
+  const parquet::TableView view = batch::FileView(batch);
   std::vector<parquet::KeyValue> metadata = {
       {"sinkd.table", std::string(table.name)},
       {"sinkd.schema_version", std::to_string(table.schema_version)},
@@ -142,6 +125,7 @@ Result<FlushReport> LakeWriter::FlushPartitions(const row::ColumnTable& table,
     return removed.empty() ? s : s.WithContext(removed);
   };
 
+  const std::vector<batch::Partition> partitions = batch::PartitionRows(batch);
   FlushStamp flush_stamp;
   flush_stamp.instance = options_.instance;
   flush_stamp.source = provenance.source;
@@ -153,7 +137,7 @@ Result<FlushReport> LakeWriter::FlushPartitions(const row::ColumnTable& table,
   flush_stamp.acked = provenance.acknowledged;
   if (flush_stamp.acked.empty()) flush_stamp.acked.push_back({flush_stamp.first, flush_stamp.last});
   flush_stamp.parts = partitions.size();
-  flush_stamp.rows = rows;
+  flush_stamp.rows = batch.rows();
   // Part n's footer metadata. Its stamp names the key as the flush means it (alternative 0), so
   // the Part's bytes, stamp included, are the same wherever Place puts it and a redelivery still
   // meets them as kSame. Called from the encode threads: everything it uses is its own copy.
@@ -187,7 +171,7 @@ Result<FlushReport> LakeWriter::FlushPartitions(const row::ColumnTable& table,
   }
   auto encode = [&](size_t n, parquet::OutputStream& out, uint64_t& bytes) {
     parquet::PartWriter writer(schema, options_.parquet, out, pool_.get());
-    Status s = writer.WriteRows(views[partitions[n].source], partitions[n].rows);
+    Status s = writer.WriteRows(view, partitions[n].rows);
     if (s.ok()) s = writer.Finish(metadata_for(n));
     if (!s.ok()) writer.Abandon();
     bytes = writer.bytes_written();

@@ -33,7 +33,6 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -41,8 +40,6 @@
 #include "base/work_pool.h"
 #include "lake/destination.h"
 #include "lake/stamp.h"
-#include "batch/partitioned_rows.h"
-#include "batch/partitioner.h"
 #include "parquet/part_writer.h"
 #include "row/row_batch.h"
 
@@ -122,18 +119,10 @@ class LakeWriter {
 
   // Writes every row of `batch`. No rows: no Part, no I/O, an empty report.
   Result<FlushReport> Flush(const row::RowBatch& batch, const Provenance& provenance);
-  // The same for rows kept split by partition (batch/partitioned_rows.h): the same Parts, byte
-  // for byte, as the one RowBatch of those rows would give, without gathering each Part's rows.
-  Result<FlushReport> Flush(const batch::PartitionedRows& rows, const Provenance& provenance);
 
   const LakeWriterOptions& options() const { return options_; }
 
  private:
-  // Both Flushes: `partitions[n]`'s rows index into views[partitions[n].source].
-  Result<FlushReport> FlushPartitions(const row::ColumnTable& table,
-                                      std::span<const parquet::TableView> views,
-                                      const std::vector<batch::Partition>& partitions,
-                                      size_t rows, const Provenance& provenance);
   std::string RemovePlaced(const std::vector<std::string>& keys);
 
   Destination& destination_;

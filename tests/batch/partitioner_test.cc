@@ -4,7 +4,6 @@
 
 #include "batch/civil_date.h"
 #include "batch/part_schema.h"
-#include "batch/partitioned_rows.h"
 #include "row/ledger_columns.h"
 
 namespace sinkd::batch {
@@ -90,76 +89,6 @@ TEST(PartSchema, TheFileHoldsEveryColumnThePartitionOnesIncluded) {
   const parquet::TableView view = FileView(batch);
   ASSERT_EQ(view.columns.size(), schema.size());
   EXPECT_EQ(std::get<parquet::StringArray>(view.columns[3]).at(0), "a");
-}
-
-void Route(PartitionedRows& rows, std::string_view id, int64_t micros, std::string_view app) {
-  const std::string_view values[] = {app};
-  AddRow(rows.BatchFor(micros, values), id, micros, app);
-}
-
-std::vector<std::string> Ids(const row::RowBatch& batch) {
-  std::vector<std::string> ids;
-  for (size_t r = 0; r < batch.rows(); ++r) ids.emplace_back(batch.Id(r));
-  return ids;
-}
-
-TEST(PartitionedRows, EachRowGoesToTheBatchOfItsDateAndAppInArrivalOrder) {
-  PartitionedRows rows(row::kLedgerColumns);
-  Route(rows, "a", k2026_09_29 + 5, "pay");
-  Route(rows, "b", k2026_09_29 + 1, "pay");
-  Route(rows, "c", k2026_09_29 + kDay, "pay");  // the next day: another partition
-  Route(rows, "d", k2026_09_29 + 2, "shop");
-  Route(rows, "e", k2026_09_29 - 1, "pay");  // the day before
-  Route(rows, "f", k2026_09_29 + 3, "pay");
-  ASSERT_EQ(rows.rows(), 6u);
-  ASSERT_EQ(rows.partitions(), 4u);
-  EXPECT_EQ(rows.day(0), 20725);
-  EXPECT_EQ(rows.values(0)[0], "pay");
-  EXPECT_EQ(Ids(rows.batch(0)), (std::vector<std::string>{"a", "b", "f"}));
-  EXPECT_EQ(rows.day(1), 20726);
-  EXPECT_EQ(Ids(rows.batch(1)), (std::vector<std::string>{"c"}));
-  EXPECT_EQ(rows.values(2)[0], "shop");
-  EXPECT_EQ(rows.day(3), 20724);
-  EXPECT_GT(rows.bytes(), 0u);
-  rows.Clear();
-  EXPECT_TRUE(rows.empty());
-  EXPECT_EQ(rows.partitions(), 0u);
-  EXPECT_EQ(rows.bytes(), 0u);
-}
-
-// What the flush encodes: the same partitions, in the same order, with the same rows in the same
-// sorted order as PartitionRows gives for the rows in one batch (ties in arrival order).
-TEST(PartitionedRows, PartitionsComeOutOrderedAndSortedAsThoseOfOneBatchOfTheSameRows) {
-  row::RowBatch flat(row::kLedgerColumns);
-  struct In { const char* id; int64_t micros; const char* app; };
-  const In in[] = {
-      {"z", k2026_09_29 + 9, "shop"}, {"y", k2026_09_29 + 9, "pay"}, {"x", k2026_09_29 + 1, "pay"},
-      {"w", k2026_09_29 + 9, "pay"},  {"w", k2026_09_29 + 9, "pay"}, {"v", k2026_09_29 - 7, "pay"},
-      {"u", k2026_09_29 + 1, "auth"}, {"t", k2026_09_29 + 3, "pay"}, {"s", k2026_09_29 + 3, "auth"},
-  };
-  for (const In& r : in) AddRow(flat, r.id, r.micros, r.app);
-  // Routed two ways: row by row as a decoder does, and copied from the flat batch.
-  PartitionedRows routed(row::kLedgerColumns), copied(row::kLedgerColumns);
-  for (const In& r : in) Route(routed, r.id, r.micros, r.app);
-  copied.AppendRows(flat, 0, 4);
-  copied.AppendRows(flat, 4, flat.rows() - 4);
-  const std::vector<Partition> want = PartitionRows(flat);
-  for (const PartitionedRows* rows : {&routed, &copied}) {
-    ASSERT_EQ(rows->rows(), flat.rows());
-    const std::vector<Partition> got = PartitionRows(*rows);
-    ASSERT_EQ(got.size(), want.size());
-    for (size_t p = 0; p < want.size(); ++p) {
-      EXPECT_EQ(got[p].date, want[p].date) << p;
-      EXPECT_EQ(got[p].values, want[p].values) << p;
-      const row::RowBatch& batch = rows->batch(got[p].source);
-      ASSERT_EQ(got[p].rows.size(), want[p].rows.size()) << p;
-      for (size_t i = 0; i < want[p].rows.size(); ++i) {
-        EXPECT_EQ(batch.Id(got[p].rows[i]), flat.Id(want[p].rows[i])) << p << " row " << i;
-        EXPECT_EQ(batch.TimeMicros(got[p].rows[i]), flat.TimeMicros(want[p].rows[i]));
-      }
-    }
-  }
-  EXPECT_EQ(want.front().date, "2026-09-28") << "the premise: partitions out of arrival order";
 }
 
 }  // namespace

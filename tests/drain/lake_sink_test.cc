@@ -14,14 +14,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
-batch::PartitionedRows Rows() {
+row::RowBatch Rows() {
   traffic::TrafficOptions traffic;
   traffic.seed = 9;
   traffic.events_per_batch = 100;
   traffic.expected_events = 500;
   traffic::TrafficGenerator generator(traffic);
   contract::WireDecoder decoder;
-  batch::PartitionedRows rows(row::kLedgerColumns);
+  row::RowBatch rows(row::kLedgerColumns);
   std::vector<contract::Reject> rejects;
   for (int i = 0; i < 5; ++i) {
     decoder.Decode(contract::Envelope::kBatch, generator.NextLedgerMessage(), rows, rejects);
@@ -48,7 +48,7 @@ TEST(LakeSink, ARedeliveredRangeFindsItsPartsInPlaceAndWritesNoSecondCopy) {
   options.key_prefix = "ledger";
   options.instance = "box-1";
   LakeSink sink(**dest, options);
-  const batch::PartitionedRows rows = Rows();
+  const row::RowBatch rows = Rows();
   auto first = sink.Flush(rows, {"GARM_LEDGER", 11, 15});
   ASSERT_TRUE(first.ok()) << first.status().ToString();
   const size_t parts = PartFiles(tmp.path());

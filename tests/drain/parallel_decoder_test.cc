@@ -31,29 +31,23 @@ jetstream::Message Hold(std::string_view payload, uint64_t sequence) {
 std::string Describe(const drain::Batch& batch) {
   std::string out = std::to_string(batch.rows.rows()) + " rows, " +
                     std::to_string(batch.bytes()) + " bytes\n";
-  // Partition by partition, in the order each first received a row.
-  for (size_t p = 0; p < batch.rows.partitions(); ++p) {
-    const row::RowBatch& rows = batch.rows.batch(p);
-    out += "partition " + std::to_string(batch.rows.day(p));
-    for (const std::string& v : batch.rows.values(p)) out += " " + v;
-    out += "\n";
-    for (size_t c = 0; c < rows.table().columns.size(); ++c) {
-      const row::ColumnBuffer& col = rows.column(static_cast<int>(c));
-      out += rows.table().columns[c].name;
-      out += ":";
-      for (size_t r = 0; r < rows.rows(); ++r) {
-        out += " ";
-        switch (col.type) {
-          case row::ColumnType::kString: out += std::string(col.strings.at(r)); break;
-          case row::ColumnType::kInt64:
-          case row::ColumnType::kTimestamp: out += std::to_string(col.int64s[r]); break;
-          case row::ColumnType::kInt32: out += std::to_string(col.int32s[r]); break;
-          case row::ColumnType::kDouble: out += std::to_string(col.doubles[r]); break;
-          case row::ColumnType::kBool: out += std::to_string(col.bools[r]); break;
-        }
+  const row::RowBatch& rows = batch.rows;
+  for (size_t c = 0; c < rows.table().columns.size(); ++c) {
+    const row::ColumnBuffer& col = rows.column(static_cast<int>(c));
+    out += rows.table().columns[c].name;
+    out += ":";
+    for (size_t r = 0; r < rows.rows(); ++r) {
+      out += " ";
+      switch (col.type) {
+        case row::ColumnType::kString: out += std::string(col.strings.at(r)); break;
+        case row::ColumnType::kInt64:
+        case row::ColumnType::kTimestamp: out += std::to_string(col.int64s[r]); break;
+        case row::ColumnType::kInt32: out += std::to_string(col.int32s[r]); break;
+        case row::ColumnType::kDouble: out += std::to_string(col.doubles[r]); break;
+        case row::ColumnType::kBool: out += std::to_string(col.bools[r]); break;
       }
-      out += "\n";
     }
+    out += "\n";
   }
   for (const drain::HeldReject& r : batch.rejects) {
     out += "reject of message " + std::to_string(r.message) + ": " + r.reject.ToString() +

@@ -273,63 +273,6 @@ TEST(LakeWriter, APartsBytesAreTheSameAtOneTwoAndFourEncodeThreads) {
   }
 }
 
-// The drain and the import decode each row straight into its partition's batch; the Parts must
-// be those of the same rows in one batch, or a redelivery after an upgrade (or a flush of the
-// same messages by import and by drain) would meet other bytes under the same keys.
-TEST(LakeWriter, RowsSplitByPartitionAsTheyAreDecodedWriteTheSamePartsByteForByteAsOneBatch) {
-  traffic::TrafficOptions traffic;
-  traffic.seed = 31;
-  traffic.events_per_batch = 100;
-  traffic.expected_events = 100 * 30;
-  // Two hours across midnight: two dates, and events about 2.4 s apart, so the generator's
-  // seconds of jitter deliver many of a partition's rows out of (time, id) order.
-  traffic.start_unix_micros = 1'790'640'000'000'000 - 3'600'000'000LL;
-  traffic.span_micros = 2 * 3'600'000'000LL;
-  traffic.bad_share = 0.05;
-  traffic::TrafficGenerator generator(traffic);
-  contract::WireDecoder flat_decoder, routed_decoder;
-  row::RowBatch flat(row::kLedgerColumns);
-  batch::PartitionedRows routed(row::kLedgerColumns);
-  std::vector<contract::Reject> flat_rejects, routed_rejects;
-  for (int i = 0; i < 30; ++i) {
-    const std::string message = generator.NextLedgerMessage();
-    flat_decoder.Decode(contract::Envelope::kBatch, message, flat, flat_rejects);
-    routed_decoder.Decode(contract::Envelope::kBatch, message, routed, routed_rejects);
-  }
-  ASSERT_EQ(routed.rows(), flat.rows());
-  ASSERT_EQ(routed_rejects.size(), flat_rejects.size());
-  ASSERT_GE(routed.partitions(), 10u) << "the premise: several dates and apps";
-  size_t out_of_order = 0;
-  for (size_t p = 0; p < routed.partitions(); ++p) {
-    const row::RowBatch& rows = routed.batch(p);
-    for (size_t r = 1; r < rows.rows(); ++r) out_of_order += rows.TimeMicros(r) < rows.TimeMicros(r - 1);
-  }
-  ASSERT_GE(out_of_order, 5u) << "the premise: rows the flush must sort";
-  for (size_t row_group_rows : {size_t{122'880}, size_t{16}}) {
-    TempDir flat_dir, routed_dir;
-    auto flat_dest = Dir(flat_dir.path());
-    auto routed_dest = Dir(routed_dir.path());
-    LakeWriterOptions options = Options();
-    options.parquet.row_group_rows = row_group_rows;
-    auto from_flat = LakeWriter(*flat_dest, options).Flush(flat, {"GARM_LEDGER", 1, 30});
-    auto from_routed = LakeWriter(*routed_dest, options).Flush(routed, {"GARM_LEDGER", 1, 30});
-    ASSERT_TRUE(from_flat.ok()) << from_flat.status().ToString();
-    ASSERT_TRUE(from_routed.ok()) << from_routed.status().ToString();
-    EXPECT_EQ(from_routed->rows, from_flat->rows);
-    ASSERT_EQ(from_routed->parts.size(), from_flat->parts.size());
-    for (size_t n = 0; n < from_flat->parts.size(); ++n) {
-      EXPECT_EQ(from_routed->parts[n].key, from_flat->parts[n].key) << "Part " << n;
-    }
-    const auto want = Contents(flat_dir.path());
-    const auto got = Contents(routed_dir.path());
-    ASSERT_EQ(got.size(), want.size());
-    for (const auto& [key, bytes] : want) {
-      ASSERT_TRUE(got.count(key)) << key;
-      EXPECT_TRUE(got.at(key) == bytes) << key << " differs, row groups of " << row_group_rows;
-    }
-  }
-}
-
 // A directory lake that notes the calling thread's heap in use (the main arena: one encode
 // thread) as each Part begins its upload.
 class HeapAtBegin : public sinkd::testing::WrappedDestination {
