@@ -2,7 +2,8 @@
 // several --encode-threads. 1,000,000 generated ledger events (lake_bench's input, seed 2026) are
 // decoded once; then each round times one of
 //   encode  every row into ONE file, in (time, id) order, in memory (lake_bench's "one file");
-//   parts   each partition into its own file, in memory: the flush's encode without a Destination;
+//   parts   each partition into its own file, in memory: the flush's encode without a Destination
+//           (partitioning and putting each Part's rows together included, as Flush does);
 //   flush   LakeWriter::Flush into a directory lake (encode + write + fsync + rename), a fresh
 //           directory per round.
 // Prints each round's wall seconds and the process's CPU seconds (user + sys, all threads), and
@@ -110,6 +111,8 @@ int main(int argc, char** argv) {
     auto destination = sinkd::lake::DirDestination::Make(lake.string());
     if (!destination.ok() || !(*destination)->Ensure().ok()) return 1;
     sinkd::lake::LakeWriter writer(**destination, lake_options);
+    // A flush reorders the batch it is given: each round starts from the batch as decoded.
+    sinkd::row::RowBatch work = batch;
     const auto start = Clock::now();
     const double cpu_start = ProcessCpu();
     const double caller_start = ThreadCpu();
@@ -120,16 +123,21 @@ int main(int argc, char** argv) {
       if (!part.WriteRows(view, order).ok() || !part.Finish({}).ok()) return 1;
       bytes = out.data().size();
     } else if (mode == "parts") {
-      std::vector<uint64_t> sizes(partitions.size());
-      pool.ParallelFor(partitions.size(), [&](size_t i, size_t) {
+      // As a flush does it: partition, put each Part's rows together, encode.
+      auto parts = sinkd::batch::PartitionRows(work);
+      sinkd::batch::OrderScratch scratch;
+      sinkd::batch::OrderByPartition(work, parts, scratch, pool);
+      const auto work_view = sinkd::batch::FileView(work);
+      std::vector<uint64_t> sizes(parts.size());
+      pool.ParallelFor(parts.size(), [&](size_t i, size_t) {
         sinkd::parquet::MemoryOutputStream out;
         sinkd::parquet::PartWriter part(schema, lake_options.parquet, out, &pool);
-        if (!part.WriteRows(view, partitions[i].rows).ok() || !part.Finish({}).ok()) std::abort();
+        if (!part.WriteRows(work_view, parts[i].rows).ok() || !part.Finish({}).ok()) std::abort();
         sizes[i] = out.data().size();
       });
       for (uint64_t s : sizes) bytes += s;
     } else {
-      auto report = writer.Flush(batch, {"profile", 1, 2000});
+      auto report = writer.Flush(work, {"profile", 1, 2000});
       if (!report.ok()) {
         std::fprintf(stderr, "%s\n", report.status().ToString().c_str());
         return 1;

@@ -79,4 +79,27 @@ std::vector<Partition> PartitionRows(const row::RowBatch& batch) {
   return partitions;
 }
 
+bool OrderByPartition(row::RowBatch& batch, std::vector<Partition>& partitions,
+                      OrderScratch& scratch, WorkPool& pool) {
+  const row::ColumnTable& table = batch.table();
+  for (size_t c = 0; c < table.columns.size(); ++c) {
+    if (batch.column(static_cast<int>(c)).strings.overflowed()) return false;
+  }
+  std::vector<uint32_t>& position = scratch.position;
+  position.resize(batch.rows());
+  uint32_t next = 0;
+  for (Partition& p : partitions) {
+    for (uint32_t& row : p.rows) {
+      position[row] = next;
+      row = next++;
+    }
+  }
+  assert(next == batch.rows() && "every row is in exactly one partition");
+  scratch.columns.resize(pool.threads());
+  pool.ParallelFor(table.columns.size(), [&](size_t c, size_t slot) {
+    batch.ReorderColumn(c, position, scratch.columns[slot]);
+  });
+  return true;
+}
+
 }  // namespace sinkd::batch

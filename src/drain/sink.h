@@ -22,7 +22,7 @@ namespace sinkd::drain {
 class Sink {
  public:
   virtual ~Sink() = default;
-  virtual Result<lake::FlushReport> Flush(const row::RowBatch& rows,
+  virtual Result<lake::FlushReport> Flush(row::RowBatch& rows,
                                           const lake::Provenance& provenance) = 0;
 };
 
@@ -43,7 +43,7 @@ class LakeSink final : public Sink {
  public:
   LakeSink(lake::Destination& destination, lake::LakeWriterOptions options)
       : writer_(destination, std::move(options)) {}
-  Result<lake::FlushReport> Flush(const row::RowBatch& rows,
+  Result<lake::FlushReport> Flush(row::RowBatch& rows,
                                   const lake::Provenance& provenance) override {
     return writer_.Flush(rows, provenance);
   }

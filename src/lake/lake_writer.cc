@@ -92,13 +92,12 @@ LakeWriter::LakeWriter(Destination& destination, LakeWriterOptions options)
       pool_(std::make_unique<WorkPool>(
           std::clamp<size_t>(options_.encode_threads, 1, kMaxEncodeThreads))) {}
 
-Result<FlushReport> LakeWriter::Flush(const row::RowBatch& batch, const Provenance& provenance) {
+Result<FlushReport> LakeWriter::Flush(row::RowBatch& batch, const Provenance& provenance) {
   FlushReport report;
   if (batch.empty()) return report;
 
   const row::ColumnTable& table = batch.table();
   const parquet::Schema schema = batch::FileSchema(table);
-  const parquet::TableView view = batch::FileView(batch);
   std::vector<parquet::KeyValue> metadata = {
       {"sinkd.table", std::string(table.name)},
       {"sinkd.schema_version", std::to_string(table.schema_version)},
@@ -125,7 +124,9 @@ Result<FlushReport> LakeWriter::Flush(const row::RowBatch& batch, const Provenan
     return removed.empty() ? s : s.WithContext(removed);
   };
 
-  const std::vector<batch::Partition> partitions = batch::PartitionRows(batch);
+  std::vector<batch::Partition> partitions = batch::PartitionRows(batch);
+  batch::OrderByPartition(batch, partitions, order_scratch_, *pool_);
+  const parquet::TableView view = batch::FileView(batch);
   FlushStamp flush_stamp;
   flush_stamp.instance = options_.instance;
   flush_stamp.source = provenance.source;

@@ -17,9 +17,13 @@
 // each key's alternative, the cleanup (only the Parts this flush placed, kNew) and the report
 // exactly what one thread gives; and the encode is where the flush's CPU goes (94% of a 50-Part
 // flush into a directory, BENCHMARKS.md), the placement mostly waits on the disk or the network. The bytes of every Part are the same at any thread
-// count. Memory: the flush holds its small Parts' encoded bytes until they are placed (at most
-// the batch compressed, a fraction of its decoded columns), and each encode thread one row
-// group's scratch (dictionary, indices, page buffer, ZSTD context) per column writer it runs.
+// count. Before encoding, the flush reorders the batch so that each Part's rows are together
+// (batch::OrderByPartition, column by column on the pool): a Part then reads its values in order
+// instead of every ~50th row of the batch. Memory: the flush holds its small Parts' encoded bytes
+// until they are placed (at most the batch compressed, a fraction of its decoded columns), each
+// encode thread one row group's scratch (dictionary, indices, page buffer, ZSTD context) per
+// column writer it runs, and, kept from flush to flush, one column's worth per thread for the
+// reorder.
 // Ownership: borrows the Destination (must outlive the writer). Threads: one thread at a time.
 // Errors: a failure aborts the Part in progress, deletes (best effort, before returning) the
 // Parts this flush placed itself (kNew; never one found in place, which may hold acked rows),
@@ -38,6 +42,7 @@
 
 #include "base/result.h"
 #include "base/work_pool.h"
+#include "batch/partitioner.h"
 #include "lake/destination.h"
 #include "lake/stamp.h"
 #include "parquet/part_writer.h"
@@ -117,8 +122,11 @@ class LakeWriter {
  public:
   LakeWriter(Destination& destination, LakeWriterOptions options);
 
-  // Writes every row of `batch`. No rows: no Part, no I/O, an empty report.
-  Result<FlushReport> Flush(const row::RowBatch& batch, const Provenance& provenance);
+  // Writes every row of `batch`. No rows: no Part, no I/O, an empty report. Reorders the batch's
+  // rows into Part order first (batch::OrderByPartition): the same rows, each Part's together,
+  // so that encoding reads every Part's values in order. A batch flushed again (a retry) gives
+  // the same Parts.
+  Result<FlushReport> Flush(row::RowBatch& batch, const Provenance& provenance);
 
   const LakeWriterOptions& options() const { return options_; }
 
@@ -128,6 +136,7 @@ class LakeWriter {
   Destination& destination_;
   LakeWriterOptions options_;
   std::unique_ptr<WorkPool> pool_;
+  batch::OrderScratch order_scratch_;  // kept between flushes: a column's worth per thread
 };
 
 }  // namespace sinkd::lake

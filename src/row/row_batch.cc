@@ -1,6 +1,8 @@
 #include "row/row_batch.h"
 
+#include <algorithm>
 #include <cassert>
+#include <cstring>
 #include <string>
 
 namespace sinkd::row {
@@ -81,6 +83,57 @@ void RowBatch::AppendRows(const RowBatch& from, size_t first, size_t count) {
     }
   }
   rows_ += count;
+}
+
+namespace {
+
+template <typename T>
+void ScatterValues(std::vector<T>& values, std::span<const uint32_t> position,
+                   std::vector<T>& scratch) {
+  scratch.resize(values.size());
+  for (size_t r = 0; r < values.size(); ++r) scratch[position[r]] = values[r];
+  std::copy(scratch.begin(), scratch.end(), values.begin());
+}
+
+void ScatterStrings(StringBuffer& strings, std::span<const uint32_t> position,
+                    ReorderScratch& scratch) {
+  const size_t n = strings.size();
+  const uint32_t* offsets = strings.offsets.data();
+  // Where each row's bytes start once reordered: the lengths in their new order, summed.
+  std::vector<uint32_t>& starts = scratch.offsets;
+  starts.resize(n + 1);
+  for (size_t r = 0; r < n; ++r) starts[position[r] + 1] = offsets[r + 1] - offsets[r];
+  starts[0] = 0;
+  for (size_t i = 0; i < n; ++i) starts[i + 1] += starts[i];
+  const size_t total = starts[n];
+  if (scratch.bytes_capacity < total) {
+    scratch.bytes.reset();  // before the new one: never both at once
+    scratch.bytes_capacity = total + total / 4;
+    scratch.bytes.reset(new char[scratch.bytes_capacity]);
+  }
+  char* to = scratch.bytes.get();
+  const char* from = strings.bytes.data();
+  for (size_t r = 0; r < n; ++r) {
+    std::memcpy(to + starts[position[r]], from + offsets[r], offsets[r + 1] - offsets[r]);
+  }
+  std::memcpy(strings.bytes.data(), to, total);
+  std::copy(starts.begin(), starts.end(), strings.offsets.begin());
+}
+
+}  // namespace
+
+void RowBatch::ReorderColumn(size_t c, std::span<const uint32_t> position, ReorderScratch& scratch) {
+  assert(position.size() == rows_ && "a position for every row");
+  ColumnBuffer& column = columns_[c];
+  assert(!column.strings.overflowed() && "an overflowed column's offsets no longer add up");
+  switch (column.type) {
+    case ColumnType::kString: ScatterStrings(column.strings, position, scratch); break;
+    case ColumnType::kInt32: ScatterValues(column.int32s, position, scratch.int32s); break;
+    case ColumnType::kInt64:
+    case ColumnType::kTimestamp: ScatterValues(column.int64s, position, scratch.int64s); break;
+    case ColumnType::kDouble: ScatterValues(column.doubles, position, scratch.doubles); break;
+    case ColumnType::kBool: ScatterValues(column.bools, position, scratch.bools); break;
+  }
 }
 
 void RowBatch::Clear() {

@@ -12,6 +12,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,6 +69,19 @@ struct ColumnBuffer {
   std::vector<uint8_t> bools;   // kBool, 0 or 1
 };
 
+// Where ReorderColumn rebuilds a column: one column's worth, kept by the caller so that its memory
+// is reused column after column and batch after batch. The string bytes are grown without being
+// zero-filled, since every byte is written before it is read.
+struct ReorderScratch {
+  std::unique_ptr<char[]> bytes;
+  size_t bytes_capacity = 0;
+  std::vector<uint32_t> offsets;
+  std::vector<int64_t> int64s;
+  std::vector<int32_t> int32s;
+  std::vector<double> doubles;
+  std::vector<uint8_t> bools;
+};
+
 class RowBatch {
  public:
   explicit RowBatch(const ColumnTable& table);
@@ -87,6 +102,17 @@ class RowBatch {
   // Appends rows [first, first + count) of `from`, as if each had been decoded into this batch.
   // REQUIRES: from.table() is this batch's table and first + count <= from.rows().
   void AppendRows(const RowBatch& from, size_t first, size_t count);
+
+  // Moves column c's row r to position[r], every row at once. `scratch` holds the column while it
+  // is rebuilt and is left with its buffers for the next call (reuse it: a column's worth of
+  // memory). The batch is consistent again once every column has been reordered with the same
+  // `position`; columns are independent, so different columns may be reordered at once (each with
+  // its own scratch). Why a scatter: it reads the column once in order and writes it in as many
+  // ascending runs as there are destinations, where gathering reads it in the new order, a cache
+  // miss a value once the rows of one destination lie far apart. Capacities stay with their
+  // columns, so a batch reused after Clear() does not grow its buffers again.
+  // REQUIRES: position is a permutation of [0, rows()); column c has not overflowed().
+  void ReorderColumn(size_t c, std::span<const uint32_t> position, ReorderScratch& scratch);
 
   // Drops every row; keeps the allocations for the next batch.
   void Clear();

@@ -13,7 +13,7 @@ constexpr int64_t kDay = kMicrosPerDay;
 constexpr int64_t k2026_09_29 = 20725 * kDay;  // 2026-09-29T00:00:00Z
 
 // Appends a ledger row with the given id, time and app; every other column gets its zero value.
-void AddRow(row::RowBatch& batch, std::string_view id, int64_t micros, std::string_view app) {
+void AddRow(row::RowBatch& batch, const std::string& id, int64_t micros, std::string_view app) {
   const auto& columns = batch.table().columns;
   for (size_t i = 0; i < columns.size(); ++i) {
     row::ColumnBuffer& c = batch.column(static_cast<int>(i));
@@ -67,6 +67,45 @@ TEST(Partitioner, RowsAreSplitByUtcDateAndAppAndSortedByTimeThenId) {
   size_t total = 0;
   for (const auto& p : parts) total += p.rows.size();
   EXPECT_EQ(total, batch.rows()) << "every row must land in exactly one partition";
+}
+
+// A flush reorders its batch so that each Part reads its rows in order; the Parts must not notice:
+// the same rows, in the same partitions, in the same (time, id) order, and partitioning the
+// reordered batch again (a retried flush) must give the same partitions.
+TEST(Partitioner, OrderingByPartitionPutsEachPartitionsRowsTogetherAndChangesNoPartition) {
+  row::RowBatch batch(row::kLedgerColumns);
+  const char* apps[] = {"svc-c", "svc-a", "svc-b"};
+  for (int i = 0; i < 300; ++i) {
+    // Arrival order interleaves the apps and runs time backwards within each.
+    AddRow(batch, "e" + std::to_string(i), k2026_09_29 + (300 - i) * 1000 + (i % 5) * kDay,
+           apps[i % 3]);
+  }
+  std::vector<Partition> parts = PartitionRows(batch);
+  // The ids each partition lists, in its order, before the batch moves.
+  std::vector<std::vector<std::string>> ids_before;
+  for (const Partition& p : parts) {
+    ids_before.emplace_back();
+    for (uint32_t r : p.rows) ids_before.back().emplace_back(batch.Id(r));
+  }
+  WorkPool pool(2);
+  OrderScratch scratch;
+  ASSERT_TRUE(OrderByPartition(batch, parts, scratch, pool));
+  uint32_t next = 0;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    ASSERT_EQ(parts[i].rows.size(), ids_before[i].size());
+    for (size_t k = 0; k < parts[i].rows.size(); ++k) {
+      EXPECT_EQ(parts[i].rows[k], next++) << "partition " << i << " is one run, in order";
+      EXPECT_EQ(batch.Id(parts[i].rows[k]), ids_before[i][k]) << "partition " << i << " row " << k;
+    }
+  }
+  EXPECT_EQ(next, batch.rows());
+  const std::vector<Partition> again = PartitionRows(batch);
+  ASSERT_EQ(again.size(), parts.size());
+  for (size_t i = 0; i < parts.size(); ++i) {
+    EXPECT_EQ(again[i].date, parts[i].date);
+    EXPECT_EQ(again[i].values, parts[i].values);
+    EXPECT_EQ(again[i].rows, parts[i].rows);
+  }
 }
 
 // The file carries every column, the partition one included (its key segment may be shortened;

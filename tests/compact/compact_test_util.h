@@ -90,7 +90,8 @@ inline uint64_t Flush(lake::Destination& destination, const std::vector<TestRow>
   options.instance = instance;
   options.parquet.created_by = "sinkd version 0.0.0 (build test)";
   lake::LakeWriter writer(destination, options);
-  auto report = writer.Flush(LedgerRows(rows), {"GARM_LEDGER", first_sequence,
+  row::RowBatch batch = LedgerRows(rows);
+  auto report = writer.Flush(batch, {"GARM_LEDGER", first_sequence,
                                                 first_sequence + rows.size() - 1});
   EXPECT_TRUE(report.ok()) << report.status().ToString();
   return report.ok() ? report->bytes : 0;

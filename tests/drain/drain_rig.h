@@ -26,7 +26,7 @@ namespace sinkd::testing {
 class ScriptedSink : public drain::Sink {
  public:
   explicit ScriptedSink(drain::Sink& real) : real_(real) {}
-  Result<lake::FlushReport> Flush(const row::RowBatch& rows,
+  Result<lake::FlushReport> Flush(row::RowBatch& rows,
                                   const lake::Provenance& provenance) override {
     ++attempts;
     InFlight flying(in_flight);

@@ -48,7 +48,7 @@ TEST(LakeSink, ARedeliveredRangeFindsItsPartsInPlaceAndWritesNoSecondCopy) {
   options.key_prefix = "ledger";
   options.instance = "box-1";
   LakeSink sink(**dest, options);
-  const row::RowBatch rows = Rows();
+  row::RowBatch rows = Rows();
   auto first = sink.Flush(rows, {"GARM_LEDGER", 11, 15});
   ASSERT_TRUE(first.ok()) << first.status().ToString();
   const size_t parts = PartFiles(tmp.path());

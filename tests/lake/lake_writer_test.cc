@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include "batch/partitioner.h"
 #include "contract/wire_decoder.h"
 #include "lake/dir_destination.h"
 #include "support/support.h"
@@ -87,7 +88,7 @@ std::unique_ptr<DirDestination> Dir(const fs::path& root) {
 // The premise of every redelivery: it must never put a second copy of a Part's rows in the lake.
 // A flush that fails at its last Part has placed the others; they are deleted before it returns.
 TEST(LakeWriter, AFailedFlushRemovesThePartsItHadPlacedBeforeItReturns) {
-  const row::RowBatch rows = Rows(3, 10);
+  row::RowBatch rows = Rows(3, 10);
   TempDir scratch;
   auto probe_dest = Dir(scratch.path());
   auto probe = LakeWriter(*probe_dest, Options()).Flush(rows, {"GARM_LEDGER", 1, 10});
@@ -114,7 +115,7 @@ TEST(LakeWriter, AFailedFlushRemovesThePartsItHadPlacedBeforeItReturns) {
 TEST(LakeWriter, ABatchFlushedAgainFindsItsPartsInPlaceAndWritesNothing) {
   TempDir tmp;
   auto dest = Dir(tmp.path());
-  const row::RowBatch rows = Rows(4, 6);
+  row::RowBatch rows = Rows(4, 6);
   LakeWriter writer(*dest, Options());
   auto first = writer.Flush(rows, {"GARM_LEDGER", 1, 6});
   ASSERT_TRUE(first.ok());
@@ -132,8 +133,8 @@ TEST(LakeWriter, ABatchFlushedAgainFindsItsPartsInPlaceAndWritesNothing) {
 TEST(LakeWriter, AKeyHoldingOtherBytesIsKeptAndTheNewPartGoesUnderTheNextAlternative) {
   TempDir tmp;
   auto dest = Dir(tmp.path());
-  const row::RowBatch a = Rows(5, 4);
-  const row::RowBatch b = Rows(6, 4);
+  row::RowBatch a = Rows(5, 4);
+  row::RowBatch b = Rows(6, 4);
   LakeWriter writer(*dest, Options());
   auto first = writer.Flush(a, {"GARM_LEDGER", 1, 4});
   ASSERT_TRUE(first.ok());
@@ -181,7 +182,7 @@ TEST(LakeWriter, RetriesThroughAFullDiskLeaveAtMostFivePercentExtraRows) {
   while (after < 5) {
     ASSERT_LT(batch, 2'000) << "the premise: flushes fail on the full disk (the ballast leaves "
                                "only after five failures)";
-    const row::RowBatch rows = Rows(100 + batch, 8);
+    row::RowBatch rows = Rows(100 + batch, 8);
     if (batch == 3 && !filled) {
       // Leave ~150 KiB: a flush's first Parts fit, its later ones do not.
       const auto space = fs::space(mount);
@@ -238,15 +239,47 @@ std::map<std::string, std::string> Contents(const fs::path& root) {
   return out;
 }
 
+// A flush puts each Part's rows together in the batch before encoding (lake_writer.h), so that
+// every Part reads its values in order. The batch it leaves holds the same rows in Part order,
+// and the Parts are those of the same rows given in that order: arrival order never shows.
+TEST(LakeWriter, AFlushLeavesItsBatchInPartOrderAndItsPartsAreThoseOfThatOrder) {
+  row::RowBatch rows = Rows(9, 6);
+  const std::vector<batch::Partition> before = batch::PartitionRows(rows);
+  ASSERT_GE(before.size(), 3u) << "the premise: several Parts";
+  bool interleaved = false;
+  for (const batch::Partition& p : before) {
+    for (size_t k = 1; k < p.rows.size(); ++k) interleaved |= p.rows[k] != p.rows[k - 1] + 1;
+  }
+  ASSERT_TRUE(interleaved) << "the premise: the Parts' rows arrive interleaved";
+  TempDir arrival;
+  auto dest = Dir(arrival.path());
+  auto flushed = LakeWriter(*dest, Options()).Flush(rows, {"GARM_LEDGER", 1, 6});
+  ASSERT_TRUE(flushed.ok()) << flushed.status().ToString();
+
+  uint32_t next = 0;
+  const std::vector<batch::Partition> after = batch::PartitionRows(rows);
+  ASSERT_EQ(after.size(), before.size());
+  for (const batch::Partition& p : after) {
+    for (uint32_t r : p.rows) EXPECT_EQ(r, next++) << "each Part's rows are one run, in order";
+  }
+  EXPECT_EQ(next, rows.rows());
+
+  row::RowBatch ordered = rows;  // already in Part order: the flush's reorder changes nothing
+  TempDir part_order;
+  auto dest2 = Dir(part_order.path());
+  ASSERT_TRUE(LakeWriter(*dest2, Options()).Flush(ordered, {"GARM_LEDGER", 1, 6}).ok());
+  EXPECT_EQ(Contents(part_order.path()), Contents(arrival.path()));
+}
+
 // --encode-threads must never show in the lake: the same batch flushed at 1, 2 and 4 encode
 // threads gives the same keys holding the same bytes, both when every Part is encoded ahead on
 // the pool (one row group each) and when each Part is several row groups streamed into its
 // upload with its column chunks encoded on the pool.
 TEST(LakeWriter, APartsBytesAreTheSameAtOneTwoAndFourEncodeThreads) {
-  const row::RowBatch rows = Rows(8, 12);
   for (size_t row_group_rows : {size_t{122'880}, size_t{64}}) {
     std::map<std::string, std::string> one_thread;
     for (size_t threads : {1, 2, 4}) {
+      row::RowBatch rows = Rows(8, 12);  // in arrival order each time: a flush reorders it
       TempDir tmp;
       auto dest = Dir(tmp.path());
       LakeWriterOptions options = Options();
@@ -293,7 +326,7 @@ TEST(LakeWriter, APlacedPartsBytesAreFreedBeforeTheNextPartIsPlaced) {
   // The sanitizers bring their own allocator, which glibc's mallinfo2 does not see (it reads 0).
   GTEST_SKIP() << "heap in use is glibc's mallinfo2, which a sanitizer's allocator bypasses";
 #endif
-  const row::RowBatch rows = Rows(21, 300);
+  row::RowBatch rows = Rows(21, 300);
   TempDir tmp;
   auto dir = Dir(tmp.path());
   HeapAtBegin dest(*dir);
@@ -318,7 +351,7 @@ TEST(LakeWriter, APlacedPartsBytesAreFreedBeforeTheNextPartIsPlaced) {
 TEST(LakeWriter, AFailedFlushUnderParallelEncodeRemovesOnlyItsOwnPartsAndKeepsTheFailuresKind) {
   LakeWriterOptions options = Options();
   options.encode_threads = 4;
-  const row::RowBatch rows = Rows(3, 10);
+  row::RowBatch rows = Rows(3, 10);
   TempDir scratch;
   auto probe_dest = Dir(scratch.path());
   auto probe = LakeWriter(*probe_dest, options).Flush(rows, {"GARM_LEDGER", 1, 10});

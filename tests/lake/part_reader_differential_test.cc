@@ -266,7 +266,7 @@ TEST(PartReaderDifferential, TheDrainsPartsAndOlderSubsetPartsReadEqualToDuckDb)
   LakeWriterOptions options;
   options.key_prefix = "ledger";
   options.instance = "diff-1";
-  const row::RowBatch rows = DifferentialRows(42, 1000);  // 100,000 rows over a few apps
+  row::RowBatch rows = DifferentialRows(42, 1000);  // 100,000 rows over a few apps
   auto flushed = LakeWriter(**made, options).Flush(rows, {"GARM_LEDGER", 1, 1000});
   ASSERT_TRUE(flushed.ok()) << flushed.status().ToString();
   auto parts = (*made)->List("ledger/");

@@ -34,5 +34,83 @@ TEST(RowBatch, AStringColumnFillsToItsOffsetLimitAndAValuePastItNeverWraps) {
   EXPECT_EQ(column.size(), last + 3);
 }
 
+// A table of every column type, so one reorder test covers each buffer kind.
+constexpr ColumnSpec kMixedSpecs[] = {
+    {.name = "id", .type = ColumnType::kString},
+    {.name = "time", .type = ColumnType::kTimestamp},
+    {.name = "count", .type = ColumnType::kInt32},
+    {.name = "total", .type = ColumnType::kInt64},
+    {.name = "cost", .type = ColumnType::kDouble},
+    {.name = "flag", .type = ColumnType::kBool},
+    {.name = "note", .type = ColumnType::kString},
+};
+constexpr ColumnTable kMixed{.name = "mixed", .columns = kMixedSpecs, .time_column = 1,
+                             .id_column = 0, .schema_version = 1};
+
+void AddMixedRow(RowBatch& batch, int i) {
+  batch.column(0).strings.push_back("id-" + std::string(static_cast<size_t>(i % 7), 'x') +
+                                    std::to_string(i));
+  batch.column(1).int64s.push_back(1'000'000 + i);
+  batch.column(2).int32s.push_back(-i);
+  batch.column(3).int64s.push_back(int64_t{i} << 33);
+  batch.column(4).doubles.push_back(i + 0.25);
+  batch.column(5).bools.push_back(i % 3 == 0);
+  batch.column(6).strings.push_back(i % 4 == 0 ? std::string() : std::string(40 + i, 'n'));
+  batch.CommitRow();
+}
+
+// Reordering is how a flush puts each Part's rows together; a value left behind or moved with
+// another row's neighbours would put it in another row, or another Part.
+TEST(RowBatch, ReorderingEveryColumnMovesEachRowWholeToItsPosition) {
+  constexpr int kRows = 1000;
+  RowBatch batch(kMixed);
+  RowBatch expected(kMixed);
+  for (int i = 0; i < kRows; ++i) AddMixedRow(batch, i);
+  // Row r goes to (r * 337) % 1000, a permutation since 337 and 1000 are coprime.
+  std::vector<uint32_t> position(kRows);
+  std::vector<int> at(kRows);
+  for (int r = 0; r < kRows; ++r) {
+    position[r] = static_cast<uint32_t>((r * 337) % kRows);
+    at[position[r]] = r;
+  }
+  for (int p = 0; p < kRows; ++p) AddMixedRow(expected, at[p]);
+  ReorderScratch scratch;
+  for (size_t c = 0; c < kMixed.columns.size(); ++c) batch.ReorderColumn(c, position, scratch);
+  ASSERT_EQ(batch.rows(), expected.rows());
+  for (int c : {0, 6}) {
+    EXPECT_EQ(batch.column(c).strings.bytes, expected.column(c).strings.bytes) << "column " << c;
+    EXPECT_EQ(batch.column(c).strings.offsets, expected.column(c).strings.offsets) << "column " << c;
+  }
+  EXPECT_EQ(batch.column(1).int64s, expected.column(1).int64s);
+  EXPECT_EQ(batch.column(2).int32s, expected.column(2).int32s);
+  EXPECT_EQ(batch.column(3).int64s, expected.column(3).int64s);
+  EXPECT_EQ(batch.column(4).doubles, expected.column(4).doubles);
+  EXPECT_EQ(batch.column(5).bools, expected.column(5).bools);
+  EXPECT_EQ(batch.bytes(), expected.bytes());
+  // The scratch keeps its memory for the next batch, and reordering back restores the original.
+  std::vector<uint32_t> back(kRows);
+  for (int r = 0; r < kRows; ++r) back[position[r]] = static_cast<uint32_t>(r);
+  for (size_t c = 0; c < kMixed.columns.size(); ++c) batch.ReorderColumn(c, back, scratch);
+  EXPECT_EQ(batch.Id(0), "id-0");
+  EXPECT_EQ(batch.Id(999), "id-xxxxx999");
+  EXPECT_EQ(batch.column(6).strings.at(1), std::string(41, 'n'));
+}
+
+// The batch's buffers are reused after Clear(); a reorder that handed a column a smaller buffer
+// would make the next batch grow it again (a copy and fresh pages for every column).
+TEST(RowBatch, ReorderingKeepsEveryColumnsBuffer) {
+  RowBatch batch(kMixed);
+  for (int i = 0; i < 100; ++i) AddMixedRow(batch, i);
+  const char* note = batch.column(6).strings.bytes.data();
+  const double* cost = batch.column(4).doubles.data();
+  std::vector<uint32_t> reversed(100);
+  for (uint32_t r = 0; r < 100; ++r) reversed[r] = 99 - r;
+  ReorderScratch scratch;
+  for (size_t c = 0; c < kMixed.columns.size(); ++c) batch.ReorderColumn(c, reversed, scratch);
+  EXPECT_EQ(batch.column(6).strings.bytes.data(), note);
+  EXPECT_EQ(batch.column(4).doubles.data(), cost);
+  EXPECT_EQ(batch.Id(0), "id-x99");
+}
+
 }  // namespace
 }  // namespace sinkd::row

@@ -161,7 +161,7 @@ TEST(S3Faults, FlushesRetriedThroughThirtyPercentFaultsLeaveAtMostFivePercentExt
   int failures = 0;
   uint64_t next_sequence = 1;
   for (int batch = 0; batch < 12; ++batch) {
-    const row::RowBatch rows = LedgerRows(200 + batch, 4);
+    row::RowBatch rows = LedgerRows(200 + batch, 4);
     for (int attempt = 0;; ++attempt) {
       ASSERT_LT(attempt, 200);
       const uint64_t first = next_sequence;
