@@ -90,17 +90,6 @@ Status Backfill::DecodeRun() {
       log_.Error("unreadable record; dead-lettering",
                  {{"subject", subject}, {"seq", sequence}, {"reject", reject.reject.ToString()}});
     }
-    // Decoded, the payload is needed no more: nothing here is acked, and a reject keeps its own
-    // copy of the bytes. Only the subject stays, for the dead letters. The batch still counts
-    // the payload in bytes(), so batches close where a drain's would; the memory held does not
-    // grow with the input (250,000 ledger rows: 137 MiB of payloads, more than the encode's own
-    // peak).
-    auto emptied = Held("", subject, sequence);
-    if (!emptied.ok()) {
-      status = emptied.status();
-      break;
-    }
-    batch.held.back().message = std::move(*emptied);
     if (batch.rows.rows() >= options_.batch_max_rows ||
         batch.bytes() >= options_.batch_max_bytes) {
       status = StartFlush();

@@ -36,6 +36,12 @@ std::span<const HeldReject> Batch::Hold(jetstream::Message message, uint64_t seq
     sequences_.push_back(seq);
   }
   message_bytes_ += message.data().size();
+  // Decoded, the payload is needed no more: a reject carries its own copy of its bytes, and
+  // settling needs only the ack address. Freed now rather than at the ack, a batch holds its
+  // rows, not its rows and their wire bytes too (250,000 ledger rows: ~140 MiB of payloads, held
+  // by the batch that fills and the one that settles). bytes() still counts the payload, so
+  // batches close where they always did.
+  message.ReleasePayload();
   const size_t first_reject = rejects.size();
   const uint32_t index = static_cast<uint32_t>(held.size());
   for (contract::Reject& r : scratch_) rejects.push_back({index, std::move(r)});

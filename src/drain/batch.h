@@ -1,5 +1,5 @@
 // Batch is one flush unit being built: the delivered messages (held unacked until they are
-// settled), the rows decoded from them, the rejects with the message each came from, the stream
+// settled; each gives up its payload once decoded, jetstream/message.h), the rows decoded from them, the rejects with the message each came from, the stream
 // sequence range, and when its first message was buffered. It closes on rows (not messages: one
 // ledger message holds hundreds of events), on bytes held, or on the age of its first message.
 // Ownership: owns the messages and rows. Threads: one thread at a time.
@@ -61,7 +61,9 @@ class Batch {
 
   bool empty() const { return held.empty(); }
   size_t messages() const { return held.size(); }
-  // Bytes held: message payloads plus decoded row buffers (what the byte limit bounds).
+  // Message payloads plus decoded row buffers: what the byte limit bounds. The payloads are
+  // counted as received although they are freed once decoded, so a batch closes after the same
+  // message as when they were held to the end, and the limit stays an upper bound.
   size_t bytes() const { return message_bytes_ + rows.bytes(); }
   std::chrono::steady_clock::time_point first_buffered() const { return first_buffered_; }
   int64_t first_buffered_unix_ns() const { return first_buffered_unix_ns_; }

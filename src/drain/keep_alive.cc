@@ -34,11 +34,11 @@ void KeepAlive::Track(std::span<const jetstream::Message> messages,
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (const jetstream::Message& m : messages) {
-      natsMsg* raw = m.raw();
-      if (raw == nullptr || live_.contains(raw)) continue;
+      const jetstream::AckAddress* address = m.ack_address();
+      if (address == nullptr || live_.contains(address)) continue;
       const uint64_t generation = ++next_generation_;
-      live_.emplace(raw, generation);
-      Push({delivered_at + every_, raw, generation});
+      live_.emplace(address, generation);
+      Push({delivered_at + every_, address, generation});
     }
   }
   cv_.notify_all();
@@ -51,7 +51,7 @@ void KeepAlive::Release(const jetstream::Message& message) {
 void KeepAlive::Release(std::span<const jetstream::Message> messages) {
   std::lock_guard<std::mutex> lock(mu_);
   for (const jetstream::Message& m : messages) {
-    if (m.raw() != nullptr) released_in_schedule_ += live_.erase(m.raw());
+    if (m.ack_address() != nullptr) released_in_schedule_ += live_.erase(m.ack_address());
   }
   if (released_in_schedule_ > live_.size() + kReleasedSlack) DropReleased();
 }
@@ -63,7 +63,7 @@ void KeepAlive::Push(Due due) {
 
 void KeepAlive::DropReleased() {
   std::erase_if(schedule_, [&](const Due& d) {
-    auto live = live_.find(d.msg);
+    auto live = live_.find(d.address);
     return live == live_.end() || live->second != d.generation;
   });
   std::make_heap(schedule_.begin(), schedule_.end(), std::greater<Due>());
@@ -109,17 +109,17 @@ void KeepAlive::Loop() {
       std::pop_heap(schedule_.begin(), schedule_.end(), std::greater<Due>());
       const Due due = schedule_.back();
       schedule_.pop_back();
-      auto live = live_.find(due.msg);
+      auto live = live_.find(due.address);
       if (live == live_.end() || live->second != due.generation) {  // released
         --released_in_schedule_;
         continue;
       }
-      if (jetstream::Message::InProgress(due.msg).ok()) {
+      if (jetstream::Message::InProgress(*due.address).ok()) {
         ++sent_;
       } else {
         ++failed_;
       }
-      Push({std::chrono::steady_clock::now() + every_, due.msg, due.generation});
+      Push({std::chrono::steady_clock::now() + every_, due.address, due.generation});
     }
     lock.unlock();
     std::this_thread::yield();

@@ -10,13 +10,14 @@
 //   Until when: Release, called right before the message's Ack, Nak or Term (or before it is
 //     destroyed unsettled). Once Release returns, this thread never touches that message again:
 //     a late InProgress after a nak would postpone its redelivery by a whole ack wait, and one
-//     after its natsMsg is freed would read freed memory.
+//     after its Message is destroyed would read freed memory.
 // A lost InProgress (the connection is down) is not retried early: the next one follows `every`
 // later, and at worst the message is redelivered and written twice (at-least-once, never a gap).
-// Ownership: borrows each tracked message's natsMsg (the Message owning it must stay alive until
-//   Release returns) and, through it, the subscription (must outlive the KeepAlive). Owns one thread.
-// Threads: Track, Release and the counters from any thread; the natsMsg is only read here
-//   (natsMsg_InProgress writes nothing to it), and the owner's settle call follows Release.
+// Ownership: borrows each tracked message's AckAddress (the Message owning it must stay alive
+//   until Release returns; its payload may be released before, jetstream/message.h) and, through
+//   it, the connection (must outlive the KeepAlive). Owns one thread.
+// Threads: Track, Release and the counters from any thread; the AckAddress is only read here,
+//   and the owner's settle call follows Release.
 #pragma once
 
 #include <chrono>
@@ -55,8 +56,8 @@ class KeepAlive {
  private:
   struct Due {
     std::chrono::steady_clock::time_point at;
-    natsMsg* msg;
-    uint64_t generation;  // a natsMsg address may be reused: only the live generation is sent
+    const jetstream::AckAddress* address;
+    uint64_t generation;  // a freed address may be reused: only the live generation is sent
     bool operator>(const Due& o) const { return at > o.at; }
   };
   void Loop();
@@ -69,7 +70,7 @@ class KeepAlive {
   std::condition_variable cv_;
   bool stopping_ = false;
   uint64_t next_generation_ = 0;
-  std::unordered_map<natsMsg*, uint64_t> live_;  // tracked message → its generation
+  std::unordered_map<const jetstream::AckAddress*, uint64_t> live_;  // tracked → its generation
   // A min-heap on `at` (std::push_heap with std::greater): one entry per live message, plus
   // entries of released ones, dropped when they come up or by DropReleased.
   std::vector<Due> schedule_;

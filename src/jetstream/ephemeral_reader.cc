@@ -94,7 +94,8 @@ EphemeralReader::~EphemeralReader() {
 
 Status EphemeralReader::Fetch(int max, std::chrono::milliseconds timeout,
                               std::vector<Message>& out) {
-  return FetchBounded(sub_.get(), max, timeout, out, name_);
+  // No connection for the messages: an AckNone consumer has nothing to settle.
+  return FetchBounded(nullptr, sub_.get(), max, timeout, out, name_);
 }
 
 }  // namespace sinkd::jetstream

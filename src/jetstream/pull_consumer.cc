@@ -93,10 +93,10 @@ Result<std::unique_ptr<PullConsumer>> PullConsumer::Bind(Connection& connection,
 
 namespace {
 
-size_t Take(natsMsgList& list, std::vector<Message>& out) {
+size_t Take(natsConnection* connection, natsMsgList& list, std::vector<Message>& out) {
   const size_t n = static_cast<size_t>(list.Count);
   for (int i = 0; i < list.Count; ++i) {
-    out.emplace_back(list.Msgs[i]);
+    out.emplace_back(list.Msgs[i], connection);
     list.Msgs[i] = nullptr;  // now owned by the Message
   }
   natsMsgList_Destroy(&list);
@@ -111,8 +111,9 @@ bool Nothing(natsStatus s) { return s == NATS_OK || s == NATS_TIMEOUT || s == NA
 // as soon as something arrives: a byte-bounded request that does not wait (ledger Batches are
 // ~300 KB; 512 of them would overrun the server's 64 MB per-client buffer and it would close the
 // connection as a slow consumer), and, only when nothing was there, a wait for one message.
-Status FetchBounded(natsSubscription* sub, int max, std::chrono::milliseconds timeout,
-                    std::vector<Message>& out, const std::string& what) {
+Status FetchBounded(natsConnection* connection, natsSubscription* sub, int max,
+                    std::chrono::milliseconds timeout, std::vector<Message>& out,
+                    const std::string& what) {
   const int64_t wait_ms = std::max<int64_t>(timeout.count(), 1);
   jsFetchRequest req;
   jsFetchRequest_Init(&req);
@@ -122,17 +123,18 @@ Status FetchBounded(natsSubscription* sub, int max, std::chrono::milliseconds ti
   req.Expires = std::chrono::nanoseconds(std::chrono::milliseconds(wait_ms)).count();
   natsMsgList list{nullptr, 0};
   natsStatus s = natsSubscription_FetchRequest(&list, sub, &req);
-  if (Take(list, out) > 0) return Status::OK();
+  if (Take(connection, list, out) > 0) return Status::OK();
   if (!Nothing(s)) return FromNats(s, "fetch from " + what);
   jsErrCode jerr = static_cast<jsErrCode>(0);
   s = natsSubscription_Fetch(&list, sub, 1, wait_ms, &jerr);
-  Take(list, out);
+  Take(connection, list, out);
   if (Nothing(s)) return Status::OK();
   return FromNats(s, "fetch from " + what, jerr);
 }
 
 Status PullConsumer::Fetch(int max, std::chrono::milliseconds timeout, std::vector<Message>& out) {
-  return FetchBounded(sub_.get(), max, timeout, out, config_.durable + " on " + config_.stream);
+  return FetchBounded(connection_.nc(), sub_.get(), max, timeout, out,
+                      config_.durable + " on " + config_.stream);
 }
 
 Result<ConsumerState> PullConsumer::State() {

@@ -46,9 +46,11 @@ struct ConsumerState {
 inline constexpr int64_t kFetchMaxBytes = int64_t{16} << 20;
 
 // Appends up to `max` messages (at most kFetchMaxBytes of them) to `out`, waiting at most
-// `timeout` when none are there. OK with nothing appended when nothing came.
-Status FetchBounded(natsSubscription* sub, int max, std::chrono::milliseconds timeout,
-                    std::vector<Message>& out, const std::string& what);
+// `timeout` when none are there. OK with nothing appended when nothing came. `connection` is the
+// subscription's: the messages are settled on it.
+Status FetchBounded(natsConnection* connection, natsSubscription* sub, int max,
+                    std::chrono::milliseconds timeout, std::vector<Message>& out,
+                    const std::string& what);
 
 // NotFound when the consumer does not exist.
 Result<ConsumerState> GetConsumerState(Connection& connection, const std::string& stream,

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "jetstream/jetstream_test_support.h"
+#include "support/support.h"
 
 namespace sinkd {
 namespace {
@@ -55,7 +56,9 @@ struct KeepAliveRig {
 };
 
 // Held two and a half ack waits: another fetch gets nothing, because every one of the messages
-// got its InProgress in time; and they were not burst: about one per message per second.
+// got its InProgress in time; and they were not burst: about one per message per second. Half of
+// them gave up their payload as a decoded message does: a message is kept alive, and acked,
+// through its ack address, never through its payload.
 TEST(KeepAlive, HeldMessagesOutliveTheAckWaitWithOneInProgressEachPerThirdOfIt) {
   KeepAliveRig rig;
   ASSERT_TRUE(rig.consumer) << rig.server.error();
@@ -65,6 +68,9 @@ TEST(KeepAlive, HeldMessagesOutliveTheAckWaitWithOneInProgressEachPerThirdOfIt) 
   std::vector<jetstream::Message> held = rig.FetchTracked(keepalive, 20);
   ASSERT_EQ(held.size(), 20u);
   EXPECT_EQ(keepalive.tracked(), 20u);
+  for (size_t i = 0; i < held.size(); i += 2) held[i].ReleasePayload();
+  EXPECT_TRUE(held[0].data().empty());
+  EXPECT_EQ(held[0].subject().substr(0, 15), "garm.v1.ledger.") << "the subject stays";
   std::this_thread::sleep_for(7500ms);
   std::vector<jetstream::Message> other = rig.FetchOther();
   const double seconds = std::chrono::duration<double>(steady_clock::now() - start).count();
@@ -76,6 +82,11 @@ TEST(KeepAlive, HeldMessagesOutliveTheAckWaitWithOneInProgressEachPerThirdOfIt) 
   keepalive.Release(held);
   for (auto& m : held) EXPECT_TRUE(m.Ack().ok());
   for (auto& m : other) EXPECT_TRUE(m.Ack().ok());
+  ASSERT_TRUE(rig.connection->FlushPending(2s).ok());
+  EXPECT_TRUE(testing::WaitUntil([&] {
+    return testing::ConsumerStateOf(*rig.connection, jetstream::kLedgerStream, "sink-keepalive")
+               .ack_floor_stream == 20;
+  }, 5s)) << "every ack, of a released message or not, reached the server";
 }
 
 // Released means released: no more InProgress for it, so the message is redelivered after the ack
@@ -128,13 +139,15 @@ TEST(KeepAlive, TheFirstInProgressIsDueAThirdOfTheAckWaitAfterDelivery) {
 // A drain acks hundreds of thousands of messages per batch while the next interval is minutes
 // away: the schedule entries of released messages must not pile up until they come due.
 TEST(KeepAlive, ReleasedMessagesDoNotPileUpInTheSchedule) {
+  KeepAliveRig rig;  // its connection is never used: nothing is due within the hour
+  ASSERT_TRUE(rig.consumer) << rig.server.error();
   KeepAlive keepalive(std::chrono::hours(1));
   for (int round = 0; round < 5; ++round) {
     std::vector<jetstream::Message> held;
     for (int i = 0; i < 20'000; ++i) {
       natsMsg* raw = nullptr;
-      ASSERT_EQ(natsMsg_Create(&raw, "garm.v1.ledger.acme.svc", nullptr, "x", 1), NATS_OK);
-      held.emplace_back(raw);
+      ASSERT_EQ(natsMsg_Create(&raw, "garm.v1.ledger.acme.svc", "$JS.ACK.reply", "x", 1), NATS_OK);
+      held.emplace_back(raw, rig.connection->nc());
     }
     keepalive.Track(held, steady_clock::now());
     EXPECT_EQ(keepalive.tracked(), 20'000u);

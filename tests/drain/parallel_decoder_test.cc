@@ -123,5 +123,31 @@ TEST(ParallelDecoder, AuditMessagesOfOneEventEachDecodeAsTheyDoAlone) {
   EXPECT_EQ(Describe(together), Describe(alone));
 }
 
+// A batch keeps its rows, not their wire bytes: each message gives up its payload once decoded
+// (a reject keeps its own copy), while bytes() still counts it, so batches close where they did.
+TEST(Batch, AHeldMessageKeepsNoPayloadOnceDecodedButItsBytesStillCount) {
+  traffic::TrafficOptions options;
+  options.seed = 5;
+  options.events_per_batch = 50;
+  options.expected_events = 100;
+  options.bad_share = 0.2;
+  traffic::TrafficGenerator generator(options);
+  drain::Batch batch;
+  size_t payload_bytes = 0;
+  for (uint64_t seq = 1; seq <= 2; ++seq) {
+    const std::string payload = generator.NextLedgerMessage();
+    payload_bytes += payload.size();
+    batch.Add(Hold(payload, seq), seq, contract::Envelope::kBatch, std::chrono::steady_clock::now());
+  }
+  ASSERT_EQ(batch.held.size(), 2u);
+  for (size_t i = 0; i < batch.held.size(); ++i) {
+    EXPECT_TRUE(batch.held[i].message.data().empty()) << "message " << i;
+    EXPECT_EQ(batch.held[i].message.subject(), "garm.v1.ledger.t" + std::to_string(i + 1));
+  }
+  ASSERT_FALSE(batch.rejects.empty()) << "the premise: some events are dead letters";
+  for (const drain::HeldReject& r : batch.rejects) EXPECT_FALSE(r.reject.payload.empty());
+  EXPECT_EQ(batch.bytes(), payload_bytes + batch.rows.bytes());
+}
+
 }  // namespace
 }  // namespace sinkd
