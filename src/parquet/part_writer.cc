@@ -133,13 +133,13 @@ std::span<const T> GatherValues(std::span<const T> values, std::span<const uint3
   return out;
 }
 
-// column[rows] as a contiguous array backed by `out`. Why: a flush's Part takes every 50th row or
-// so of a batch (its partition's), so reading its values in place costs a cache miss per value,
-// inside the dictionary's hash-and-probe loop and again in each later pass over the chunk; one
-// tight copy loop overlaps those misses and every later pass reads memory in order. perf put
-// 19% of the 50-Part encode in XXH3 (the dictionary's hash, the first to touch each value)
-// against 2% for one file of the same rows; with the copy, 50 Parts cost 1.1-1.3x one file's
-// CPU instead of 1.5-1.8x (BENCHMARKS.md, bench/flush_profile). A contiguous run needs no copy.
+// column[rows] as a contiguous array backed by `out`. Why: rows given out of order (a Part of
+// every ~50th row of a batch, a sort by (time, id) over a whole batch) cost a cache miss per value
+// read in place, inside the dictionary's hash-and-probe loop and again in each later pass over the
+// chunk; one tight copy loop overlaps those misses and every later pass reads memory in order.
+// perf put 19% of a 50-Part encode in XXH3 (the dictionary's hash, the first to touch each value)
+// against 2% for one file of the same rows. A contiguous run needs no copy: a lake flush reorders
+// its batch so that every Part is one (batch::OrderByPartition), which costs less than this copy.
 ColumnArray Gather(const ColumnArray& column, std::span<const uint32_t> rows, Gathered& out) {
   if (const auto* strings = std::get_if<StringArray>(&column)) {
     const uint32_t* offsets = strings->offsets.data();
