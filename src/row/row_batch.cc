@@ -106,6 +106,7 @@ void ScatterStrings(StringBuffer& strings, std::span<const uint32_t> position,
   starts[0] = 0;
   for (size_t i = 0; i < n; ++i) starts[i + 1] += starts[i];
   const size_t total = starts[n];
+  if (total == 0) return;  // every value empty: the offsets are all 0 whatever the order
   if (scratch.bytes_capacity < total) {
     scratch.bytes.reset();  // before the new one: never both at once
     scratch.bytes_capacity = total + total / 4;

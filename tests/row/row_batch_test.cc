@@ -112,5 +112,19 @@ TEST(RowBatch, ReorderingKeepsEveryColumnsBuffer) {
   EXPECT_EQ(batch.Id(0), "id-x99");
 }
 
+// A column of empty strings only (a batch where no event set a field) has no bytes at all: its
+// reorder must not touch the (absent) buffers. UBSan caught a memcpy from a null pointer here.
+TEST(RowBatch, ReorderingAColumnOfOnlyEmptyStringsLeavesItEmpty) {
+  RowBatch batch(kMixed);
+  for (int i = 0; i < 3; ++i) AddMixedRow(batch, i * 4);  // every note is empty
+  ASSERT_EQ(batch.column(6).strings.bytes.size(), 0u);
+  const std::vector<uint32_t> position = {2, 0, 1};
+  ReorderScratch scratch;
+  for (size_t c = 0; c < kMixed.columns.size(); ++c) batch.ReorderColumn(c, position, scratch);
+  EXPECT_EQ(batch.column(6).strings.offsets, (std::vector<uint32_t>{0, 0, 0, 0}));
+  EXPECT_EQ(batch.Id(0), "id-xxxx4");
+  EXPECT_EQ(batch.Id(2), "id-0");
+}
+
 }  // namespace
 }  // namespace sinkd::row
