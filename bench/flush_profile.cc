@@ -125,8 +125,7 @@ int main(int argc, char** argv) {
     } else if (mode == "parts") {
       // As a flush does it: partition, put each Part's rows together, encode.
       auto parts = sinkd::batch::PartitionRows(work);
-      sinkd::batch::OrderScratch scratch;
-      sinkd::batch::OrderByPartition(work, parts, scratch, pool);
+      sinkd::batch::OrderByPartition(work, parts, pool);
       const auto work_view = sinkd::batch::FileView(work);
       std::vector<uint64_t> sizes(parts.size());
       pool.ParallelFor(parts.size(), [&](size_t i, size_t) {

@@ -79,14 +79,12 @@ std::vector<Partition> PartitionRows(const row::RowBatch& batch) {
   return partitions;
 }
 
-bool OrderByPartition(row::RowBatch& batch, std::vector<Partition>& partitions,
-                      OrderScratch& scratch, WorkPool& pool) {
+bool OrderByPartition(row::RowBatch& batch, std::vector<Partition>& partitions, WorkPool& pool) {
   const row::ColumnTable& table = batch.table();
   for (size_t c = 0; c < table.columns.size(); ++c) {
     if (batch.column(static_cast<int>(c)).strings.overflowed()) return false;
   }
-  std::vector<uint32_t>& position = scratch.position;
-  position.resize(batch.rows());
+  std::vector<uint32_t> position(batch.rows());
   uint32_t next = 0;
   for (Partition& p : partitions) {
     for (uint32_t& row : p.rows) {
@@ -95,9 +93,9 @@ bool OrderByPartition(row::RowBatch& batch, std::vector<Partition>& partitions,
     }
   }
   assert(next == batch.rows() && "every row is in exactly one partition");
-  scratch.columns.resize(pool.threads());
+  std::vector<row::ReorderScratch> scratch(pool.threads());
   pool.ParallelFor(table.columns.size(), [&](size_t c, size_t slot) {
-    batch.ReorderColumn(c, position, scratch.columns[slot]);
+    batch.ReorderColumn(c, position, scratch[slot]);
   });
   return true;
 }

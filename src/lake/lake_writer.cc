@@ -125,7 +125,7 @@ Result<FlushReport> LakeWriter::Flush(row::RowBatch& batch, const Provenance& pr
   };
 
   std::vector<batch::Partition> partitions = batch::PartitionRows(batch);
-  batch::OrderByPartition(batch, partitions, order_scratch_, *pool_);
+  batch::OrderByPartition(batch, partitions, *pool_);
   const parquet::TableView view = batch::FileView(batch);
   FlushStamp flush_stamp;
   flush_stamp.instance = options_.instance;

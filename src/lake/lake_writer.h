@@ -22,8 +22,8 @@
 // instead of every ~50th row of the batch. Memory: the flush holds its small Parts' encoded bytes
 // until they are placed (at most the batch compressed, a fraction of its decoded columns), each
 // encode thread one row group's scratch (dictionary, indices, page buffer, ZSTD context) per
-// column writer it runs, and, kept from flush to flush, one column's worth per thread for the
-// reorder.
+// column writer it runs, and, before those, one column's worth per thread for the reorder (freed
+// before the encode starts, which reuses it: peak RSS unchanged, BENCHMARKS.md).
 // Ownership: borrows the Destination (must outlive the writer). Threads: one thread at a time.
 // Errors: a failure aborts the Part in progress, deletes (best effort, before returning) the
 // Parts this flush placed itself (kNew; never one found in place, which may hold acked rows),
@@ -136,7 +136,6 @@ class LakeWriter {
   Destination& destination_;
   LakeWriterOptions options_;
   std::unique_ptr<WorkPool> pool_;
-  batch::OrderScratch order_scratch_;  // kept between flushes: a column's worth per thread
 };
 
 }  // namespace sinkd::lake

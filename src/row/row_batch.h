@@ -69,9 +69,8 @@ struct ColumnBuffer {
   std::vector<uint8_t> bools;   // kBool, 0 or 1
 };
 
-// Where ReorderColumn rebuilds a column: one column's worth, kept by the caller so that its memory
-// is reused column after column and batch after batch. The string bytes are grown without being
-// zero-filled, since every byte is written before it is read.
+// Where ReorderColumn rebuilds a column: one column's worth, reused column after column. The
+// string bytes are grown without being zero-filled, since every byte is written before it is read.
 struct ReorderScratch {
   std::unique_ptr<char[]> bytes;
   size_t bytes_capacity = 0;
