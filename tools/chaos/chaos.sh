@@ -262,9 +262,12 @@ campaign_cluster() {
   # Fewer publishes in flight: an R3 stream on a loaded machine stalls 256 of them.
   publish "$D/publish.log" --nats-url "$urls" --max-pending 32 "$D/traffic/chunk-1.bin" || return 1
   local replicas; replicas=$($NREQ "nats://127.0.0.1:${ports[0]}" '$JS.API.STREAM.INFO.GARM_LEDGER' | jq -r '.config.num_replicas')
-  # Small batches (five messages), so the drain is still at work when the leaders change.
+  # Small batches (one message, fetched one at a time: a flush of ~25 fsync'd Parts per 500
+  # events), so the drain is still at work when the leaders change and the leader is killed. With
+  # five-message batches and whole fetches it had drained everything before the kill once it got
+  # faster (2026-12-03: 0 messages in flight at the kill).
   start_drain "$D/drain.log" cluster --nats-url "$urls" --lake-dir "$D/lake" --batch-interval 500ms \
-    --ack-wait 5s --batch-max-rows 2500
+    --ack-wait 5s --batch-max-rows 500 --fetch-max 1
   wait_until 60 grep -q '"flushed batch"' "$D/drain.log" || true
   # A stream leader change, then a consumer leader change, while the drain runs.
   local before after stepdown pending_stepdown pending_kill
