@@ -80,15 +80,18 @@ Status Backfill::DecodeRun() {
   Status status;
   for (size_t i = 0; i < run_.size() && status.ok(); ++i) {
     const uint64_t sequence = run_[i].sequence;
-    const std::string subject(run_[i].message.subject());
     drain::Batch& batch = batches_[filling_];
     const auto now = std::chrono::steady_clock::now();
     const std::span<const drain::HeldReject> rejects =
         share_decode ? batch.AddDecoded(std::move(run_[i].message), sequence, decoder_, i, now)
                      : batch.Add(std::move(run_[i].message), sequence, options_.envelope, now);
+    // The subject is read only for a reject's line, from the held message (as the drain does):
+    // a copy per message would be an allocation per event on the audit stream.
     for (const drain::HeldReject& reject : rejects) {
       log_.Error("unreadable record; dead-lettering",
-                 {{"subject", subject}, {"seq", sequence}, {"reject", reject.reject.ToString()}});
+                 {{"subject", batch.held[reject.message].message.subject()},
+                  {"seq", sequence},
+                  {"reject", reject.reject.ToString()}});
     }
     if (batch.rows.rows() >= options_.batch_max_rows ||
         batch.bytes() >= options_.batch_max_bytes) {

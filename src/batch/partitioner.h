@@ -4,7 +4,7 @@
 // Why sorted: row-group min/max on `time` then prune, and the same rows always give the same file
 // whatever order they arrived in, so a redelivered batch writes byte-identical parts.
 // Threads: PartitionRows is a pure function over a const batch; OrderByPartition changes the
-// batch it is given (one caller at a time per batch and scratch).
+// batch it is given (one caller at a time per batch).
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,8 @@
 // Batch is one flush unit being built: the delivered messages (held unacked until they are
-// settled; each gives up its payload once decoded, jetstream/message.h), the rows decoded from them, the rejects with the message each came from, the stream
-// sequence range, and when its first message was buffered. It closes on rows (not messages: one
-// ledger message holds hundreds of events), on bytes held, or on the age of its first message.
+// settled; each gives up its payload once decoded, jetstream/message.h), the rows decoded from
+// them, the rejects with the message each came from, the stream sequence range, and when its
+// first message was buffered. It closes on rows (not messages: one ledger message holds hundreds
+// of events), on bytes held, or on the age of its first message.
 // Ownership: owns the messages and rows. Threads: one thread at a time.
 #pragma once
 

@@ -10,7 +10,9 @@ namespace {
 // (asynchronously: it goes out with the connection's next flush).
 Status Publish(const AckAddress* address, const char* body, const char* what) {
   if (address == nullptr) {
-    return FromNats(NATS_ILLEGAL_STATE, std::string(what) + ": nothing to settle the message on (not delivered by an acking consumer)");
+    return FromNats(NATS_ILLEGAL_STATE,
+                    std::string(what) +
+                        ": nothing to settle the message on (not delivered by an acking consumer)");
   }
   return FromNats(natsConnection_PublishString(address->connection, address->reply.c_str(), body),
                   what);

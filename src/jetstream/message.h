@@ -7,9 +7,10 @@
 // AckAddress of its own. So a message can give up its natsMsg, payload and all, once decoded
 // (ReleasePayload) and still be settled and kept alive: a drain holding two batches of ledger
 // Batches would otherwise hold every payload until the ack (~140 MiB a batch of 250,000 rows).
-// Ownership: owns the natsMsg until ReleasePayload; data() and subject() are views valid while
-// the Message lives (data() until ReleasePayload); moving the Message moves neither the natsMsg
-// nor the AckAddress (raw() and ack_address() stay the same).
+// Ownership: owns the natsMsg until ReleasePayload; data() and subject() are views valid until
+// ReleasePayload or the Message's end (after ReleasePayload, subject() views the Message's own
+// copy); moving the Message moves neither the natsMsg nor the AckAddress (raw() and
+// ack_address() stay the same).
 // Threads: one thread at a time, except InProgress, which only reads the AckAddress and so may
 // run on a second thread while the owner uses the Message; never alongside Ack, Nak, Term or the
 // destructor (drain/keep_alive.h orders them). ReleasePayload leaves the AckAddress as it is.

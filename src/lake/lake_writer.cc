@@ -125,6 +125,8 @@ Result<FlushReport> LakeWriter::Flush(row::RowBatch& batch, const Provenance& pr
   };
 
   std::vector<batch::Partition> partitions = batch::PartitionRows(batch);
+  // False leaves the batch as it was: a column past its offsets' limit, which the Part writer
+  // refuses below naming the column.
   batch::OrderByPartition(batch, partitions, *pool_);
   const parquet::TableView view = batch::FileView(batch);
   FlushStamp flush_stamp;

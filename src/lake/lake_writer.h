@@ -42,7 +42,6 @@
 
 #include "base/result.h"
 #include "base/work_pool.h"
-#include "batch/partitioner.h"
 #include "lake/destination.h"
 #include "lake/stamp.h"
 #include "parquet/part_writer.h"
