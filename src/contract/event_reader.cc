@@ -251,30 +251,41 @@ EventReader::Verdict EventReader::ReadEvent(std::string_view payload) {
 
 // The Batch's framing: every events entry must be a well-formed length-delimited field and every
 // other field a well-formed unknown one. Nothing inside an event is looked at here.
-bool EventReader::SplitBatch(std::string_view message, std::vector<std::string_view>* events) {
-  events->clear();
-  Start(message);
-  const uint8_t* p = base_;
-  const uint8_t* const end = p + message.size();
-  while (p < end) {
+EventReader::BatchStep EventReader::NextBatchEvent(BatchCursor& cursor, std::string_view* event) {
+  const uint8_t* p = cursor.p;
+  while (p < cursor.end) {
     const uint8_t* at = p;
     uint32_t tag = 0;
-    p = wire::ReadTag(p, end, &tag, &fault_);
-    if (p != nullptr) {
-      if (tag == kBatchEventTag) {
-        size_t length;
-        p = wire::ReadLength(p, end, &length, &fault_);
-        if (p != nullptr) {
-          events->emplace_back(reinterpret_cast<const char*>(p), length);
-          p += length;
-        }
-      } else {
-        p = SkipUnknown(tag, p, end, wire::kRecursionLimit);
+    p = wire::ReadTag(p, cursor.end, &tag, &fault_);
+    if (p != nullptr && tag == kBatchEventTag) {
+      size_t length;
+      p = wire::ReadLength(p, cursor.end, &length, &fault_);
+      if (p != nullptr) {
+        *event = std::string_view(reinterpret_cast<const char*>(p), length);
+        cursor.p = p + length;
+        return BatchStep::kEvent;
       }
+    } else if (p != nullptr) {
+      p = SkipUnknown(tag, p, cursor.end, wire::kRecursionLimit);
     }
-    if (p == nullptr) return Failed(at, tag >> 3);
+    if (p == nullptr) {
+      Failed(at, tag >> 3);
+      cursor.p = cursor.end;
+      return BatchStep::kBroken;
+    }
   }
-  return true;
+  cursor.p = p;
+  return BatchStep::kEnd;
+}
+
+std::string EventReader::BatchFramingError(std::string_view message) {
+  Start(message);
+  BatchCursor cursor = StartBatch(message);
+  std::string_view event;
+  BatchStep step;
+  while ((step = NextBatchEvent(cursor, &event)) == BatchStep::kEvent) {
+  }
+  return step == BatchStep::kBroken ? FaultError("garm.ledger.v1.Batch") : std::string();
 }
 
 // Values are copied out of locals: the appends write `char`s, which may alias anything, so

@@ -44,11 +44,26 @@ class EventReader {
   // REQUIRES: `verdict` is what the last ReadEvent returned, and is not kRow.
   Reject MakeEventReject(Verdict verdict, std::string_view payload, int index) const;
 
-  // Fills `events` with views of each events entry of a Batch (field 1, length-delimited), in
-  // order, and returns true; or returns false when the framing itself is broken (a truncated
-  // field, a malformed unknown field, …), BatchError() saying where. Events are not looked into.
-  bool SplitBatch(std::string_view message, std::vector<std::string_view>* events);
-  std::string BatchError() const { return FaultError("garm.ledger.v1.Batch"); }
+  // Where NextBatchEvent is in a Batch: the bytes not yet stepped over.
+  struct BatchCursor {
+    const uint8_t* p;
+    const uint8_t* end;
+  };
+  static BatchCursor StartBatch(std::string_view message) {
+    const auto* p = reinterpret_cast<const uint8_t*>(message.data());
+    return {p, p + message.size()};
+  }
+  enum class BatchStep { kEvent, kEnd, kBroken };
+  // Steps over a Batch's framing to its next events entry (field 1, length-delimited) and views
+  // it in `event`, stepping over well-formed unknown fields on the way; kEnd after the last, or
+  // kBroken when the framing itself is broken (a truncated field, a malformed unknown field, …).
+  // Events are not looked into. One entry at a time, so that the caller reads each event while
+  // its bytes stream into the cache: splitting a whole Batch first put a cache miss per event on
+  // a chain of dependent loads (each length says where the next entry starts), 3% of an import.
+  // May be interleaved with ReadEvent.
+  BatchStep NextBatchEvent(BatchCursor& cursor, std::string_view* event);
+  // What breaks `message`'s framing and where, as a reject says it; "" when nothing does.
+  std::string BatchFramingError(std::string_view message);
 
  private:
   // One column's value for the event being read, valid only when `event` is the current event's

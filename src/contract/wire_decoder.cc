@@ -9,7 +9,6 @@ namespace sinkd::contract {
 struct WireDecoder::State {
   explicit State(const row::ColumnTable& table) : reader(table) {}
   EventReader reader;
-  std::vector<std::string_view> events;  // the current Batch's events, reused
 };
 
 WireDecoder::WireDecoder(const row::ColumnTable& table) : state_(std::make_unique<State>(table)) {}
@@ -29,21 +28,31 @@ size_t WireDecoder::Decode(Envelope envelope, std::string_view message, row::Row
     rejects.push_back(reader.MakeEventReject(verdict, message, -1));
     return 0;
   }
-  // Framing first, so a Batch that breaks after some good events adds no rows from it.
-  std::vector<std::string_view>& events = state_->events;
-  if (!reader.SplitBatch(message, &events)) {
-    rejects.push_back(MakeReject(RejectReason::kUnmarshal, reader.BatchError(), -1, message));
-    return 0;
-  }
+  // Each event is read as the framing reaches it; a Batch whose framing breaks after some events
+  // takes back what they added: its rows would be acked as the message is dead-lettered whole,
+  // and the redelivered copy would duplicate them.
+  const size_t rows_before = batch.rows();
+  const size_t rejects_before = rejects.size();
+  EventReader::BatchCursor cursor = EventReader::StartBatch(message);
+  std::string_view event;
+  EventReader::BatchStep step;
   size_t rows = 0;
-  for (size_t i = 0; i < events.size(); ++i) {
-    const EventReader::Verdict verdict = reader.ReadEvent(events[i]);
+  for (int index = 0;
+       (step = reader.NextBatchEvent(cursor, &event)) == EventReader::BatchStep::kEvent; ++index) {
+    const EventReader::Verdict verdict = reader.ReadEvent(event);
     if (verdict == EventReader::Verdict::kRow) {
       reader.AppendRow(batch);
       ++rows;
     } else {
-      rejects.push_back(reader.MakeEventReject(verdict, events[i], static_cast<int>(i)));
+      rejects.push_back(reader.MakeEventReject(verdict, event, index));
     }
+  }
+  if (step == EventReader::BatchStep::kBroken) {
+    batch.TruncateRows(rows_before);
+    rejects.erase(rejects.begin() + static_cast<std::ptrdiff_t>(rejects_before), rejects.end());
+    rejects.push_back(
+        MakeReject(RejectReason::kUnmarshal, reader.BatchFramingError(message), -1, message));
+    return 0;
   }
   return rows;
 }

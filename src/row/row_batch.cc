@@ -137,6 +137,28 @@ void RowBatch::ReorderColumn(size_t c, std::span<const uint32_t> position, Reord
   }
 }
 
+void RowBatch::TruncateRows(size_t rows) {
+  assert(rows <= rows_);
+  for (ColumnBuffer& c : columns_) {
+    switch (c.type) {
+      case ColumnType::kString: {
+        // An offset at the limit may be a capped one: the bytes past it stay, so the column
+        // still reports overflowed().
+        const uint32_t end = c.strings.offsets[rows];
+        if (end < kMaxColumnBytes) c.strings.bytes.resize(end);
+        c.strings.offsets.resize(rows + 1);
+        break;
+      }
+      case ColumnType::kInt32: c.int32s.resize(rows); break;
+      case ColumnType::kInt64:
+      case ColumnType::kTimestamp: c.int64s.resize(rows); break;
+      case ColumnType::kDouble: c.doubles.resize(rows); break;
+      case ColumnType::kBool: c.bools.resize(rows); break;
+    }
+  }
+  rows_ = rows;
+}
+
 void RowBatch::Clear() {
   for (ColumnBuffer& c : columns_) {
     c.strings.bytes.clear();

@@ -113,6 +113,11 @@ class RowBatch {
   // REQUIRES: position is a permutation of [0, rows()); column c has not overflowed().
   void ReorderColumn(size_t c, std::span<const uint32_t> position, ReorderScratch& scratch);
 
+  // Drops rows [rows, rows()), keeping the allocations: how a decoder takes back the rows of a
+  // message it refuses whole after reading part of it. A column that had overflowed before
+  // `rows` still reports overflowed().
+  // REQUIRES: rows <= rows().
+  void TruncateRows(size_t rows);
   // Drops every row; keeps the allocations for the next batch.
   void Clear();
   // Reserves room for `rows` more rows in the fixed-width columns.

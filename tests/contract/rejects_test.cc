@@ -73,6 +73,28 @@ TEST(Rejects, ABatchWithBrokenFramingIsOneWholeRejectAndNoRows) {
   EXPECT_EQ(d.rejects[0].payload, message);
 }
 
+// The rows and rejects a broken Batch takes back are its own: what the batch held before it stays,
+// and an event reject read before the break is not kept beside the whole-message one.
+TEST(Rejects, ABrokenBatchTakesBackOnlyWhatItsOwnEventsAdded) {
+  const std::string good = Len(1, MinimalEvent("a")) + Len(1, MinimalEvent("b"));
+  const std::string broken = Len(1, MinimalEvent("c")) + Len(1, MinimalEvent("")) +
+                             Len(1, MinimalEvent("d")) + "\x0a\x7f";
+  WireDecoder decoder;
+  row::RowBatch rows(row::kLedgerColumns);
+  std::vector<Reject> rejects;
+  EXPECT_EQ(decoder.Decode(Envelope::kBatch, good, rows, rejects), 2u);
+  EXPECT_EQ(decoder.Decode(Envelope::kBatch, broken, rows, rejects), 0u);
+  ASSERT_EQ(rows.rows(), 2u);
+  EXPECT_EQ(rows.Id(0), "a");
+  EXPECT_EQ(rows.Id(1), "b");
+  ASSERT_EQ(rejects.size(), 1u) << "the empty event_id's reject belongs to a message refused whole";
+  EXPECT_EQ(rejects[0].index, -1);
+  EXPECT_EQ(rejects[0].payload, broken);
+  EXPECT_NE(rejects[0].error.find("garm.ledger.v1.Batch"), std::string::npos) << rejects[0].error;
+  EXPECT_EQ(decoder.Decode(Envelope::kBatch, good, rows, rejects), 2u);
+  EXPECT_EQ(rows.Id(2), "a") << "the next message's rows follow the kept ones";
+}
+
 // Someone will publish protojson by mistake; the dead letter must say so, not "corrupt".
 TEST(Rejects, AJsonPayloadSaysSoRatherThanReadingAsCorruption) {
   const std::string hint =

@@ -112,6 +112,33 @@ TEST(RowBatch, ReorderingKeepsEveryColumnsBuffer) {
   EXPECT_EQ(batch.Id(0), "id-x99");
 }
 
+// A decoder that refuses a message whole after reading part of it takes its rows back; a value
+// left behind in any column would shift every later row of that column by one.
+TEST(RowBatch, TruncatingDropsTheLastRowsFromEveryColumnAndLaterRowsFollowTheKeptOnes) {
+  RowBatch batch(kMixed);
+  RowBatch expected(kMixed);
+  for (int i = 0; i < 10; ++i) AddMixedRow(batch, i);
+  for (int i = 0; i < 6; ++i) AddMixedRow(expected, i);
+  batch.TruncateRows(6);
+  ASSERT_EQ(batch.rows(), 6u);
+  EXPECT_EQ(batch.bytes(), expected.bytes());
+  AddMixedRow(batch, 42);
+  AddMixedRow(expected, 42);
+  for (int c : {0, 6}) {
+    EXPECT_EQ(batch.column(c).strings.bytes, expected.column(c).strings.bytes) << "column " << c;
+    EXPECT_EQ(batch.column(c).strings.offsets, expected.column(c).strings.offsets) << "column " << c;
+  }
+  EXPECT_EQ(batch.column(1).int64s, expected.column(1).int64s);
+  EXPECT_EQ(batch.column(2).int32s, expected.column(2).int32s);
+  EXPECT_EQ(batch.column(3).int64s, expected.column(3).int64s);
+  EXPECT_EQ(batch.column(4).doubles, expected.column(4).doubles);
+  EXPECT_EQ(batch.column(5).bools, expected.column(5).bools);
+  EXPECT_EQ(batch.Id(6), "id-42");
+  batch.TruncateRows(0);
+  EXPECT_TRUE(batch.empty());
+  EXPECT_EQ(batch.bytes(), RowBatch(kMixed).bytes());
+}
+
 // A column of empty strings only (a batch where no event set a field) has no bytes at all: its
 // reorder must not touch the (absent) buffers. UBSan caught a memcpy from a null pointer here.
 TEST(RowBatch, ReorderingAColumnOfOnlyEmptyStringsLeavesItEmpty) {
