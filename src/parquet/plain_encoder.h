@@ -14,6 +14,7 @@
 #include <span>
 #include <string_view>
 
+#include "base/short_copy.h"
 #include "parquet/byte_buffer.h"
 
 namespace sinkd::parquet {
@@ -43,7 +44,7 @@ inline void PlainEncodeByteArray(std::string_view value, ByteBuffer& out) {
   uint8_t* dst = out.Extend(4 + value.size());
   const uint32_t length = static_cast<uint32_t>(value.size());
   std::memcpy(dst, &length, 4);
-  if (!value.empty()) std::memcpy(dst + 4, value.data(), value.size());
+  CopyShort(dst + 4, value.data(), value.size());
 }
 
 }  // namespace sinkd::parquet

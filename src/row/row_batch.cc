@@ -5,6 +5,8 @@
 #include <cstring>
 #include <string>
 
+#include "base/short_copy.h"
+
 namespace sinkd::row {
 
 Status CheckBatchMaxBytes(std::string_view what, size_t bytes) {
@@ -115,7 +117,7 @@ void ScatterStrings(StringBuffer& strings, std::span<const uint32_t> position,
   char* to = scratch.bytes.get();
   const char* from = strings.bytes.data();
   for (size_t r = 0; r < n; ++r) {
-    std::memcpy(to + starts[position[r]], from + offsets[r], offsets[r + 1] - offsets[r]);
+    CopyShort(to + starts[position[r]], from + offsets[r], offsets[r + 1] - offsets[r]);
   }
   std::memcpy(strings.bytes.data(), to, total);
   std::copy(starts.begin(), starts.end(), strings.offsets.begin());
