@@ -1,7 +1,8 @@
 // Internal to contract/ (the engine of WireDecoder): reads one garm.ledger.v1.Event's wire bytes
 // into one slot per column, judges whether they are a row, and appends that row to a RowBatch; it
-// also splits a Batch into its events. Dispatch comes from the ColumnTable (contract/field_plan.h)
-// and every limit of the wire format is libprotobuf's (contract/wire_format.h).
+// also steps through a Batch to each of its events. Dispatch comes from the ColumnTable
+// (contract/field_plan.h) and every limit of the wire format is libprotobuf's
+// (contract/wire_format.h).
 // Ownership: borrows the ColumnTable; slots are views into the bytes last given to ReadEvent,
 // which must stay alive until AppendRow. Threads: one thread at a time.
 // Nothing is allocated per field or per row once the scratch vectors have grown.
