@@ -59,6 +59,20 @@ void AddMixedRow(RowBatch& batch, int i) {
   batch.CommitRow();
 }
 
+// Every buffer of every column of a kMixed batch, compared value for value.
+void ExpectSameColumns(const RowBatch& batch, const RowBatch& expected) {
+  ASSERT_EQ(batch.rows(), expected.rows());
+  for (int c : {0, 6}) {
+    EXPECT_EQ(batch.column(c).strings.bytes, expected.column(c).strings.bytes) << "column " << c;
+    EXPECT_EQ(batch.column(c).strings.offsets, expected.column(c).strings.offsets) << "column " << c;
+  }
+  EXPECT_EQ(batch.column(1).int64s, expected.column(1).int64s);
+  EXPECT_EQ(batch.column(2).int32s, expected.column(2).int32s);
+  EXPECT_EQ(batch.column(3).int64s, expected.column(3).int64s);
+  EXPECT_EQ(batch.column(4).doubles, expected.column(4).doubles);
+  EXPECT_EQ(batch.column(5).bools, expected.column(5).bools);
+}
+
 // Reordering is how a flush puts each Part's rows together; a value left behind or moved with
 // another row's neighbours would put it in another row, or another Part.
 TEST(RowBatch, ReorderingEveryColumnMovesEachRowWholeToItsPosition) {
@@ -77,15 +91,7 @@ TEST(RowBatch, ReorderingEveryColumnMovesEachRowWholeToItsPosition) {
   ReorderScratch scratch;
   for (size_t c = 0; c < kMixed.columns.size(); ++c) batch.ReorderColumn(c, position, scratch);
   ASSERT_EQ(batch.rows(), expected.rows());
-  for (int c : {0, 6}) {
-    EXPECT_EQ(batch.column(c).strings.bytes, expected.column(c).strings.bytes) << "column " << c;
-    EXPECT_EQ(batch.column(c).strings.offsets, expected.column(c).strings.offsets) << "column " << c;
-  }
-  EXPECT_EQ(batch.column(1).int64s, expected.column(1).int64s);
-  EXPECT_EQ(batch.column(2).int32s, expected.column(2).int32s);
-  EXPECT_EQ(batch.column(3).int64s, expected.column(3).int64s);
-  EXPECT_EQ(batch.column(4).doubles, expected.column(4).doubles);
-  EXPECT_EQ(batch.column(5).bools, expected.column(5).bools);
+  ExpectSameColumns(batch, expected);
   EXPECT_EQ(batch.bytes(), expected.bytes());
   // The scratch keeps its memory for the next batch, and reordering back restores the original.
   std::vector<uint32_t> back(kRows);
@@ -124,15 +130,7 @@ TEST(RowBatch, TruncatingDropsTheLastRowsFromEveryColumnAndLaterRowsFollowTheKep
   EXPECT_EQ(batch.bytes(), expected.bytes());
   AddMixedRow(batch, 42);
   AddMixedRow(expected, 42);
-  for (int c : {0, 6}) {
-    EXPECT_EQ(batch.column(c).strings.bytes, expected.column(c).strings.bytes) << "column " << c;
-    EXPECT_EQ(batch.column(c).strings.offsets, expected.column(c).strings.offsets) << "column " << c;
-  }
-  EXPECT_EQ(batch.column(1).int64s, expected.column(1).int64s);
-  EXPECT_EQ(batch.column(2).int32s, expected.column(2).int32s);
-  EXPECT_EQ(batch.column(3).int64s, expected.column(3).int64s);
-  EXPECT_EQ(batch.column(4).doubles, expected.column(4).doubles);
-  EXPECT_EQ(batch.column(5).bools, expected.column(5).bools);
+  ExpectSameColumns(batch, expected);
   EXPECT_EQ(batch.Id(6), "id-42");
   batch.TruncateRows(0);
   EXPECT_TRUE(batch.empty());
