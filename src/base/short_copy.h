@@ -11,6 +11,17 @@
 
 namespace sinkd {
 
+// The first and the last kWidth bytes of n, each moved whole: every byte of the n is covered.
+// REQUIRES: kWidth <= n <= 2 * kWidth.
+template <size_t kWidth>
+inline void CopyHeadAndTail(unsigned char* d, const unsigned char* s, size_t n) {
+  unsigned char head[kWidth], tail[kWidth];
+  std::memcpy(head, s, kWidth);
+  std::memcpy(tail, s + n - kWidth, kWidth);
+  std::memcpy(d, head, kWidth);
+  std::memcpy(d + n - kWidth, tail, kWidth);
+}
+
 // Copies n bytes from `from` to `to`, like memcpy. REQUIRES: the ranges do not overlap.
 inline void CopyShort(void* to, const void* from, size_t n) {
   auto* d = static_cast<unsigned char*>(to);
@@ -18,23 +29,11 @@ inline void CopyShort(void* to, const void* from, size_t n) {
   if (n > 32) {
     std::memcpy(d, s, n);
   } else if (n >= 16) {
-    unsigned char head[16], tail[16];
-    std::memcpy(head, s, 16);
-    std::memcpy(tail, s + n - 16, 16);
-    std::memcpy(d, head, 16);
-    std::memcpy(d + n - 16, tail, 16);
+    CopyHeadAndTail<16>(d, s, n);
   } else if (n >= 8) {
-    uint64_t head, tail;
-    std::memcpy(&head, s, 8);
-    std::memcpy(&tail, s + n - 8, 8);
-    std::memcpy(d, &head, 8);
-    std::memcpy(d + n - 8, &tail, 8);
+    CopyHeadAndTail<8>(d, s, n);
   } else if (n >= 4) {
-    uint32_t head, tail;
-    std::memcpy(&head, s, 4);
-    std::memcpy(&tail, s + n - 4, 4);
-    std::memcpy(d, &head, 4);
-    std::memcpy(d + n - 4, &tail, 4);
+    CopyHeadAndTail<4>(d, s, n);
   } else if (n > 0) {
     d[0] = s[0];
     d[n / 2] = s[n / 2];
