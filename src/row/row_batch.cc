@@ -161,17 +161,7 @@ void RowBatch::TruncateRows(size_t rows) {
   rows_ = rows;
 }
 
-void RowBatch::Clear() {
-  for (ColumnBuffer& c : columns_) {
-    c.strings.bytes.clear();
-    c.strings.offsets.assign(1, 0);
-    c.int64s.clear();
-    c.int32s.clear();
-    c.doubles.clear();
-    c.bools.clear();
-  }
-  rows_ = 0;
-}
+void RowBatch::Clear() { TruncateRows(0); }
 
 void RowBatch::Reserve(size_t rows) {
   for (ColumnBuffer& c : columns_) {
