@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <tuple>
+
 #include "batch/civil_date.h"
 #include "batch/part_schema.h"
 #include "row/ledger_columns.h"
@@ -67,6 +70,37 @@ TEST(Partitioner, RowsAreSplitByUtcDateAndAppAndSortedByTimeThenId) {
   size_t total = 0;
   for (const auto& p : parts) total += p.rows.size();
   EXPECT_EQ(total, batch.rows()) << "every row must land in exactly one partition";
+}
+
+// Hundreds of partitions, first seen in no particular order (the numbering grows its table several
+// times on the way): they still come out in key order, (date, app) bytewise, each with exactly its
+// own rows, as Part numbers and keys depend on that order.
+TEST(Partitioner, ManyPartitionsFirstSeenInAnyOrderComeOutInKeyOrderWithTheirOwnRows) {
+  row::RowBatch batch(row::kLedgerColumns);
+  constexpr int kDays = 12, kApps = 40, kRounds = 3;
+  for (int round = 0; round < kRounds; ++round) {
+    for (int i = 0; i < kDays * kApps; ++i) {
+      const int k = (i * 7919 + round * 131) % (kDays * kApps);  // a permutation of the keys
+      const int day = k / kApps, app = k % kApps;
+      AddRow(batch, "e" + std::to_string(round * 1000 + k), k2026_09_29 + day * kDay + round,
+             "app-" + std::to_string(app));
+    }
+  }
+  std::vector<Partition> parts = PartitionRows(batch);
+  ASSERT_EQ(parts.size(), size_t{kDays * kApps});
+  const auto& apps = batch.column(3).strings;  // `app`
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) {
+      EXPECT_TRUE(std::tie(parts[i - 1].date, parts[i - 1].values) <
+                  std::tie(parts[i].date, parts[i].values))
+          << "partition " << i << " is out of key order";
+    }
+    ASSERT_EQ(parts[i].rows.size(), size_t{kRounds}) << parts[i].date << " " << parts[i].values[0];
+    for (uint32_t r : parts[i].rows) {
+      EXPECT_EQ(FormatDay(DayOf(batch.TimeMicros(r))), parts[i].date);
+      EXPECT_EQ(apps.at(r), parts[i].values[0]);
+    }
+  }
 }
 
 // A flush reorders its batch so that each Part reads its rows in order; the Parts must not notice:
