@@ -32,12 +32,9 @@ Backfill::Backfill(lake::Destination& destination, BackfillOptions options, Logg
       log_(log),
       writer_(destination, options_.lake),
       decode_pool_(std::make_unique<WorkPool>(std::max<size_t>(1, options_.decode_threads))),
-      decoders_{drain::ParallelDecoder(*decode_pool_), drain::ParallelDecoder(*decode_pool_)} {}
+      decoder_(*decode_pool_) {}
 
-Backfill::~Backfill() {
-  if (ahead_.decoding.joinable()) ahead_.decoding.join();
-  (void)WaitForFlush();
-}
+Backfill::~Backfill() { (void)WaitForFlush(); }
 
 Status Backfill::WaitForFlush() {
   if (!flusher_.joinable()) return Status::OK();
@@ -74,24 +71,31 @@ Status Backfill::Add(std::string_view message, std::string_view subject) {
 }
 
 Status Backfill::DecodeRun() {
+  const bool share_decode = !flushing_ && decode_pool_->threads() > 1 && run_.size() > 1;
+  if (share_decode) {
+    payloads_.clear();
+    for (const Pending& p : run_) payloads_.push_back(p.message.data());
+    decoder_.Decode(payloads_, options_.envelope);
+  }
   Status status;
-  if (!flushing_ && decode_pool_->threads() > 1 && run_.size() > 1) {
-    Ahead next;
-    next.messages = std::move(run_);
-    for (const Pending& p : next.messages) next.payloads.push_back(p.message.data());
-    next.decoder = &decoders_[next_decoder_];
-    next_decoder_ = 1 - next_decoder_;
-    // The views and the decoder stay where they are when `next` moves into ahead_.
-    next.decoding = std::thread([decoder = next.decoder, payloads = std::span(next.payloads),
-                                 envelope = options_.envelope] {
-      decoder->Decode(payloads, envelope);
-    });
-    status = TakeAhead();
-    ahead_ = std::move(next);
-  } else {
-    status = TakeAhead();
-    for (size_t i = 0; i < run_.size() && status.ok(); ++i) {
-      status = AddToBatch(std::move(run_[i].message), run_[i].sequence, nullptr, i);
+  for (size_t i = 0; i < run_.size() && status.ok(); ++i) {
+    const uint64_t sequence = run_[i].sequence;
+    drain::Batch& batch = batches_[filling_];
+    const auto now = std::chrono::steady_clock::now();
+    const std::span<const drain::HeldReject> rejects =
+        share_decode ? batch.AddDecoded(std::move(run_[i].message), sequence, decoder_, i, now)
+                     : batch.Add(std::move(run_[i].message), sequence, options_.envelope, now);
+    // The subject is read only for a reject's line, from the held message (as the drain does):
+    // a copy per message would be an allocation per event on the audit stream.
+    for (const drain::HeldReject& reject : rejects) {
+      log_.Error("unreadable record; dead-lettering",
+                 {{"subject", batch.held[reject.message].message.subject()},
+                  {"seq", sequence},
+                  {"reject", reject.reject.ToString()}});
+    }
+    if (batch.rows.rows() >= options_.batch_max_rows ||
+        batch.bytes() >= options_.batch_max_bytes) {
+      status = StartFlush();
     }
   }
   run_.clear();
@@ -99,42 +103,8 @@ Status Backfill::DecodeRun() {
   return status;
 }
 
-Status Backfill::TakeAhead() {
-  if (ahead_.decoding.joinable()) ahead_.decoding.join();
-  Status status;
-  for (size_t i = 0; i < ahead_.messages.size() && status.ok(); ++i) {
-    status = AddToBatch(std::move(ahead_.messages[i].message), ahead_.messages[i].sequence,
-                        ahead_.decoder, i);
-  }
-  ahead_.messages.clear();
-  ahead_.payloads.clear();
-  return status;
-}
-
-Status Backfill::AddToBatch(jetstream::Message message, uint64_t sequence,
-                            drain::ParallelDecoder* decoded, size_t i) {
-  drain::Batch& batch = batches_[filling_];
-  const auto now = std::chrono::steady_clock::now();
-  const std::span<const drain::HeldReject> rejects =
-      decoded != nullptr ? batch.AddDecoded(std::move(message), sequence, *decoded, i, now)
-                         : batch.Add(std::move(message), sequence, options_.envelope, now);
-  // The subject is read only for a reject's line, from the held message (as the drain does):
-  // a copy per message would be an allocation per event on the audit stream.
-  for (const drain::HeldReject& reject : rejects) {
-    log_.Error("unreadable record; dead-lettering",
-               {{"subject", batch.held[reject.message].message.subject()},
-                {"seq", sequence},
-                {"reject", reject.reject.ToString()}});
-  }
-  if (batch.rows.rows() >= options_.batch_max_rows || batch.bytes() >= options_.batch_max_bytes) {
-    return StartFlush();
-  }
-  return Status::OK();
-}
-
 Status Backfill::Finish() {
   SINKD_RETURN_IF_ERROR(DecodeRun());
-  SINKD_RETURN_IF_ERROR(TakeAhead());
   SINKD_RETURN_IF_ERROR(StartFlush());
   return WaitForFlush();
 }

@@ -9,23 +9,19 @@
 // as the drain settles batch N while it decodes N+1 (drain/settler.h). At most ONE batch flushes
 // at a time and batches flush in input order, each batch's dead letters before its Parts.
 // Decode: messages are taken in runs (run_messages or ParallelDecoder::kRunBytes, whichever
-// first). While no batch flushes (the first batch), a run is decoded on a pool of
-// decode_threads (drain/parallel_decoder.h), from a thread of its own, while the caller adds the
-// run before it to the batch one message at a time and reads the next: decoded and then added
-// on one thread, the adding (a copy of every row into fresh memory) kept the other threads
-// waiting, ~1.4 of 2 cores busy for the first batch. While a batch flushes, a run is decoded on
-// the caller's thread straight into the batch, since the flush's encode has the other cores and
-// moving rows out of a pool's scratch costs ~8% more CPU than decoding in place. Either way
-// batches close after exactly the message they would close after if each were decoded alone,
-// and hold the same rows.
-// Memory: at most two batches, one decoding and one flushing (with its encoded Parts), and two
-// runs of messages (one read, one decoding ahead) with the rows each decoded.
+// first). While no batch
+// flushes (the first batch), a run is decoded on a pool of decode_threads
+// (drain/parallel_decoder.h) and its messages then added to the batch one at a time; while one
+// flushes, the run is decoded on the caller's thread straight into the batch, since the flush's
+// encode has the other cores and moving rows out of a pool's scratch costs ~8% more CPU than
+// decoding in place. Either way batches close after exactly the message they would close after
+// if each were decoded alone, and hold the same rows.
+// Memory: at most two batches, one decoding and one flushing (with its encoded Parts), and one
+// run of messages.
 // Ownership: borrows the Destination and the Logger (both used from the flush thread too).
-// Threads: Add, Finish and report belong to one thread; the flush thread and the thread decoding
-// a run ahead are internal.
-// Errors: a failed flush stops the backfill with Redeliver, reported by the Add that ends the run
-// adding the message that fills the next batch (a run decoded ahead is added when the run after
-// it ends), or by Finish; no later batch is flushed after it. Parts already committed stay whole.
+// Threads: Add, Finish and report belong to one thread; the flush thread is internal.
+// Errors: a failed flush stops the backfill with Redeliver, reported by the Add that fills the next
+// batch or by Finish; no later batch is flushed after it. Parts already committed stay whole.
 #pragma once
 
 #include <atomic>
@@ -82,9 +78,8 @@ class Backfill {
   Backfill& operator=(const Backfill&) = delete;
 
   // Takes one message (from input `subject`, e.g. a file name) into the run; a full run is
-  // decoded ahead or into the filling batch (see Decode above). When the batch reaches its row
-  // or byte limit, waits for the previous batch's flush (returning its error, if any) and starts
-  // flushing this one.
+  // decoded into the filling batch. When the batch reached its row or byte limit, waits for the
+  // previous batch's flush (returning its error, if any) and starts flushing this one.
   Status Add(std::string_view message, std::string_view subject);
   // Flushes what is left and waits for every flush. REQUIRES: called once, last.
   Status Finish();
@@ -99,15 +94,8 @@ class Backfill {
   Status StartFlush();
   // Runs on the flush thread.
   Status Flush(drain::Batch& batch);
-  // Hands the run to be decoded ahead (no flush running) or, once the run ahead is added,
-  // decodes it into the filling batch; either way the run being read starts empty.
+  // Decodes the run and adds its messages to the filling batch, flushing each batch that fills.
   Status DecodeRun();
-  // Waits for the run decoding ahead, if any, and adds its messages to the filling batch.
-  Status TakeAhead();
-  // Adds one message to the filling batch (from `decoded`, payload i, when not null; else
-  // decoding it here), logs its rejects, and starts the batch's flush when it is full.
-  Status AddToBatch(jetstream::Message message, uint64_t sequence,
-                    drain::ParallelDecoder* decoded, size_t i);
 
   lake::Destination& destination_;
   BackfillOptions options_;
@@ -115,22 +103,14 @@ class Backfill {
   lake::LakeWriter writer_;
   drain::Batch batches_[2];
   std::unique_ptr<WorkPool> decode_pool_;
-  // On decode_pool_, used in turn: one decodes a run while the other's run is added.
-  drain::ParallelDecoder decoders_[2];
-  int next_decoder_ = 0;
+  drain::ParallelDecoder decoder_;  // on decode_pool_
   struct Pending {
     jetstream::Message message;  // holds the payload until the run is decoded
     uint64_t sequence;
   };
-  std::vector<Pending> run_;  // being read
+  std::vector<Pending> run_;
   size_t run_bytes_ = 0;
-  struct Ahead {
-    std::vector<Pending> messages;  // empty: no run ahead
-    std::vector<std::string_view> payloads;
-    drain::ParallelDecoder* decoder = nullptr;
-    std::thread decoding;  // joinable until joined by TakeAhead (or the destructor)
-  };
-  Ahead ahead_;
+  std::vector<std::string_view> payloads_;  // of run_, for decoder_
   int filling_ = 0;  // index into batches_; the other one is flushing or empty
   std::thread flusher_;
   std::atomic<bool> flushing_{false};  // the flush thread runs (set before it starts, cleared at its end)
