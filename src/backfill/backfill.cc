@@ -71,36 +71,57 @@ Status Backfill::Add(std::string_view message, std::string_view subject) {
 }
 
 Status Backfill::DecodeRun() {
-  const bool share_decode = !flushing_ && decode_pool_->threads() > 1 && run_.size() > 1;
-  if (share_decode) {
-    payloads_.clear();
-    for (const Pending& p : run_) payloads_.push_back(p.message.data());
-    decoder_.Decode(payloads_, options_.envelope);
-  }
+  const size_t n = run_.size();
+  const size_t threads = decode_pool_->threads();
+  // While no batch flushes the other threads would idle, so the run is split: this thread decodes
+  // its first 1/threads straight into the batch while the pool decodes the rest into its scratch,
+  // then adds the rest in order. Decoding all of it on the pool and then adding every message
+  // kept one thread busy adding (a copy of each row into fresh memory) while the others waited.
+  const bool share = !flushing_ && threads > 1 && n > 1;
+  const size_t in_place = share ? std::max<size_t>(1, n / threads) : n;
   Status status;
-  for (size_t i = 0; i < run_.size() && status.ok(); ++i) {
-    const uint64_t sequence = run_[i].sequence;
-    drain::Batch& batch = batches_[filling_];
-    const auto now = std::chrono::steady_clock::now();
-    const std::span<const drain::HeldReject> rejects =
-        share_decode ? batch.AddDecoded(std::move(run_[i].message), sequence, decoder_, i, now)
-                     : batch.Add(std::move(run_[i].message), sequence, options_.envelope, now);
-    // The subject is read only for a reject's line, from the held message (as the drain does):
-    // a copy per message would be an allocation per event on the audit stream.
-    for (const drain::HeldReject& reject : rejects) {
-      log_.Error("unreadable record; dead-lettering",
-                 {{"subject", batch.held[reject.message].message.subject()},
-                  {"seq", sequence},
-                  {"reject", reject.reject.ToString()}});
-    }
-    if (batch.rows.rows() >= options_.batch_max_rows ||
-        batch.bytes() >= options_.batch_max_bytes) {
-      status = StartFlush();
-    }
+  if (share) {
+    payloads_.clear();
+    for (size_t i = in_place; i < n; ++i) payloads_.push_back(run_[i].message.data());
+    // Two parts that may run on either thread; the rest of the pool helps with the second.
+    decode_pool_->ParallelFor(2, [&](size_t part, size_t) {
+      if (part == 0) {
+        for (size_t i = 0; i < in_place && status.ok(); ++i) status = AddToBatch(i, nullptr, 0);
+      } else {
+        decoder_.Decode(payloads_, options_.envelope);
+      }
+    });
+  } else {
+    for (size_t i = 0; i < n && status.ok(); ++i) status = AddToBatch(i, nullptr, 0);
+  }
+  for (size_t i = in_place; i < n && status.ok(); ++i) {
+    status = AddToBatch(i, &decoder_, i - in_place);
   }
   run_.clear();
   run_bytes_ = 0;
   return status;
+}
+
+Status Backfill::AddToBatch(size_t i, drain::ParallelDecoder* decoded, size_t decoded_index) {
+  const uint64_t sequence = run_[i].sequence;
+  drain::Batch& batch = batches_[filling_];
+  const auto now = std::chrono::steady_clock::now();
+  const std::span<const drain::HeldReject> rejects =
+      decoded != nullptr
+          ? batch.AddDecoded(std::move(run_[i].message), sequence, *decoded, decoded_index, now)
+          : batch.Add(std::move(run_[i].message), sequence, options_.envelope, now);
+  // The subject is read only for a reject's line, from the held message (as the drain does):
+  // a copy per message would be an allocation per event on the audit stream.
+  for (const drain::HeldReject& reject : rejects) {
+    log_.Error("unreadable record; dead-lettering",
+               {{"subject", batch.held[reject.message].message.subject()},
+                {"seq", sequence},
+                {"reject", reject.reject.ToString()}});
+  }
+  if (batch.rows.rows() >= options_.batch_max_rows || batch.bytes() >= options_.batch_max_bytes) {
+    return StartFlush();
+  }
+  return Status::OK();
 }
 
 Status Backfill::Finish() {
