@@ -72,27 +72,20 @@ Status Backfill::Add(std::string_view message, std::string_view subject) {
 
 Status Backfill::DecodeRun() {
   const size_t n = run_.size();
-  const size_t threads = decode_pool_->threads();
-  // While no batch flushes the other threads would idle, so the run is split: this thread decodes
-  // its first 1/threads straight into the batch while the pool decodes the rest into its scratch,
-  // then adds the rest in order. Decoding all of it on the pool and then adding every message
-  // kept one thread busy adding (a copy of each row into fresh memory) while the others waited.
-  const bool share = !flushing_ && threads > 1 && n > 1;
-  const size_t in_place = share ? std::max<size_t>(1, n / threads) : n;
+  // While no batch flushes the other threads would idle: the run is shared out
+  // (drain/parallel_decoder.h, InPlace).
+  const bool share = !flushing_ && decode_pool_->threads() > 1 && n > 1;
+  const size_t in_place = share ? decoder_.InPlace(n) : n;
   Status status;
+  const auto add_in_place = [&] {
+    for (size_t i = 0; i < in_place && status.ok(); ++i) status = AddToBatch(i, nullptr, 0);
+  };
   if (share) {
     payloads_.clear();
     for (size_t i = in_place; i < n; ++i) payloads_.push_back(run_[i].message.data());
-    // Two parts that may run on either thread; the rest of the pool helps with the second.
-    decode_pool_->ParallelFor(2, [&](size_t part, size_t) {
-      if (part == 0) {
-        for (size_t i = 0; i < in_place && status.ok(); ++i) status = AddToBatch(i, nullptr, 0);
-      } else {
-        decoder_.Decode(payloads_, options_.envelope);
-      }
-    });
+    decoder_.DecodeAlongside(payloads_, options_.envelope, add_in_place);
   } else {
-    for (size_t i = 0; i < n && status.ok(); ++i) status = AddToBatch(i, nullptr, 0);
+    add_in_place();
   }
   for (size_t i = in_place; i < n && status.ok(); ++i) {
     status = AddToBatch(i, &decoder_, i - in_place);

@@ -9,13 +9,13 @@
 // as the drain settles batch N while it decodes N+1 (drain/settler.h). At most ONE batch flushes
 // at a time and batches flush in input order, each batch's dead letters before its Parts.
 // Decode: messages are taken in runs (run_messages or ParallelDecoder::kRunBytes, whichever
-// first). While no batch flushes (the first batch), a run is shared out: the caller decodes its
-// first 1/decode_threads straight into the batch while a pool of decode_threads
-// (drain/parallel_decoder.h) decodes the rest, whose messages are then added to the batch one at
-// a time; while one flushes, the run is decoded on the caller's thread straight into the batch,
-// since the flush's encode has the other cores and moving rows out of a pool's scratch costs ~8%
-// more CPU than decoding in place. Either way batches close after exactly the message they would
-// close after if each were decoded alone, and hold the same rows.
+// first). While no batch flushes (the first batch), a run is shared out on a pool of
+// decode_threads (drain/parallel_decoder.h): the caller decodes its first part straight into the
+// batch while the pool decodes the rest, whose messages are then added one at a time; while one
+// flushes, the run is decoded on the caller's thread straight into the batch, since the flush's
+// encode has the other cores and moving rows out of a pool's scratch costs ~8% more CPU than
+// decoding in place. Either way batches close after exactly the message they would close after
+// if each were decoded alone, and hold the same rows.
 // Memory: at most two batches, one decoding and one flushing (with its encoded Parts), and one
 // run of messages.
 // Ownership: borrows the Destination and the Logger (both used from the flush thread too).

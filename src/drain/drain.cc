@@ -143,33 +143,43 @@ void Drain::FetchOnce(Prefetcher& prefetcher, milliseconds timeout, const Settle
            bytes < ParallelDecoder::kRunBytes) {
       bytes += fetched_[end++].data().size();
     }
+    // While no batch settles the other threads would idle: the run is shared out
+    // (parallel_decoder.h, InPlace), its first part decoded here straight into the batch.
     const bool share = decode_pool_->threads() > 1 && end - begin > 1 && !settler.busy();
+    const size_t in_place = begin + (share ? decoder_.InPlace(end - begin) : end - begin);
+    const auto add_in_place = [&] {
+      for (size_t i = begin; i < in_place; ++i) Add(fetched_[i], nullptr, 0, now);
+    };
     if (share) {
       payloads_.clear();
-      for (size_t i = begin; i < end; ++i) payloads_.push_back(fetched_[i].data());
-      decoder_.Decode(payloads_, options_.envelope);
+      for (size_t i = in_place; i < end; ++i) payloads_.push_back(fetched_[i].data());
+      decoder_.DecodeAlongside(payloads_, options_.envelope, add_in_place);
+    } else {
+      add_in_place();
     }
-    for (size_t i = begin; i < end; ++i) {
-      jetstream::Message& m = fetched_[i];
-      if (metrics_ != nullptr) {
-        ++metrics_->messages;
-        if (m.delivered() > 1) ++metrics_->retries;
-      }
-      const std::span<const HeldReject> rejects =
-          share ? filling_->AddDecoded(std::move(m), decoder_, i - begin, now)
-                : filling_->Add(std::move(m), options_.envelope, now);
-      // The subject is read only for a reject's line: a copy per message is an allocation per
-      // event on the audit stream.
-      for (const HeldReject& r : rejects) {
-        const jetstream::Message& held = filling_->held[r.message].message;
-        log_.Error("unreadable record; dead-lettering", {{"subject", held.subject()},
-                                                         {"seq", held.stream_sequence()},
-                                                         {"reject", r.reject.ToString()}});
-      }
-    }
+    for (size_t i = in_place; i < end; ++i) Add(fetched_[i], &decoder_, i - in_place, now);
     begin = end;
   }
   PublishBuffered();
+}
+
+void Drain::Add(jetstream::Message& m, ParallelDecoder* decoded, size_t decoded_index,
+               steady_clock::time_point now) {
+  if (metrics_ != nullptr) {
+    ++metrics_->messages;
+    if (m.delivered() > 1) ++metrics_->retries;
+  }
+  const std::span<const HeldReject> rejects =
+      decoded != nullptr ? filling_->AddDecoded(std::move(m), *decoded, decoded_index, now)
+                         : filling_->Add(std::move(m), options_.envelope, now);
+  // The subject is read only for a reject's line: a copy per message is an allocation per event
+  // on the audit stream.
+  for (const HeldReject& r : rejects) {
+    const jetstream::Message& held = filling_->held[r.message].message;
+    log_.Error("unreadable record; dead-lettering", {{"subject", held.subject()},
+                                                     {"seq", held.stream_sequence()},
+                                                     {"reject", r.reject.ToString()}});
+  }
 }
 
 void Drain::HandOver(Settler& settler) {

@@ -100,8 +100,13 @@ class Drain {
   Status Run(const std::atomic<bool>& stop);
 
  private:
-  // Decodes each run of the fetch on the decode pool while `settler` is idle, in place otherwise.
+  // Decodes each run of the fetch into the filling batch: shared out with the decode pool while
+  // `settler` is idle, in place otherwise.
   void FetchOnce(Prefetcher& prefetcher, std::chrono::milliseconds timeout, const Settler& settler);
+  // Adds `m` to the filling batch (decoding it here, or from `decoded`'s payload decoded_index),
+  // counts it and logs its rejects.
+  void Add(jetstream::Message& m, ParallelDecoder* decoded, size_t decoded_index,
+           std::chrono::steady_clock::time_point now);
   bool ShouldClose(std::chrono::steady_clock::time_point now) const;
   std::chrono::milliseconds FetchTimeout(std::chrono::steady_clock::time_point now) const;
   // Hands the filling batch to the settler once the previous one has settled, and fills the other.

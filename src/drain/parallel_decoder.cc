@@ -1,5 +1,6 @@
 #include "drain/parallel_decoder.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace sinkd::drain {
@@ -23,6 +24,22 @@ void ParallelDecoder::Decode(std::span<const std::string_view> payloads,
     d.first_reject = slot.rejects.size();
     d.rows = slot.decoder.Decode(envelope, payloads[i], slot.rows, slot.rejects);
     d.rejects = slot.rejects.size() - d.first_reject;
+  });
+}
+
+size_t ParallelDecoder::InPlace(size_t run) const {
+  return std::max<size_t>(1, run / pool_.threads());
+}
+
+void ParallelDecoder::DecodeAlongside(std::span<const std::string_view> payloads,
+                                      contract::Envelope envelope,
+                                      const std::function<void()>& alongside) {
+  pool_.ParallelFor(2, [&](size_t part, size_t) {
+    if (part == 0) {
+      alongside();
+    } else {
+      Decode(payloads, envelope);
+    }
   });
 }
 

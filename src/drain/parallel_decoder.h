@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -37,6 +38,17 @@ class ParallelDecoder {
   // Decodes every payload; what an earlier Decode produced and was not taken is dropped.
   // The payloads need not outlive the call (each reject keeps its own copy of its bytes).
   void Decode(std::span<const std::string_view> payloads, contract::Envelope envelope);
+
+  // How a caller shares out a run of `run` messages: it decodes the first InPlace(run) straight
+  // into its batch, alongside a Decode of the rest (DecodeAlongside), and then takes the rest.
+  // Decoding all of a run here and then moving every row into the batch kept the caller's
+  // thread busy moving (a copy of each row into fresh memory) while the pool's other threads
+  // waited. 1/threads of the run, at least one message.
+  size_t InPlace(size_t run) const;
+  // Decode(payloads, envelope) on the pool while `alongside` runs on one of its threads (the
+  // caller's or a worker's; the other workers help with the decode). Returns when both are done.
+  void DecodeAlongside(std::span<const std::string_view> payloads, contract::Envelope envelope,
+                       const std::function<void()>& alongside);
 
   // How many payloads the last Decode was given.
   size_t size() const { return decoded_.size(); }

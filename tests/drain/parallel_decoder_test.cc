@@ -99,6 +99,44 @@ TEST(ParallelDecoder, ABatchFilledFromRunsDecodedOnThreeThreadsHoldsWhatOneMessa
   EXPECT_EQ(Describe(from_runs), Describe(one_by_one));
 }
 
+// A run shared out as the drain and the import share one while nothing settles: the caller
+// decodes the first InPlace(run) messages straight into the batch while the pool decodes the
+// rest, which are then taken in order.
+TEST(ParallelDecoder, ARunSharedOutBetweenTheCallerAndThePoolFillsTheBatchAsOneMessageAtATime) {
+  const std::vector<std::string> messages = Messages(0.05, 200);
+  const auto now = std::chrono::steady_clock::now();
+  drain::Batch one_by_one;
+  for (size_t i = 0; i < messages.size(); ++i) {
+    one_by_one.Add(Hold(messages[i], i + 1), i + 1, contract::Envelope::kBatch, now);
+  }
+  ASSERT_FALSE(one_by_one.rejects.empty()) << "the input has bad records";
+
+  WorkPool pool(3);
+  drain::ParallelDecoder decoder(pool);
+  EXPECT_EQ(decoder.InPlace(1), 1u);
+  EXPECT_EQ(decoder.InPlace(2), 1u);
+  EXPECT_EQ(decoder.InPlace(30), 10u) << "a third of the run on a pool of three";
+  drain::Batch shared;
+  for (size_t begin = 0, run = 2; begin < messages.size(); begin += run, run = run * 2 + 1) {
+    const size_t end = std::min(messages.size(), begin + run);
+    const size_t in_place = begin + decoder.InPlace(end - begin);
+    std::vector<std::string_view> rest(messages.begin() + in_place, messages.begin() + end);
+    int calls = 0;
+    decoder.DecodeAlongside(rest, contract::Envelope::kBatch, [&] {
+      ++calls;
+      for (size_t i = begin; i < in_place; ++i) {
+        shared.Add(Hold(messages[i], i + 1), i + 1, contract::Envelope::kBatch, now);
+      }
+    });
+    ASSERT_EQ(calls, 1);
+    ASSERT_EQ(decoder.size(), end - in_place);
+    for (size_t i = in_place; i < end; ++i) {
+      shared.AddDecoded(Hold(messages[i], i + 1), i + 1, decoder, i - in_place, now);
+    }
+  }
+  EXPECT_EQ(Describe(shared), Describe(one_by_one));
+}
+
 TEST(ParallelDecoder, AuditMessagesOfOneEventEachDecodeAsTheyDoAlone) {
   traffic::TrafficOptions traffic;
   traffic.seed = 9;
