@@ -74,14 +74,22 @@ std::vector<std::string> Messages(double bad_share, int count) {
   return messages;
 }
 
+// What a batch filled one message at a time on one thread holds (Describe); messages are numbered
+// from 1. The inputs have bad records, so rejects are compared too.
+std::string OneMessageAtATime(const std::vector<std::string>& messages,
+                              contract::Envelope envelope) {
+  const auto now = std::chrono::steady_clock::now();
+  drain::Batch batch;
+  for (size_t i = 0; i < messages.size(); ++i) {
+    batch.Add(Hold(messages[i], i + 1), i + 1, envelope, now);
+  }
+  EXPECT_FALSE(batch.rejects.empty()) << "the input has bad records";
+  return Describe(batch);
+}
+
 TEST(ParallelDecoder, ABatchFilledFromRunsDecodedOnThreeThreadsHoldsWhatOneMessageAtATimeHolds) {
   const std::vector<std::string> messages = Messages(0.05, 200);
   const auto now = std::chrono::steady_clock::now();
-  drain::Batch one_by_one;
-  for (size_t i = 0; i < messages.size(); ++i) {
-    one_by_one.Add(Hold(messages[i], i + 1), i + 1, contract::Envelope::kBatch, now);
-  }
-  ASSERT_FALSE(one_by_one.rejects.empty()) << "the input has bad records";
 
   WorkPool pool(3);
   drain::ParallelDecoder decoder(pool);
@@ -96,7 +104,7 @@ TEST(ParallelDecoder, ABatchFilledFromRunsDecodedOnThreeThreadsHoldsWhatOneMessa
       from_runs.AddDecoded(Hold(messages[i], i + 1), i + 1, decoder, i - begin, now);
     }
   }
-  EXPECT_EQ(Describe(from_runs), Describe(one_by_one));
+  EXPECT_EQ(Describe(from_runs), OneMessageAtATime(messages, contract::Envelope::kBatch));
 }
 
 // A run shared out as the drain and the import share one while nothing settles: the caller
@@ -105,11 +113,6 @@ TEST(ParallelDecoder, ABatchFilledFromRunsDecodedOnThreeThreadsHoldsWhatOneMessa
 TEST(ParallelDecoder, ARunSharedOutBetweenTheCallerAndThePoolFillsTheBatchAsOneMessageAtATime) {
   const std::vector<std::string> messages = Messages(0.05, 200);
   const auto now = std::chrono::steady_clock::now();
-  drain::Batch one_by_one;
-  for (size_t i = 0; i < messages.size(); ++i) {
-    one_by_one.Add(Hold(messages[i], i + 1), i + 1, contract::Envelope::kBatch, now);
-  }
-  ASSERT_FALSE(one_by_one.rejects.empty()) << "the input has bad records";
 
   WorkPool pool(3);
   drain::ParallelDecoder decoder(pool);
@@ -134,7 +137,7 @@ TEST(ParallelDecoder, ARunSharedOutBetweenTheCallerAndThePoolFillsTheBatchAsOneM
       shared.AddDecoded(Hold(messages[i], i + 1), i + 1, decoder, i - in_place, now);
     }
   }
-  EXPECT_EQ(Describe(shared), Describe(one_by_one));
+  EXPECT_EQ(Describe(shared), OneMessageAtATime(messages, contract::Envelope::kBatch));
 }
 
 TEST(ParallelDecoder, AuditMessagesOfOneEventEachDecodeAsTheyDoAlone) {
@@ -145,11 +148,6 @@ TEST(ParallelDecoder, AuditMessagesOfOneEventEachDecodeAsTheyDoAlone) {
   std::vector<std::string> messages;
   for (int i = 0; i < 300; ++i) messages.push_back(generator.NextAuditMessage());
   const auto now = std::chrono::steady_clock::now();
-  drain::Batch alone;
-  for (size_t i = 0; i < messages.size(); ++i) {
-    alone.Add(Hold(messages[i], i + 1), i + 1, contract::Envelope::kEvent, now);
-  }
-  ASSERT_FALSE(alone.rejects.empty());
   WorkPool pool(2);
   drain::ParallelDecoder decoder(pool);
   const std::vector<std::string_view> payloads(messages.begin(), messages.end());
@@ -158,7 +156,7 @@ TEST(ParallelDecoder, AuditMessagesOfOneEventEachDecodeAsTheyDoAlone) {
   for (size_t i = 0; i < messages.size(); ++i) {
     together.AddDecoded(Hold(messages[i], i + 1), i + 1, decoder, i, now);
   }
-  EXPECT_EQ(Describe(together), Describe(alone));
+  EXPECT_EQ(Describe(together), OneMessageAtATime(messages, contract::Envelope::kEvent));
 }
 
 // A batch keeps its rows, not their wire bytes: each message gives up its payload once decoded
