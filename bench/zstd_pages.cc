@@ -14,9 +14,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -40,17 +37,10 @@ int Fail(const std::string& what) {
   return 1;
 }
 
-std::string ReadWhole(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // Appends the uncompressed payload of every page of `file` (a Part) to `pages`.
 std::string ReadPages(const fs::path& path, std::vector<Page>& pages,
                       std::vector<std::string>& names) {
-  const std::string file = ReadWhole(path);
+  const std::string file = sinkd::bench::ReadFile(path.string());
   const sinkd::parquet::ReadAt read = [&](uint64_t offset, uint64_t length)
       -> sinkd::Result<std::string> { return file.substr(offset, length); };
   auto footer = sinkd::parquet::ReadDecodedFooter(read, file.size(), path.string());
@@ -103,20 +93,25 @@ int main(int argc, char** argv) {
     ++parts;
   }
   if (pages.empty()) return Fail("no Parts under " + lake);
-  const std::string wire = wire_path.empty() ? std::string() : ReadWhole(wire_path);
+  const std::string wire = wire_path.empty() ? std::string() : sinkd::bench::ReadFile(wire_path);
 
+  struct Column {
+    size_t raw = 0, compressed = 0;  // bytes (compressed: the last round's)
+    double seconds = 0;              // the last round's
+  };
+  std::vector<Column> columns(names.size());
   size_t largest = 0, raw_total = 0;
   for (const Page& p : pages) {
     largest = std::max(largest, p.bytes.size());
     raw_total += p.bytes.size();
+    columns[p.column].raw += p.bytes.size();
   }
   std::string out(ZSTD_compressBound(std::max(largest, wire.size() / 2 + 1)), '\0');
   ZSTD_CCtx* context = ZSTD_createCCtx();
   std::vector<double> page_s, wire_s;
-  std::map<size_t, std::pair<size_t, double>> by_column;  // compressed bytes, seconds
   size_t compressed_total = 0;
   for (int round = 0; round < rounds; ++round) {
-    by_column.clear();
+    for (Column& c : columns) c.compressed = 0, c.seconds = 0;
     compressed_total = 0;
     const auto start = Clock::now();
     for (const Page& p : pages) {
@@ -124,9 +119,8 @@ int main(int argc, char** argv) {
       const size_t n = ZSTD_compressCCtx(context, out.data(), out.size(), p.bytes.data(),
                                          p.bytes.size(), level);
       if (ZSTD_isError(n)) return Fail(ZSTD_getErrorName(n));
-      auto& [bytes, seconds] = by_column[p.column];
-      bytes += n;
-      seconds += Seconds(t);
+      columns[p.column].compressed += n;
+      columns[p.column].seconds += Seconds(t);
       compressed_total += n;
     }
     page_s.push_back(Seconds(start));
@@ -144,14 +138,12 @@ int main(int argc, char** argv) {
   }
   ZSTD_freeCCtx(context);
 
-  std::vector<size_t> raw_by_column(names.size(), 0);
-  for (const Page& p : pages) raw_by_column[p.column] += p.bytes.size();
   std::printf("%zu Parts, %zu pages, %.1f MB uncompressed -> %.1f MB at zstd level %d, one thread\n",
               parts, pages.size(), raw_total / 1e6, compressed_total / 1e6, level);
   std::printf("  %-24s %12s %12s %9s\n", "column (last round)", "bytes in", "bytes out", "seconds");
-  for (const auto& [column, bytes_seconds] : by_column) {
-    std::printf("  %-24s %12zu %12zu %9.3f\n", names[column].c_str(), raw_by_column[column],
-                bytes_seconds.first, bytes_seconds.second);
+  for (size_t c = 0; c < columns.size(); ++c) {
+    std::printf("  %-24s %12zu %12zu %9.3f\n", names[c].c_str(), columns[c].raw,
+                columns[c].compressed, columns[c].seconds);
   }
   const sinkd::bench::Spread pages_spread = sinkd::bench::SpreadOf(page_s);
   std::printf("pages, every one compressed again:   %s s (%.0f MB/s of page bytes)\n",
