@@ -81,6 +81,30 @@ class KeyIds {
   std::vector<uint32_t> slots_;   // id + 1; 0 = empty; a power of two long
 };
 
+// Sorts `items` by insertion, giving up once it has moved items `budget` places in all (returning
+// false, the items in some order, for a general sort to finish): rows that arrive nearly in time
+// order, as they do, sort in a few moves each, and rows that do not cost a bounded detour.
+template <typename T, typename Less>
+bool InsertionSortWithin(std::vector<T>& items, const Less& less, size_t budget) {
+  size_t moves = 0;
+  for (size_t i = 1; i < items.size(); ++i) {
+    if (!less(items[i], items[i - 1])) continue;
+    const T item = items[i];
+    size_t j = i;
+    do {
+      items[j] = items[j - 1];
+      --j;
+    } while (j > 0 && less(item, items[j - 1]));
+    items[j] = item;
+    moves += i - j;
+    if (moves > budget) return false;
+  }
+  return true;
+}
+
+// Rows out of place move this many places each on average before the sort gives up on insertion.
+constexpr size_t kInsertionMovesPerRow = 8;
+
 }  // namespace
 
 std::vector<Partition> PartitionRows(const row::RowBatch& batch) {
@@ -120,15 +144,30 @@ std::vector<Partition> PartitionRows(const row::RowBatch& batch) {
   for (size_t r = 0; r < n; ++r) partitions[rank[row_partition[r]]].rows.push_back(
       static_cast<uint32_t>(r));
 
+  // Sorted as (time, row) pairs copied out of the batch, by insertion: rows mostly arrive in time
+  // order (in a ledger import 1-10% of a partition's rows follow a later one), so each moves a few
+  // places. A std::sort of row indices, reading each compared row's time from the column, took
+  // 0.6% more of a 1,000,000-event import's instructions (callgrind).
   const auto& times = batch.column(batch.table().time_column).int64s;
   const auto& ids_column = batch.column(batch.table().id_column).strings;
+  struct TimeRow {
+    int64_t time;
+    uint32_t row;
+  };
+  const auto less = [&](const TimeRow& a, const TimeRow& b) {
+    if (a.time != b.time) return a.time < b.time;
+    const std::string_view ia = ids_column.at(a.row), ib = ids_column.at(b.row);
+    if (ia != ib) return ia < ib;
+    return a.row < b.row;  // identical (time, id): keep arrival order, so the sort is deterministic
+  };
+  std::vector<TimeRow> order;
   for (Partition& p : partitions) {
-    std::sort(p.rows.begin(), p.rows.end(), [&](uint32_t a, uint32_t b) {
-      if (times[a] != times[b]) return times[a] < times[b];
-      const std::string_view ia = ids_column.at(a), ib = ids_column.at(b);
-      if (ia != ib) return ia < ib;
-      return a < b;  // identical (time, id): keep arrival order, so the sort is deterministic
-    });
+    order.resize(p.rows.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = {times[p.rows[i]], p.rows[i]};
+    if (!InsertionSortWithin(order, less, kInsertionMovesPerRow * order.size())) {
+      std::sort(order.begin(), order.end(), less);
+    }
+    for (size_t i = 0; i < order.size(); ++i) p.rows[i] = order[i].row;
   }
   return partitions;
 }

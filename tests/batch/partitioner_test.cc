@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <tuple>
 
@@ -100,6 +101,40 @@ TEST(Partitioner, ManyPartitionsFirstSeenInAnyOrderComeOutInKeyOrderWithTheirOwn
       EXPECT_EQ(FormatDay(DayOf(batch.TimeMicros(r))), parts[i].date);
       EXPECT_EQ(apps.at(r), parts[i].values[0]);
     }
+  }
+}
+
+// Rows arrive nearly in time order (a few late ones), in order, backwards, or shuffled: each
+// partition comes out sorted by (time, event_id), rows equal in both in arrival order. The first
+// two sort by insertion, the last two give up on it for a general sort; all must agree with a
+// stable sort of the arrival order.
+TEST(Partitioner, RowsInAnyArrivalOrderComeOutSortedByTimeThenIdThenArrival) {
+  constexpr int kRows = 3000;
+  const auto shapes = {"late", "in order", "backwards", "shuffled"};
+  for (const std::string shape : shapes) {
+    std::vector<int> at(kRows);  // arrival i carries time slot at[i]
+    for (int i = 0; i < kRows; ++i) at[i] = i;
+    if (shape == "late") {
+      for (int i = 7; i + 5 < kRows; i += 11) std::swap(at[i], at[i + 5]);
+    } else if (shape == "backwards") {
+      std::reverse(at.begin(), at.end());
+    } else if (shape == "shuffled") {
+      for (int i = kRows - 1; i > 0; --i) std::swap(at[i], at[(i * 7919 + 13) % (i + 1)]);
+    }
+    row::RowBatch batch(row::kLedgerColumns);
+    for (int i = 0; i < kRows; ++i) {
+      // Three rows a microsecond, ids repeating every fourth slot: ties on time and on both.
+      AddRow(batch, "e" + std::to_string(at[i] % 4), k2026_09_29 + at[i] / 3, "svc");
+    }
+    std::vector<uint32_t> expected(kRows);
+    for (uint32_t r = 0; r < kRows; ++r) expected[r] = r;
+    const auto& ids = batch.column(0).strings;  // `event_id`
+    std::stable_sort(expected.begin(), expected.end(), [&](uint32_t a, uint32_t b) {
+      return std::tuple(batch.TimeMicros(a), ids.at(a)) < std::tuple(batch.TimeMicros(b), ids.at(b));
+    });
+    std::vector<Partition> parts = PartitionRows(batch);
+    ASSERT_EQ(parts.size(), 1u) << shape;
+    EXPECT_EQ(parts[0].rows, expected) << shape;
   }
 }
 
