@@ -19,7 +19,7 @@
 // Memory: at most two batches, one decoding and one flushing (with its encoded Parts), and one
 // run of messages.
 // Ownership: borrows the Destination and the Logger (both used from the flush thread too).
-// Threads: Add, Finish and report belong to one thread; the flush thread is internal.
+// Threads: Add, AddRun, Finish and report belong to one thread; the flush thread is internal.
 // Errors: a failed flush stops the backfill with Redeliver, reported by the Add that fills the next
 // batch or by Finish; no later batch is flushed after it. Parts already committed stay whole.
 #pragma once
@@ -27,6 +27,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -77,10 +78,17 @@ class Backfill {
   Backfill(const Backfill&) = delete;
   Backfill& operator=(const Backfill&) = delete;
 
-  // Takes one message (from input `subject`, e.g. a file name) into the run; a full run is
+  // Takes a copy of one message (from input `subject`, e.g. a file name) into the run; a full run is
   // decoded into the filling batch. When the batch reached its row or byte limit, waits for the
   // previous batch's flush (returning its error, if any) and starts flushing this one.
   Status Add(std::string_view message, std::string_view subject);
+  // The same for messages whose bytes stay alive only until it returns (a run of
+  // contract::DelimitedStreamReader::NextRun): they are decoded before it returns, where they
+  // are, with any messages Add holds, and not copied.
+  Status AddRun(std::span<const std::string_view> messages, std::string_view subject);
+  // What a run holds before Add decodes it, in messages and in bytes: the sizes to read runs in.
+  size_t run_messages() const { return options_.run_messages; }
+  static constexpr size_t kRunBytes = drain::ParallelDecoder::kRunBytes;
   // Flushes what is left and waits for every flush. REQUIRES: called once, last.
   Status Finish();
 
@@ -108,7 +116,7 @@ class Backfill {
   std::unique_ptr<WorkPool> decode_pool_;
   drain::ParallelDecoder decoder_;  // on decode_pool_
   struct Pending {
-    jetstream::Message message;  // holds the payload until the run is decoded
+    jetstream::Message message;  // holds (AddRun: views) the payload until the run is decoded
     uint64_t sequence;
   };
   std::vector<Pending> run_;

@@ -104,11 +104,12 @@ Status RunImport(const ImportFlags& flags, const std::string& origin, contract::
   for (const std::string& name : flags.files) {
     SINKD_ASSIGN_OR_RETURN(std::unique_ptr<Input> input, Input::Open(name));
     while (true) {
-      auto next = input->reader().Next();
-      if (!next.ok()) return next.status().WithContext("import " + name);
-      if (!next->has_value()) break;
-      SINKD_RETURN_IF_ERROR(backfill.Add(**next, name));
-      ++messages;
+      // Runs decoded in the buffer they were read into (Backfill::AddRun).
+      auto run = input->reader().NextRun(backfill.run_messages(), backfill::Backfill::kRunBytes);
+      if (!run.ok()) return run.status().WithContext("import " + name);
+      if (run->empty()) break;
+      SINKD_RETURN_IF_ERROR(backfill.AddRun(*run, name));
+      messages += run->size();
       if (progress.active()) progress.Update(sized ? before + input->Position() : messages);
     }
     if (sized) before += input->Position();

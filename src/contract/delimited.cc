@@ -53,15 +53,16 @@ DelimitedStreamReader::DelimitedStreamReader(int fd, size_t buffer_bytes) : fd_(
   buffer_.resize(buffer_bytes);
 }
 
-Result<bool> DelimitedStreamReader::Fill(size_t want) {
+Result<DelimitedStreamReader::Filled> DelimitedStreamReader::Fill(size_t want, bool may_move) {
   while (end_ - begin_ < want) {
-    if (eof_) return false;
-    if (begin_ > 0) {  // slide the unread tail to the front before reading more
+    if (eof_) return Filled::kEnd;
+    if (!may_move && begin_ + want > buffer_.size()) return Filled::kNoRoom;
+    if (may_move && begin_ > 0) {  // slide the unread tail to the front before reading more
       std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
       end_ -= begin_;
       begin_ = 0;
     }
-    if (buffer_.size() < want) buffer_.resize(want);
+    if (may_move && buffer_.size() < want) buffer_.resize(want);
     const ssize_t n = ::read(fd_, buffer_.data() + end_, buffer_.size() - end_);
     if (n < 0) {
       if (errno == EINTR) continue;
@@ -70,13 +71,15 @@ Result<bool> DelimitedStreamReader::Fill(size_t want) {
     if (n == 0) eof_ = true;
     end_ += static_cast<size_t>(n);
   }
-  return true;
+  return Filled::kYes;
 }
 
-Result<std::optional<std::string_view>> DelimitedStreamReader::Next() {
+Result<DelimitedStreamReader::Filled> DelimitedStreamReader::Take(bool may_move,
+                                                                  std::string_view* message) {
   // A varint length is at most 10 bytes; ask for that much, accept less at the very end.
-  if (auto filled = Fill(10); !filled.ok()) return filled.status();
-  if (begin_ == end_) return std::optional<std::string_view>();
+  SINKD_ASSIGN_OR_RETURN(const Filled head, Fill(10, may_move));
+  if (head == Filled::kNoRoom) return head;
+  if (begin_ == end_) return Filled::kEnd;
   // Parse only the length: a message that runs past the buffer is fine here, it is read below.
   uint64_t length = 0;
   size_t used = 0;
@@ -92,15 +95,38 @@ Result<std::optional<std::string_view>> DelimitedStreamReader::Next() {
     return Status::Reject("message at byte " + std::to_string(offset_) + " claims " +
                           std::to_string(length) + " bytes");
   }
-  SINKD_ASSIGN_OR_RETURN(bool complete, Fill(used + length));
-  if (!complete) {
+  SINKD_ASSIGN_OR_RETURN(const Filled whole, Fill(used + length, may_move));
+  if (whole == Filled::kNoRoom) return whole;
+  if (whole == Filled::kEnd) {
     return Status::Reject("message at byte " + std::to_string(offset_) + " claims " +
                           std::to_string(length) + " bytes but the input ends first");
   }
-  std::string_view message(buffer_.data() + begin_ + used, length);
+  *message = std::string_view(buffer_.data() + begin_ + used, length);
   begin_ += used + length;
   offset_ += used + length;
+  return Filled::kYes;
+}
+
+Result<std::optional<std::string_view>> DelimitedStreamReader::Next() {
+  std::string_view message;
+  SINKD_ASSIGN_OR_RETURN(const Filled took, Take(/*may_move=*/true, &message));
+  if (took == Filled::kEnd) return std::optional<std::string_view>();
   return std::optional<std::string_view>(message);
+}
+
+Result<std::span<const std::string_view>> DelimitedStreamReader::NextRun(size_t max_messages,
+                                                                         size_t max_bytes) {
+  run_.clear();
+  size_t bytes = 0;
+  while (run_.size() < max_messages && bytes < max_bytes) {
+    std::string_view message;
+    // Only the first message may move the buffer: the others' views must stay where they are.
+    SINKD_ASSIGN_OR_RETURN(const Filled took, Take(/*may_move=*/run_.empty(), &message));
+    if (took != Filled::kYes) break;
+    run_.push_back(message);
+    bytes += message.size();
+  }
+  return std::span<const std::string_view>(run_);
 }
 
 }  // namespace sinkd::contract

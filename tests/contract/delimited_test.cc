@@ -82,5 +82,49 @@ TEST(Delimited, TheStreamReaderAgreesWithTheBufferReaderForAnyBufferSize) {
   EXPECT_TRUE(last.IsReject()) << "a cut-off last message must be an error, not a silent end";
 }
 
+// import decodes a run where the reader read it: every view of a run must hold its message until
+// the next call, however small the buffer, and the runs together must be the input, in order.
+TEST(Delimited, ARunsViewsAllHoldTheirMessagesAndTheRunsTogetherAreTheInput) {
+  sinkd::testing::TempDir tmp;
+  std::string data;
+  std::vector<std::string> want;
+  for (int i = 0; i < 300; ++i) {
+    want.push_back(std::string(static_cast<size_t>(i * 53 % 700), static_cast<char>('a' + i % 26)));
+    AppendDelimited(data, want.back());
+  }
+  sinkd::testing::WriteFile(tmp / "in.bin", data);
+  struct Way {
+    size_t buffer, max_messages, max_bytes;
+  };
+  for (const Way way : {Way{1, 64, 1 << 20}, Way{700, 5, 1 << 20}, Way{4096, 64, 1000},
+                        Way{4096, 1, 1 << 20}, Way{1 << 20, 64, 8 << 20}}) {
+    int fd = ::open((tmp / "in.bin").c_str(), O_RDONLY);
+    ASSERT_GE(fd, 0);
+    DelimitedStreamReader reader(fd, way.buffer);
+    std::vector<std::string> got;
+    size_t runs = 0;
+    while (true) {
+      auto run = reader.NextRun(way.max_messages, way.max_bytes);
+      ASSERT_TRUE(run.ok()) << run.status().ToString();
+      if (run->empty()) break;
+      ++runs;
+      ASSERT_LE(run->size(), way.max_messages);
+      size_t bytes = 0;
+      for (size_t i = 0; i < run->size(); ++i) {
+        if (i > 0) ASSERT_LT(bytes, way.max_bytes) << "a run goes on only while under max_bytes";
+        bytes += (*run)[i].size();
+      }
+      // Read only now, once the whole run is taken: a buffer moved for a later message of the
+      // run would show here as another message's bytes.
+      for (std::string_view m : *run) got.emplace_back(m);
+    }
+    ::close(fd);
+    EXPECT_EQ(got, want) << "buffer " << way.buffer << ", runs of " << way.max_messages;
+    if (way.max_messages > 1) {
+      EXPECT_LT(runs, want.size()) << "buffer " << way.buffer << ": runs of one message only";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace sinkd::contract
