@@ -1,8 +1,10 @@
 #include "parquet/rle_bit_packed_encoder.h"
 
+#include <array>
 #include <bit>
 #include <cassert>
 #include <cstring>
+#include <utility>
 
 namespace sinkd::parquet {
 namespace {
@@ -10,6 +12,35 @@ namespace {
 // The shortest run worth an RLE header: 8 values fill one bit-packed group, so a shorter repeat
 // costs no more packed than it would as a separate run.
 constexpr size_t kMinRleRun = 8;
+
+// Packs `groups` groups of 8 values at a width known when compiling: every shift is a constant and
+// the 8 values of a group are unrolled, ~2 instructions a value where a loop over a runtime width
+// took ~8 (BitPack was 1.2% of an import's instructions, as dictionary indices).
+template <int kWidth>
+void PackGroups(const uint32_t* values, size_t groups, uint8_t* dst) {
+  constexpr int kWords = (8 * kWidth + 63) / 64;
+  for (size_t g = 0; g < groups; ++g, values += 8, dst += kWidth) {
+    uint64_t words[kWords] = {};
+    for (int k = 0; k < 8; ++k) {
+      const int bit = k * kWidth;
+      const uint64_t v = values[k];
+      words[bit / 64] |= v << (bit % 64);
+      if (bit % 64 + kWidth > 64) words[bit / 64 + 1] |= v >> (64 - bit % 64);
+    }
+    std::memcpy(dst, words, kWidth);  // 8 values × kWidth bits = kWidth bytes, little-endian
+  }
+}
+
+using PackFunction = void (*)(const uint32_t*, size_t, uint8_t*);
+
+template <int... kWidths>
+constexpr std::array<PackFunction, sizeof...(kWidths)> PackTable(
+    std::integer_sequence<int, kWidths...>) {
+  return {PackGroups<kWidths + 1>...};
+}
+
+// kPack[w - 1] packs at width w.
+constexpr auto kPack = PackTable(std::make_integer_sequence<int, 32>());
 
 void AppendVarint(uint64_t value, ByteBuffer& out) {
   while (value >= 0x80) {
@@ -48,23 +79,9 @@ int BitWidthFor(uint32_t count) {
 void BitPack(std::span<const uint32_t> values, int width, ByteBuffer& out) {
   assert(values.size() % 8 == 0 && width >= 1 && width <= 32);
   // 8 values × width bits = exactly `width` bytes per group, so the run ends on a byte boundary.
-  uint8_t* dst = out.Extend(values.size() / 8 * static_cast<size_t>(width));
-  // A 64-bit accumulator: fewer than 32 bits are pending before each value is added, so a value
-  // of up to 32 bits always fits, and whole 32-bit words are stored as they fill.
-  uint64_t pending = 0;
-  int bits = 0;
-  for (uint32_t v : values) {
-    pending |= static_cast<uint64_t>(v) << bits;
-    bits += width;
-    if (bits >= 32) {
-      const uint32_t word = static_cast<uint32_t>(pending);
-      std::memcpy(dst, &word, 4);
-      dst += 4;
-      pending >>= 32;
-      bits -= 32;
-    }
-  }
-  for (; bits > 0; bits -= 8, pending >>= 8) *dst++ = static_cast<uint8_t>(pending);
+  const size_t groups = values.size() / 8;
+  uint8_t* dst = out.Extend(groups * static_cast<size_t>(width));
+  kPack[width - 1](values.data(), groups, dst);
 }
 
 void EncodeRleBitPacked(std::span<const uint32_t> values, int width, ByteBuffer& out) {
