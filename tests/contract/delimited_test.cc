@@ -5,10 +5,30 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <string>
+#include <vector>
+
 #include "support/support.h"
 
 namespace sinkd::contract {
 namespace {
+
+// Writes `count` delimited messages to `path`, message i of (i * step % modulo) bytes of one
+// letter, and returns them (and the file's bytes in `data`, when given).
+std::vector<std::string> WriteMessages(const std::filesystem::path& path, int count, int step,
+                                       int modulo, std::string* data = nullptr) {
+  std::string bytes;
+  std::vector<std::string> messages;
+  for (int i = 0; i < count; ++i) {
+    messages.push_back(
+        std::string(static_cast<size_t>(i * step % modulo), static_cast<char>('a' + i % 26)));
+    AppendDelimited(bytes, messages.back());
+  }
+  sinkd::testing::WriteFile(path, bytes);
+  if (data != nullptr) *data = std::move(bytes);
+  return messages;
+}
 
 // A file of delimited messages is what `sinkd import` replays: a framing error would shift every
 // later message by some bytes and turn good records into garbage.
@@ -46,12 +66,7 @@ TEST(Delimited, ATruncatedInputIsRefusedWithItsOffset) {
 TEST(Delimited, TheStreamReaderAgreesWithTheBufferReaderForAnyBufferSize) {
   sinkd::testing::TempDir tmp;
   std::string data;
-  std::vector<std::string> want;
-  for (int i = 0; i < 200; ++i) {
-    want.push_back(std::string(static_cast<size_t>(i * 37 % 1000), static_cast<char>('a' + i % 26)));
-    AppendDelimited(data, want.back());
-  }
-  sinkd::testing::WriteFile(tmp / "in.bin", data);
+  const std::vector<std::string> want = WriteMessages(tmp / "in.bin", 200, 37, 1000, &data);
   for (size_t buffer : {size_t{1}, size_t{7}, size_t{64}, size_t{4096}, size_t{1} << 20}) {
     int fd = ::open((tmp / "in.bin").c_str(), O_RDONLY);
     ASSERT_GE(fd, 0);
@@ -86,13 +101,7 @@ TEST(Delimited, TheStreamReaderAgreesWithTheBufferReaderForAnyBufferSize) {
 // the next call, however small the buffer, and the runs together must be the input, in order.
 TEST(Delimited, ARunsViewsAllHoldTheirMessagesAndTheRunsTogetherAreTheInput) {
   sinkd::testing::TempDir tmp;
-  std::string data;
-  std::vector<std::string> want;
-  for (int i = 0; i < 300; ++i) {
-    want.push_back(std::string(static_cast<size_t>(i * 53 % 700), static_cast<char>('a' + i % 26)));
-    AppendDelimited(data, want.back());
-  }
-  sinkd::testing::WriteFile(tmp / "in.bin", data);
+  const std::vector<std::string> want = WriteMessages(tmp / "in.bin", 300, 53, 700);
   struct Way {
     size_t buffer, max_messages, max_bytes;
   };
@@ -111,7 +120,9 @@ TEST(Delimited, ARunsViewsAllHoldTheirMessagesAndTheRunsTogetherAreTheInput) {
       ASSERT_LE(run->size(), way.max_messages);
       size_t bytes = 0;
       for (size_t i = 0; i < run->size(); ++i) {
-        if (i > 0) ASSERT_LT(bytes, way.max_bytes) << "a run goes on only while under max_bytes";
+        if (i > 0) {
+          ASSERT_LT(bytes, way.max_bytes) << "a run goes on only while under max_bytes";
+        }
         bytes += (*run)[i].size();
       }
       // Read only now, once the whole run is taken: a buffer moved for a later message of the
