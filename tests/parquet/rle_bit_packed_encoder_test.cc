@@ -41,6 +41,85 @@ std::vector<uint32_t> Decode(const std::vector<uint8_t>& in, int width, size_t c
   return out;
 }
 
+// One run of the output: RLE of `count` values, or bit-packed `count` values (groups × 8).
+struct Run {
+  bool rle;
+  size_t count;
+  bool operator==(const Run&) const = default;
+};
+
+// The runs of an encoding, read from their headers.
+std::vector<Run> Runs(const std::vector<uint8_t>& in, int width) {
+  std::vector<Run> runs;
+  size_t at = 0;
+  while (at < in.size()) {
+    uint64_t header = 0;
+    for (int shift = 0;; shift += 7) {
+      header |= static_cast<uint64_t>(in[at] & 0x7F) << shift;
+      if (!(in[at++] & 0x80)) break;
+    }
+    const bool rle = (header & 1) == 0;
+    runs.push_back({rle, rle ? header >> 1 : (header >> 1) * 8});
+    at += rle ? (width + 7) / 8 : (header >> 1) * width;
+  }
+  return runs;
+}
+
+// The runs the encoder is to choose, found value by value: every maximal repeat of 8 or more is
+// an RLE run, less the values it lends the literals before it to fill their last group of 8
+// (none if that leaves fewer than 8); everything else is bit-packed, padded to a group of 8.
+std::vector<Run> ExpectedRuns(const std::vector<uint32_t>& values) {
+  std::vector<Run> runs;
+  size_t literal_start = 0, i = 0;
+  const auto literals = [&](size_t end) {
+    if (end > literal_start) runs.push_back({false, (end - literal_start + 7) / 8 * 8});
+  };
+  while (i < values.size()) {
+    size_t end = i + 1;
+    while (end < values.size() && values[end] == values[i]) ++end;
+    const size_t lend = (8 - (i - literal_start) % 8) % 8;
+    if (end - i >= 8 && end - i - lend >= 8) {
+      literals(i + lend);
+      runs.push_back({true, end - i - lend});
+      literal_start = end;
+    }
+    i = end;
+  }
+  literals(values.size());
+  return runs;
+}
+
+// The encoder looks for repeats 58 starting places at a time: a repeat of 8 or more must become
+// an RLE run wherever it starts and ends against those windows, and a shorter one never.
+TEST(RleBitPacked, RepeatsBecomeRleRunsWhereverTheyStartAndNeverWhenShorterThanEight) {
+  for (size_t length : {size_t{7}, size_t{8}, size_t{9}, size_t{15}, size_t{64}, size_t{70}}) {
+    for (size_t offset = 0; offset < 140; ++offset) {
+      std::vector<uint32_t> values;
+      for (size_t i = 0; i < offset; ++i) values.push_back(static_cast<uint32_t>(i % 3));
+      values.insert(values.end(), length, 7);
+      for (size_t i = 0; i < 70; ++i) values.push_back(static_cast<uint32_t>(i % 3));
+      ByteBuffer out;
+      EncodeRleBitPacked(values, 3, out);
+      const std::vector<uint8_t> bytes = Bytes(out);
+      EXPECT_EQ(Runs(bytes, 3), ExpectedRuns(values)) << "length " << length << " at " << offset;
+      EXPECT_EQ(Decode(bytes, 3, values.size()), values) << "length " << length << " at " << offset;
+    }
+  }
+  std::mt19937 rng(11);
+  for (int round = 0; round < 300; ++round) {  // runs of 1-12 (many just 8) and a few long ones
+    std::vector<uint32_t> values;
+    const size_t size = rng() % 600;
+    while (values.size() < size) {
+      const size_t run = rng() % 10 == 0 ? 8 + rng() % 100 : 1 + rng() % 12;
+      values.insert(values.end(), run, static_cast<uint32_t>(rng() % 4));
+    }
+    ByteBuffer out;
+    EncodeRleBitPacked(values, 2, out);
+    EXPECT_EQ(Runs(Bytes(out), 2), ExpectedRuns(values)) << "round " << round;
+    EXPECT_EQ(Decode(Bytes(out), 2, values.size()), values) << "round " << round;
+  }
+}
+
 // The spec's RLE example: 1000 ones at width 1 are one run, header 2000 as a varint.
 TEST(RleBitPacked, AThousandOnesAtWidthOneAreTheSpecsThreeBytes) {
   const std::vector<uint32_t> ones(1000, 1);
