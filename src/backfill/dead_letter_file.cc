@@ -23,7 +23,10 @@ std::string DeadLetterLine(const DeadLetter& letter) {
 std::string DeadLetterKey(std::string_view prefix, std::string_view instance, uint64_t first,
                           uint64_t last, uint32_t alternative) {
   std::string name(instance);
-  if (alternative > 0) name += "." + std::to_string(alternative);
+  if (alternative > 0) {  // appended piece by piece: gcc 12 warns (-Wrestrict) on "." + string
+    name += '.';
+    name += std::to_string(alternative);
+  }
   return "dead-letters/" + std::string(prefix) + "/dead-" + name + "-" + std::to_string(first) +
          "-" + std::to_string(last) + ".jsonl";
 }
