@@ -52,21 +52,12 @@ class ByteArrayColumnWriter final : public ColumnWriter {
     indices_.resize(n);
     size_t runs = 0;
     uint32_t previous = kDictionaryFull;
-    std::string_view previous_value;
     for (size_t i = 0; i < n; ++i) {
-      const std::string_view value = values.at(selection.rows[i]);
-      // A row often repeats the one before it (rows sit in partition order: 41% of the dictionary
-      // lookups of a ledger import): the same index, without hashing the value or probing.
-      if (i > 0 && value == previous_value) {
-        indices_[i] = previous;
-        continue;
-      }
-      const uint32_t index = dictionary_.Insert(value);
+      const uint32_t index = dictionary_.Insert(values.at(selection.rows[i]));
       if (index == kDictionaryFull) return false;
       indices_[i] = index;
       runs += index != previous;
       previous = index;
-      previous_value = value;
     }
     return DictionaryPays(n, dictionary_.size(), runs);
   }
