@@ -16,8 +16,6 @@ class OutputStream {
   virtual ~OutputStream() = default;
   // Appends `bytes`. On failure the stream is broken: the caller abandons the Part.
   virtual Status Append(std::span<const uint8_t> bytes) = 0;
-  // A hint: about `bytes` more bytes are coming. A stream that collects them may make room once.
-  virtual void Expect(size_t bytes) { (void)bytes; }
 };
 
 // Collects everything in memory; for tests, small parts and uploads that want one body.
@@ -27,8 +25,6 @@ class MemoryOutputStream final : public OutputStream {
     data_.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
     return Status::OK();
   }
-  // Room made once, not by doubling: a Part appended chunk by chunk was copied ~twice over.
-  void Expect(size_t bytes) override { data_.reserve(data_.size() + bytes); }
   const std::string& data() const { return data_; }
   std::string Release() { return std::move(data_); }
 

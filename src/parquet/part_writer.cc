@@ -271,10 +271,6 @@ Status PartWriter::Rep::WriteRowGroup(const TableView& table, std::span<const ui
   } else {
     for (size_t c = 0; c < schema.size(); ++c) encode(c, 0);
   }
-  // The row group's chunks, then room for Bloom filters and the footer (a guess; small).
-  size_t expected = 0;
-  for (size_t c = 0; c < schema.size(); ++c) expected += chunks[c].bytes.size();
-  out.Expect(expected + expected / 16 + (64 << 10));
   for (size_t c = 0; c < schema.size(); ++c) {
     const Status s = encoded[c].ok() ? WriteChunk(c, chunks[c], group) : encoded[c];
     if (!s.ok()) return s.WithContext("parquet: column " + schema[c].name);
