@@ -78,8 +78,8 @@ class Backfill {
   Backfill(const Backfill&) = delete;
   Backfill& operator=(const Backfill&) = delete;
 
-  // Takes a copy of one message (from input `subject`, e.g. a file name) into the run; a full run is
-  // decoded into the filling batch. When the batch reached its row or byte limit, waits for the
+  // Takes a copy of one message (from input `subject`, e.g. a file name) into the run; a full run
+  // is decoded into the filling batch. When the batch reached its row or byte limit, waits for the
   // previous batch's flush (returning its error, if any) and starts flushing this one.
   Status Add(std::string_view message, std::string_view subject);
   // The same for messages whose bytes stay alive only until it returns (a run of

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cassert>
 #include <cerrno>
 #include <cstring>
 #include <optional>
@@ -116,6 +117,7 @@ Result<std::optional<std::string_view>> DelimitedStreamReader::Next() {
 
 Result<std::span<const std::string_view>> DelimitedStreamReader::NextRun(size_t max_messages,
                                                                          size_t max_bytes) {
+  assert(max_messages >= 1 && "an empty run would read as the end of input");
   run_.clear();
   size_t bytes = 0;
   while (run_.size() < max_messages && bytes < max_bytes) {

@@ -52,6 +52,7 @@ class DelimitedStreamReader {
   // the buffer the input was read into: at least one, none only at a clean end of input. A run
   // also ends before a message that does not fit in the buffer behind the ones taken, since the
   // buffer's bytes move (or it grows) only before a run's first message. Errors as Next's.
+  // REQUIRES: max_messages >= 1.
   // Why: `sinkd import` decodes a run where it was read; copying each message out first was 2.5%
   // of an import's instructions.
   Result<std::span<const std::string_view>> NextRun(size_t max_messages, size_t max_bytes);

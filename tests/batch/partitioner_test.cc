@@ -130,7 +130,8 @@ TEST(Partitioner, RowsInAnyArrivalOrderComeOutSortedByTimeThenIdThenArrival) {
     for (uint32_t r = 0; r < kRows; ++r) expected[r] = r;
     const auto& ids = batch.column(0).strings;  // `event_id`
     std::stable_sort(expected.begin(), expected.end(), [&](uint32_t a, uint32_t b) {
-      return std::tuple(batch.TimeMicros(a), ids.at(a)) < std::tuple(batch.TimeMicros(b), ids.at(b));
+      return std::tuple(batch.TimeMicros(a), ids.at(a)) <
+             std::tuple(batch.TimeMicros(b), ids.at(b));
     });
     std::vector<Partition> parts = PartitionRows(batch);
     ASSERT_EQ(parts.size(), 1u) << shape;
