@@ -173,7 +173,8 @@ Result<ProvisionReport> Provision(Connection& connection, const std::vector<Stre
       continue;
     }
     report.lines.push_back({spec.name, ProvisionOutcome::kRefused});
-    refusals += (refusals.empty() ? "" : "\n") + MismatchText(spec.name, diffs);
+    if (!refusals.empty()) refusals += '\n';  // piece by piece: gcc 12 warned -Wrestrict on "" + s
+    refusals += MismatchText(spec.name, diffs);
   }
   if (!refusals.empty()) report.status = Status::Refuse(refusals);
   return report;
