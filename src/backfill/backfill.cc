@@ -88,25 +88,15 @@ Status Backfill::AddRun(std::span<const std::string_view> messages, std::string_
 }
 
 Status Backfill::DecodeRun() {
-  const size_t n = run_.size();
-  // While no batch flushes the other threads would idle: the run is shared out
-  // (drain/parallel_decoder.h, InPlace).
-  const bool share = !flushing_ && decode_pool_->threads() > 1 && n > 1;
-  const size_t in_place = share ? decoder_.InPlace(n) : n;
+  // While no batch flushes the other threads would idle: the run is shared out.
   Status status;
-  const auto add_in_place = [&] {
-    for (size_t i = 0; i < in_place && status.ok(); ++i) status = AddToBatch(i, nullptr, 0);
-  };
-  if (share) {
-    payloads_.clear();
-    for (size_t i = in_place; i < n; ++i) payloads_.push_back(run_[i].message.data());
-    decoder_.DecodeAlongside(payloads_, options_.envelope, add_in_place);
-  } else {
-    add_in_place();
-  }
-  for (size_t i = in_place; i < n && status.ok(); ++i) {
-    status = AddToBatch(i, &decoder_, i - in_place);
-  }
+  decoder_.AddRun(
+      run_.size(), !flushing_, options_.envelope,
+      [&](size_t i) { return run_[i].message.data(); },
+      [&](size_t i, drain::ParallelDecoder* decoded, size_t index) {
+        status = AddToBatch(i, decoded, index);
+        return status.ok();
+      });
   run_.clear();
   run_bytes_ = 0;
   return status;

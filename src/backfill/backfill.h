@@ -121,7 +121,6 @@ class Backfill {
   };
   std::vector<Pending> run_;
   size_t run_bytes_ = 0;
-  std::vector<std::string_view> payloads_;  // of run_, for decoder_
   int filling_ = 0;  // index into batches_; the other one is flushing or empty
   std::thread flusher_;
   std::atomic<bool> flushing_{false};  // the flush thread runs (set before it starts, cleared at its end)

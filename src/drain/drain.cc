@@ -143,21 +143,14 @@ void Drain::FetchOnce(Prefetcher& prefetcher, milliseconds timeout, const Settle
            bytes < ParallelDecoder::kRunBytes) {
       bytes += fetched_[end++].data().size();
     }
-    // While no batch settles the other threads would idle: the run is shared out
-    // (parallel_decoder.h, InPlace), its first part decoded here straight into the batch.
-    const bool share = decode_pool_->threads() > 1 && end - begin > 1 && !settler.busy();
-    const size_t in_place = begin + (share ? decoder_.InPlace(end - begin) : end - begin);
-    const auto add_in_place = [&] {
-      for (size_t i = begin; i < in_place; ++i) Add(fetched_[i], nullptr, 0, now);
-    };
-    if (share) {
-      payloads_.clear();
-      for (size_t i = in_place; i < end; ++i) payloads_.push_back(fetched_[i].data());
-      decoder_.DecodeAlongside(payloads_, options_.envelope, add_in_place);
-    } else {
-      add_in_place();
-    }
-    for (size_t i = in_place; i < end; ++i) Add(fetched_[i], &decoder_, i - in_place, now);
+    // While no batch settles the other threads would idle: the run is shared out.
+    decoder_.AddRun(
+        end - begin, !settler.busy(), options_.envelope,
+        [&](size_t i) { return fetched_[begin + i].data(); },
+        [&](size_t i, ParallelDecoder* decoded, size_t index) {
+          Add(fetched_[begin + i], decoded, index, now);
+          return true;
+        });
     begin = end;
   }
   PublishBuffered();

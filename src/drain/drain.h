@@ -135,7 +135,6 @@ class Drain {
   std::vector<jetstream::Message> fetched_;
   std::unique_ptr<WorkPool> decode_pool_;
   ParallelDecoder decoder_;                 // on decode_pool_
-  std::vector<std::string_view> payloads_;  // of fetched_, for decoder_
   const std::atomic<bool>* stop_ = nullptr;  // set by Run
 };
 

@@ -50,6 +50,31 @@ class ParallelDecoder {
   void DecodeAlongside(std::span<const std::string_view> payloads, contract::Envelope envelope,
                        const std::function<void()>& alongside);
 
+  // Adds a run of `n` messages to the caller's batch, in order: `add(i, decoded, index)` adds
+  // message i, decoding it itself when `decoded` is null, or taking payload `index` of `decoded`,
+  // and returns false to stop the run there. When `may_share` (the cores would otherwise idle)
+  // and there is something to share, the first InPlace(n) are added alongside a Decode of the
+  // rest (`payload_of(i)`: message i's bytes), which are then taken from here. The one place the
+  // drain and the import share out a run.
+  template <typename PayloadOf, typename Add>
+  void AddRun(size_t n, bool may_share, contract::Envelope envelope, const PayloadOf& payload_of,
+              const Add& add) {
+    const bool share = may_share && pool_.threads() > 1 && n > 1;
+    const size_t in_place = share ? InPlace(n) : n;
+    bool going = true;
+    const auto add_in_place = [&] {
+      for (size_t i = 0; i < in_place && going; ++i) going = add(i, nullptr, size_t{0});
+    };
+    if (share) {
+      payloads_.clear();
+      for (size_t i = in_place; i < n; ++i) payloads_.push_back(payload_of(i));
+      DecodeAlongside(payloads_, envelope, add_in_place);
+    } else {
+      add_in_place();
+    }
+    for (size_t i = in_place; i < n && going; ++i) going = add(i, this, i - in_place);
+  }
+
   // How many payloads the last Decode was given.
   size_t size() const { return decoded_.size(); }
   // Appends payload i's rows to `rows` and its rejects to `rejects` (moved: once per payload);
@@ -71,6 +96,7 @@ class ParallelDecoder {
   WorkPool& pool_;
   std::vector<Slot> slots_;  // one per pool slot
   std::vector<Decoded> decoded_;
+  std::vector<std::string_view> payloads_;  // AddRun's shared part, for Decode
 };
 
 }  // namespace sinkd::drain

@@ -140,6 +140,51 @@ TEST(ParallelDecoder, ARunSharedOutBetweenTheCallerAndThePoolFillsTheBatchAsOneM
   EXPECT_EQ(Describe(shared), OneMessageAtATime(messages, contract::Envelope::kBatch));
 }
 
+// AddRun is how the drain and the import add a run: shared out or not, the batch is the one a
+// message at a time gives, and an `add` that says stop ends the run at that message.
+TEST(ParallelDecoder, ARunAddedSharedOrNotFillsTheBatchAsOneMessageAtATimeAndStopsWhereAddSays) {
+  const std::vector<std::string> messages = Messages(0.05, 120);
+  const auto now = std::chrono::steady_clock::now();
+  WorkPool pool(3);
+  drain::ParallelDecoder decoder(pool);
+  for (const bool may_share : {false, true}) {
+    drain::Batch batch;
+    size_t shared = 0;
+    for (size_t begin = 0; begin < messages.size(); begin += 40) {
+      decoder.AddRun(
+          40, may_share, contract::Envelope::kBatch,
+          [&](size_t i) { return std::string_view(messages[begin + i]); },
+          [&](size_t i, drain::ParallelDecoder* decoded, size_t index) {
+            const uint64_t sequence = begin + i + 1;
+            if (decoded == nullptr) {
+              batch.Add(Hold(messages[begin + i], sequence), sequence, contract::Envelope::kBatch,
+                        now);
+            } else {
+              ++shared;
+              batch.AddDecoded(Hold(messages[begin + i], sequence), sequence, *decoded, index, now);
+            }
+            return true;
+          });
+    }
+    EXPECT_EQ(shared, may_share ? 120u - 3 * decoder.InPlace(40) : 0u);
+    EXPECT_EQ(Describe(batch), OneMessageAtATime(messages, contract::Envelope::kBatch))
+        << (may_share ? "shared" : "not shared");
+  }
+  for (const bool may_share : {false, true}) {
+    std::vector<size_t> added;
+    decoder.AddRun(
+        40, may_share, contract::Envelope::kBatch,
+        [&](size_t i) { return std::string_view(messages[i]); },
+        [&](size_t i, drain::ParallelDecoder*, size_t) {
+          added.push_back(i);
+          return i != 25;  // past the part added in place when shared (the first 13)
+        });
+    std::vector<size_t> expected(26);
+    for (size_t i = 0; i < expected.size(); ++i) expected[i] = i;
+    EXPECT_EQ(added, expected) << (may_share ? "shared" : "not shared");
+  }
+}
+
 TEST(ParallelDecoder, AuditMessagesOfOneEventEachDecodeAsTheyDoAlone) {
   traffic::TrafficOptions traffic;
   traffic.seed = 9;
