@@ -10,10 +10,19 @@ namespace sinkd::backfill {
 
 namespace {
 
-// A message as the drain holds it. It is never settled: it has no connection.
+// The subject an input's messages carry: its name, "-" for standard input.
+std::string_view InputName(std::string_view subject) { return subject.empty() ? "-" : subject; }
+
+// libnats and protobuf count a message's length in an int.
+Status CheckSize(std::string_view message, uint64_t sequence) {
+  if (message.size() <= static_cast<size_t>(INT32_MAX)) return Status::OK();
+  return Status::Refuse("import: message " + std::to_string(sequence) + " is over 2 GiB");
+}
+
+// A copy of a message as the drain holds it. It is never settled: it has no connection.
 Result<jetstream::Message> Held(std::string_view data, std::string_view subject,
                                 uint64_t sequence) {
-  const std::string name = subject.empty() ? std::string("-") : std::string(subject);
+  const std::string name(InputName(subject));
   natsMsg* msg = nullptr;
   natsStatus s = natsMsg_Create(&msg, name.c_str(), nullptr, data.data(),
                                 static_cast<int>(data.size()));
@@ -58,9 +67,7 @@ Status Backfill::StartFlush() {
 Status Backfill::Add(std::string_view message, std::string_view subject) {
   const uint64_t sequence = next_sequence_++;
   ++report_.messages;
-  if (message.size() > static_cast<size_t>(INT32_MAX)) {
-    return Status::Refuse("import: message " + std::to_string(sequence) + " is over 2 GiB");
-  }
+  SINKD_RETURN_IF_ERROR(CheckSize(message, sequence));
   SINKD_ASSIGN_OR_RETURN(jetstream::Message held, Held(message, subject, sequence));
   run_.push_back({std::move(held), sequence});
   run_bytes_ += message.size();
@@ -73,12 +80,9 @@ Status Backfill::Add(std::string_view message, std::string_view subject) {
 Status Backfill::AddRun(std::span<const std::string_view> messages, std::string_view subject) {
   // Refused as Add refuses it, before any of the run is held: its bytes go when this returns.
   for (size_t i = 0; i < messages.size(); ++i) {
-    if (messages[i].size() > static_cast<size_t>(INT32_MAX)) {
-      return Status::Refuse("import: message " + std::to_string(next_sequence_ + i) +
-                            " is over 2 GiB");
-    }
+    SINKD_RETURN_IF_ERROR(CheckSize(messages[i], next_sequence_ + i));
   }
-  const std::string_view name = subject.empty() ? std::string_view("-") : subject;
+  const std::string_view name = InputName(subject);
   for (std::string_view message : messages) {
     run_.push_back({jetstream::Message::Recorded(message, name), next_sequence_++});
     ++report_.messages;

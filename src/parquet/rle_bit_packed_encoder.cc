@@ -74,22 +74,6 @@ void AppendBitPackedRun(std::span<const uint32_t> values, int width, ByteBuffer&
   }
 }
 
-}  // namespace
-
-int BitWidthFor(uint32_t count) {
-  return count <= 2 ? 1 : std::bit_width(count - 1);
-}
-
-void BitPack(std::span<const uint32_t> values, int width, ByteBuffer& out) {
-  assert(values.size() % 8 == 0 && width >= 1 && width <= 32);
-  // 8 values × width bits = exactly `width` bytes per group, so the run ends on a byte boundary.
-  const size_t groups = values.size() / 8;
-  uint8_t* dst = out.Extend(groups * static_cast<size_t>(width));
-  kPack[width - 1](values.data(), groups, dst);
-}
-
-namespace {
-
 // Bit k is set when values[k + 1] == values[k], for k in [0, 64). REQUIRES: 65 readable values.
 // Branch-free: the neighbours of a page of dictionary indices are equal or not by chance, and a
 // loop that stopped at each change paid a mispredicted branch every few values.
@@ -145,6 +129,18 @@ bool FindLongRun(std::span<const uint32_t> values, size_t from, size_t* start, s
 }
 
 }  // namespace
+
+int BitWidthFor(uint32_t count) {
+  return count <= 2 ? 1 : std::bit_width(count - 1);
+}
+
+void BitPack(std::span<const uint32_t> values, int width, ByteBuffer& out) {
+  assert(values.size() % 8 == 0 && width >= 1 && width <= 32);
+  // 8 values × width bits = exactly `width` bytes per group, so the run ends on a byte boundary.
+  const size_t groups = values.size() / 8;
+  uint8_t* dst = out.Extend(groups * static_cast<size_t>(width));
+  kPack[width - 1](values.data(), groups, dst);
+}
 
 void EncodeRleBitPacked(std::span<const uint32_t> values, int width, ByteBuffer& out) {
   const size_t n = values.size();
