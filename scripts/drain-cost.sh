@@ -41,10 +41,11 @@ for _ in $(seq 12000); do
   # the two cores the drain and the broker share (perf record -a), lengthening the drain measured.
   acked=$(awk -F'"acked":' 'NF > 1 { s += $2 + 0 } END { print s + 0 }' "$work/drain.log")
   [[ "${acked:-0}" -ge "$messages" ]] && break
+  kill -0 "$time_pid" 2>/dev/null || break  # the drain ended early: its log says why
   sleep 0.05
 done
 end=$(date +%s.%N)
-[[ "${acked:-0}" -ge "$messages" ]] || { echo "drain did not ack $messages messages" >&2; exit 1; }
+[[ "${acked:-0}" -ge "$messages" ]] || { echo "drain did not ack $messages messages" >&2; cat "$work/drain.log" >&2; exit 1; }
 child=$(pgrep -P "$time_pid")
 kill -TERM "$(pgrep -P "$child" || echo "$child")"
 wait "$time_pid" || { echo "drain exit non-zero" >&2; cat "$work/drain.log" >&2; exit 1; }
