@@ -1,9 +1,15 @@
 // KeepFreedMemory tells the allocator to keep what a batch frees for the next batch instead of
-// handing it back to the kernel. sinkd's memory use is a sawtooth of identical batches (decode
-// buffers, row groups, Parts); returning each batch's pages and faulting them back in on the
-// next one cost 15-20% of the encode on the VMs we measure on (page faults are expensive there).
-// Peak memory is unchanged; resident memory stays at the high-water mark between batches.
-// Call once, early in main, before threads start.
+// handing it back to the kernel, and to hand memory one thread freed to the next thread that asks.
+// sinkd's memory use is a sawtooth of identical batches (decode buffers, row groups, Parts);
+// returning each batch's pages and faulting them back in on the next one cost 15-20% of the encode
+// on the VMs we measure on (page faults are expensive there). The batches are built, encoded and
+// placed on different threads (a decode pool, the encode pool, the settler, libnats' reader), and
+// glibc gives each thread an arena of its own by default: memory freed in one arena was never
+// reused by another, so each arena grew to its own high-water mark (a 1,000,000-event import
+// peaked at ~565 MiB with one arena per thread and ~480 MiB with one arena, with ~17% fewer page
+// faults; BENCHMARKS.md, "Issue 10, eighth pass").
+// Peak memory does not grow; resident memory stays at the high-water mark between batches.
+// Call once, early in main, before threads start (an arena made before the call stays in use).
 #pragma once
 
 namespace sinkd {
