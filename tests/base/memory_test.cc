@@ -33,7 +33,7 @@ void FreeHereAllocateThereAndCheck() {
   std::_Exit(at >= begin && at < begin + kBlock ? 0 : 11);
 }
 
-TEST(KeepFreedMemory, ABlockOneThreadFreedIsTheOneTheNextThreadGets) {
+TEST(KeepFreedMemory, TheNextThreadsBlockComesFromTheOneAnotherThreadFreed) {
   if (kSanitizerAllocator) GTEST_SKIP() << "a sanitizer's allocator ignores mallopt";
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(FreeHereAllocateThereAndCheck(), ::testing::ExitedWithCode(0), "");
