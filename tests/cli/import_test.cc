@@ -7,6 +7,7 @@
 #include <map>
 #include <random>
 #include <regex>
+#include <set>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -73,6 +74,24 @@ std::vector<fs::path> Files(const fs::path& root, const std::string& suffix) {
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+// What a reader would see of a lake another process is writing: a Part's `.incomplete` may be
+// renamed between the listing and the look at it, so errors skip the entry instead of throwing.
+struct LakeListing {
+  long parts = 0;
+  std::set<std::string> incomplete;
+};
+LakeListing ListWhileWritten(const fs::path& root) {
+  LakeListing listing;
+  std::error_code ec;
+  fs::recursive_directory_iterator it(root, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    const fs::path& path = it->path();
+    if (path.extension() == ".parquet") ++listing.parts;
+    if (path.extension() == ".incomplete") listing.incomplete.insert(path.string());
+  }
+  return listing;
 }
 
 std::string LakeGlob(const fs::path& lake) { return SqlQuote((lake / "ledger/**/*.parquet").string()); }
@@ -412,18 +431,33 @@ TEST(Import, AKilledImportLeavesOnlyWholePartsAndIncompleteLeftovers) {
   ASSERT_TRUE(traffic::WriteDelimitedFile(generator, traffic::StreamKind::kLedger, 200,
                                           (tmp / "in.bin").string())
                   .ok());
-  // Kill moments are fractions of a whole run timed on this build (an ASan build is several
-  // times slower): fixed delays would kill a slow build before its first Part every time.
+  // Kill moments are set by progress, not by the clock. Attempt a waits until the lake holds a
+  // random number of new Parts from the a-th eighth of a whole run's; then an even attempt waits a
+  // random pause of up to a twentieth of a whole run and an odd one waits for a Part of its own to
+  // be in the middle of its writing (a new `.incomplete`). Fractions of one timed run failed on a
+  // loaded CI machine, where the timed run and the killed ones can differ 2x in speed: too fast and
+  // runs finish before their kill, too slow and every kill lands before the first Part. A Part
+  // here goes to disk in one write(2), so the moment a Part would be torn if it were written at
+  // its key is microseconds wide: DirDestination's own test pins that no bytes appear at the key
+  // before Commit; this one, that what kills leave is readable and a rerun completes the lake.
   const auto timed_start = std::chrono::steady_clock::now();
   auto timed = Import(tmp / "timed-lake", tmp / "in.bin", {"--batch-max-rows", "10000"});
   ASSERT_EQ(timed.exit_code, 0) << timed.err;
-  const auto whole_run_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                std::chrono::steady_clock::now() - timed_start)
-                                .count();
+  const auto whole_run = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - timed_start);
+  const long parts_per_run = static_cast<long>(Files(tmp / "timed-lake", ".parquet").size());
+  ASSERT_GE(parts_per_run, 16) << "premise: a run writes Parts throughout, not all at once";
+  constexpr int kAttempts = 8;
   std::mt19937 rng(1234);
-  std::uniform_int_distribution<long> kill_after_ms(whole_run_ms / 10, whole_run_ms * 9 / 10);
   int killed_mid_run = 0;
-  for (int attempt = 0; attempt < 8; ++attempt) {
+  std::string outcomes;  // one line per attempt, printed if a premise fails
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    const LakeListing before = ListWhileWritten(tmp / "lake");
+    const long wait_for_parts = std::uniform_int_distribution<long>(
+        attempt * parts_per_run / kAttempts, (attempt + 1) * parts_per_run / kAttempts - 1)(rng);
+    const bool mid_part = attempt % 2 == 1;
+    const auto pause = std::chrono::milliseconds(
+        mid_part ? 0 : std::uniform_int_distribution<long>(0, whole_run.count() / 20)(rng));
     pid_t pid = fork();
     if (pid == 0) {
       int devnull = open("/dev/null", O_WRONLY);
@@ -434,15 +468,49 @@ TEST(Import, AKilledImportLeavesOnlyWholePartsAndIncompleteLeftovers) {
             "--batch-max-rows", "10000", (tmp / "in.bin").c_str(), nullptr);
       _exit(127);
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(kill_after_ms(rng)));
-    kill(pid, SIGKILL);
+    // Bounded: a run that never gets so far is killed at the deadline (still a kill mid-run).
+    const auto deadline = std::chrono::steady_clock::now() +
+                          std::max(std::chrono::milliseconds(60'000), whole_run * 10);
+    auto reached = [&] {
+      const LakeListing now = ListWhileWritten(tmp / "lake");
+      if (now.parts - before.parts < wait_for_parts) return false;
+      if (!mid_part) return true;
+      for (const std::string& name : now.incomplete) {
+        if (!before.incomplete.contains(name)) return true;
+      }
+      return false;
+    };
     int status = 0;
-    waitpid(pid, &status, 0);
+    bool exited = false;
+    while (!reached() && std::chrono::steady_clock::now() < deadline) {
+      if (waitpid(pid, &status, WNOHANG) == pid) {
+        exited = true;
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(mid_part ? 0 : 2));
+    }
+    if (!exited) {
+      std::this_thread::sleep_for(pause);
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+    }
     if (WIFSIGNALED(status)) ++killed_mid_run;
+    const LakeListing after = ListWhileWritten(tmp / "lake");
+    outcomes += "attempt " + std::to_string(attempt) + ": kill after " +
+                std::to_string(wait_for_parts) + " new Parts and " +
+                (mid_part ? std::string("a Part begun") : std::to_string(pause.count()) + " ms") +
+                ": " + (WIFSIGNALED(status) ? "killed" : "finished first") + ", " +
+                std::to_string(after.parts - before.parts) + " new Parts, " +
+                std::to_string(after.incomplete.size() - before.incomplete.size()) +
+                " new .incomplete\n";
   }
-  ASSERT_GT(killed_mid_run, 3) << "premise: most runs must have been killed mid-way";
+  ASSERT_GT(killed_mid_run, kAttempts / 2)
+      << "premise: most runs must have been killed mid-way (a whole run: " << whole_run.count()
+      << " ms, " << parts_per_run << " Parts)\n" << outcomes;
   ASSERT_FALSE(Files(tmp / "lake", ".parquet").empty())
-      << "premise: some killed runs got as far as whole Parts";
+      << "premise: some killed runs got as far as whole Parts\n" << outcomes;
+  ASSERT_FALSE(Files(tmp / "lake", ".incomplete").empty())
+      << "premise: some kills landed while a Part was being written\n" << outcomes;
   auto partial = DuckDb("SELECT count(*) FROM read_parquet(" + LakeGlob(tmp / "lake") +
                         ", hive_partitioning=true)");
   ASSERT_TRUE(partial.ok) << "a Part left by a killed import is unreadable: " << partial.error;
