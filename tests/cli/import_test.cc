@@ -4,10 +4,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <regex>
-#include <set>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -62,36 +62,22 @@ testing::CommandResult Import(const fs::path& lake, const fs::path& input,
   return RunCommand(args);
 }
 
+// Safe beside a running import: a Part's `.incomplete` may be renamed between the listing and the
+// look at it, so an entry that cannot be looked at is skipped instead of throwing.
 std::vector<fs::path> Files(const fs::path& root, const std::string& suffix) {
   std::vector<fs::path> out;
-  if (!fs::exists(root)) return out;
-  for (const auto& e : fs::recursive_directory_iterator(root)) {
-    const std::string name = e.path().string();
-    if (e.is_regular_file() && name.size() >= suffix.size() &&
+  std::error_code ec;
+  fs::recursive_directory_iterator it(root, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().string();
+    std::error_code type_ec;
+    if (it->is_regular_file(type_ec) && name.size() >= suffix.size() &&
         name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
-      out.push_back(e.path());
+      out.push_back(it->path());
     }
   }
   std::sort(out.begin(), out.end());
   return out;
-}
-
-// What a reader would see of a lake another process is writing: a Part's `.incomplete` may be
-// renamed between the listing and the look at it, so errors skip the entry instead of throwing.
-struct LakeListing {
-  long parts = 0;
-  std::set<std::string> incomplete;
-};
-LakeListing ListWhileWritten(const fs::path& root) {
-  LakeListing listing;
-  std::error_code ec;
-  fs::recursive_directory_iterator it(root, ec), end;
-  for (; !ec && it != end; it.increment(ec)) {
-    const fs::path& path = it->path();
-    if (path.extension() == ".parquet") ++listing.parts;
-    if (path.extension() == ".incomplete") listing.incomplete.insert(path.string());
-  }
-  return listing;
 }
 
 std::string LakeGlob(const fs::path& lake) { return SqlQuote((lake / "ledger/**/*.parquet").string()); }
@@ -452,7 +438,8 @@ TEST(Import, AKilledImportLeavesOnlyWholePartsAndIncompleteLeftovers) {
   int killed_mid_run = 0;
   std::string outcomes;  // one line per attempt, printed if a premise fails
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
-    const LakeListing before = ListWhileWritten(tmp / "lake");
+    const size_t parts_before = Files(tmp / "lake", ".parquet").size();
+    const std::vector<fs::path> incomplete_before = Files(tmp / "lake", ".incomplete");
     const long wait_for_parts = std::uniform_int_distribution<long>(
         attempt * parts_per_run / kAttempts, (attempt + 1) * parts_per_run / kAttempts - 1)(rng);
     const bool mid_part = attempt % 2 == 1;
@@ -472,13 +459,15 @@ TEST(Import, AKilledImportLeavesOnlyWholePartsAndIncompleteLeftovers) {
     const auto deadline = std::chrono::steady_clock::now() +
                           std::max(std::chrono::milliseconds(60'000), whole_run * 10);
     auto reached = [&] {
-      const LakeListing now = ListWhileWritten(tmp / "lake");
-      if (now.parts - before.parts < wait_for_parts) return false;
-      if (!mid_part) return true;
-      for (const std::string& name : now.incomplete) {
-        if (!before.incomplete.contains(name)) return true;
+      if (static_cast<long>(Files(tmp / "lake", ".parquet").size() - parts_before) <
+          wait_for_parts) {
+        return false;
       }
-      return false;
+      if (!mid_part) return true;
+      const std::vector<fs::path> incomplete = Files(tmp / "lake", ".incomplete");
+      // A new `.incomplete`: one not among those left before this attempt (both sorted).
+      return !std::includes(incomplete_before.begin(), incomplete_before.end(),
+                            incomplete.begin(), incomplete.end());
     };
     int status = 0;
     bool exited = false;
@@ -495,14 +484,14 @@ TEST(Import, AKilledImportLeavesOnlyWholePartsAndIncompleteLeftovers) {
       waitpid(pid, &status, 0);
     }
     if (WIFSIGNALED(status)) ++killed_mid_run;
-    const LakeListing after = ListWhileWritten(tmp / "lake");
+    const size_t parts_after = Files(tmp / "lake", ".parquet").size();
+    const size_t incomplete_after = Files(tmp / "lake", ".incomplete").size();
     outcomes += "attempt " + std::to_string(attempt) + ": kill after " +
                 std::to_string(wait_for_parts) + " new Parts and " +
                 (mid_part ? std::string("a Part begun") : std::to_string(pause.count()) + " ms") +
                 ": " + (WIFSIGNALED(status) ? "killed" : "finished first") + ", " +
-                std::to_string(after.parts - before.parts) + " new Parts, " +
-                std::to_string(after.incomplete.size() - before.incomplete.size()) +
-                " new .incomplete\n";
+                std::to_string(parts_after - parts_before) + " new Parts, " +
+                std::to_string(incomplete_after - incomplete_before.size()) + " new .incomplete\n";
   }
   ASSERT_GT(killed_mid_run, kAttempts / 2)
       << "premise: most runs must have been killed mid-way (a whole run: " << whole_run.count()
