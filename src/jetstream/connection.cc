@@ -4,6 +4,7 @@
 
 #include "base/redact.h"
 #include "jetstream/nkey.h"
+#include "jetstream/nonce_signer.h"
 
 namespace sinkd::jetstream {
 
@@ -33,15 +34,24 @@ Result<std::unique_ptr<Connection>> Connection::Connect(const ConnectOptions& op
   if (!options.creds_file.empty() && !options.nkey_seed_file.empty()) {
     return Status::Refuse("NATS: give a creds file or an nkey seed file, not both");
   }
+  // Both files are read once here, so that a missing or malformed one is refused before any
+  // connection; NonceSigner reads them again at each (re)connect, as libnats would.
   if (!options.creds_file.empty()) {
-    s = natsOptions_SetUserCredentialsFromFiles(raw, options.creds_file.c_str(), nullptr);
-    if (s != NATS_OK) return FromNats(s, "NATS creds file " + options.creds_file).As(Status::Refuse);
+    SINKD_RETURN_IF_ERROR(ReadCredsJwt(options.creds_file).status());
+    SINKD_ASSIGN_OR_RETURN(std::string seed, ReadNkeySeedFile(options.creds_file));
+    auto checked = NkeyPublicFromSeed(seed);
+    if (!checked.ok()) return checked.status().WithContext("NATS creds file " + options.creds_file);
+    c->signer_ = std::make_unique<NonceSigner>(options.creds_file, options.creds_file);
+    s = natsOptions_SetUserCredentialsCallbacks(raw, &NonceSigner::Jwt, c->signer_.get(),
+                                                &NonceSigner::Sign, c->signer_.get());
+    if (s != NATS_OK) return FromNats(s, "NATS creds file " + options.creds_file);
   }
   if (!options.nkey_seed_file.empty()) {
     SINKD_ASSIGN_OR_RETURN(std::string seed, ReadNkeySeedFile(options.nkey_seed_file));
     auto pub = NkeyPublicFromSeed(seed);
     if (!pub.ok()) return pub.status().WithContext("NATS nkey seed file " + options.nkey_seed_file);
-    s = natsOptions_SetNKeyFromSeed(raw, pub->c_str(), options.nkey_seed_file.c_str());
+    c->signer_ = std::make_unique<NonceSigner>(options.nkey_seed_file, "");
+    s = natsOptions_SetNKey(raw, pub->c_str(), &NonceSigner::Sign, c->signer_.get());
     if (s != NATS_OK) return FromNats(s, "NATS nkey seed file " + options.nkey_seed_file);
   }
   const bool tls = options.tls_required || !options.tls_ca.empty() || !options.tls_cert.empty() ||
@@ -65,7 +75,16 @@ Result<std::unique_ptr<Connection>> Connection::Connect(const ConnectOptions& op
   }
 
   natsConnection* nc = nullptr;
-  s = natsConnection_Connect(&nc, raw);
+  // See NonceSigner: a connection refused for an unsendable signature is opened again, with a new
+  // nonce; eight in a row happen once in 2^64.
+  constexpr int kMaxConnects = 8;
+  for (c->connects_ = 1;; ++c->connects_) {
+    s = natsConnection_Connect(&nc, raw);
+    if (s == NATS_OK || !c->signer_ || !c->signer_->TakeUnsendable() ||
+        c->connects_ == kMaxConnects) {
+      break;
+    }
+  }
   if (s != NATS_OK) return FromNats(s, where).As(Status::Retry);
   c->nc_.reset(nc);
   jsOptions jo;
@@ -77,6 +96,8 @@ Result<std::unique_ptr<Connection>> Connection::Connect(const ConnectOptions& op
   c->js_.reset(js);
   return c;
 }
+
+Connection::Connection() = default;
 
 Connection::~Connection() {
   js_.reset();

@@ -18,6 +18,8 @@
 
 namespace sinkd::jetstream {
 
+class NonceSigner;
+
 struct ConnectOptions {
   std::string url = "nats://127.0.0.1:4222";
   std::string name = "sinkd";  // the client name the server shows
@@ -53,18 +55,24 @@ class Connection {
   // The JetStream API wait, in milliseconds, for jsOptions.Wait.
   int64_t api_wait_ms() const { return api_wait_ms_; }
   bool connected() const;
+  // How many connections Connect opened to get this one: more than one only when an nkey or
+  // .creds signature could not be sent (see NonceSigner).
+  int connects() const { return connects_; }
   // Sends whatever the client still buffers (acks, naks) and waits up to `timeout` for the server
   // to have read it.
   Status FlushPending(std::chrono::milliseconds timeout);
 
  private:
-  Connection() = default;
+  Connection();
 
+  // Declared before the connection: libnats calls it until the connection is closed.
+  std::unique_ptr<NonceSigner> signer_;
   OptionsPtr opts_;
   ConnectionPtr nc_;
   JsPtr js_;
   std::string url_;
   int64_t api_wait_ms_ = 5000;
+  int connects_ = 0;
 };
 
 }  // namespace sinkd::jetstream

@@ -1,5 +1,6 @@
 #include "jetstream/nkey.h"
 
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 
 #include <fstream>
@@ -94,6 +95,24 @@ Result<DecodedSeed> DecodeNkeySeed(std::string_view text) {
   return out;
 }
 
+Result<Ed25519Signature> SignWithNkeySeed(std::string_view seed, std::string_view message) {
+  SINKD_ASSIGN_OR_RETURN(DecodedSeed decoded, DecodeNkeySeed(seed));
+  std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> key(
+      EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, nullptr, decoded.seed.data(), 32),
+      &EVP_PKEY_free);
+  OPENSSL_cleanse(decoded.seed.data(), decoded.seed.size());
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
+  Ed25519Signature sig{};
+  size_t len = sig.size();
+  if (!key || !ctx || EVP_DigestSignInit(ctx.get(), nullptr, nullptr, nullptr, key.get()) != 1 ||
+      EVP_DigestSign(ctx.get(), sig.data(), &len,
+                     reinterpret_cast<const unsigned char*>(message.data()), message.size()) != 1 ||
+      len != sig.size()) {
+    return Status::Refuse("cannot sign with the nkey seed");
+  }
+  return sig;
+}
+
 Result<std::string> NkeyPublicFromSeed(std::string_view seed) {
   SINKD_ASSIGN_OR_RETURN(DecodedSeed decoded, DecodeNkeySeed(seed));
   std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> key(
@@ -122,6 +141,24 @@ Result<std::string> ReadNkeySeedFile(const std::string& path) {
     if (end - start == 58) return line.substr(start, end - start);
   }
   return Status::Refuse("the nkey seed file " + path + " holds no seed (a line \"SU…\")");
+}
+
+Result<std::string> ReadCredsJwt(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status::Refuse("cannot read the NATS creds file " + path);
+  auto is_marker = [](const std::string& line) { return line.rfind("---", 0) == 0; };
+  std::string line;
+  // Only a block named JWT: a block of any other kind may be the seed, which is no JWT to send.
+  while (std::getline(in, line) && !(is_marker(line) && line.find("JWT") != std::string::npos)) {
+  }
+  while (std::getline(in, line)) {
+    if (is_marker(line)) break;
+    const size_t start = line.find_first_not_of(" \t\r");
+    if (start == std::string::npos) continue;
+    return line.substr(start, line.find_last_not_of(" \t\r") + 1 - start);
+  }
+  return Status::Refuse("the NATS creds file " + path +
+                        " holds no user JWT (a line inside \"-----BEGIN NATS USER JWT-----\")");
 }
 
 }  // namespace sinkd::jetstream

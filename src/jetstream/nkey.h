@@ -21,6 +21,7 @@ inline constexpr uint8_t kNkeyAccount = 0;          // 'A'
 inline constexpr uint8_t kNkeyUser = 20 << 3;       // 'U'
 
 using Ed25519Raw = std::array<uint8_t, 32>;
+using Ed25519Signature = std::array<uint8_t, 64>;
 
 // "U…"/"A…"/"O…" for a raw public key, "S…" for a raw seed of that type.
 std::string EncodeNkeyPublic(uint8_t type, const Ed25519Raw& key);
@@ -36,5 +37,11 @@ Result<DecodedSeed> DecodeNkeySeed(std::string_view text);
 Result<std::string> NkeyPublicFromSeed(std::string_view seed);
 // The first line of a seed file (or a .creds file) that holds a seed.
 Result<std::string> ReadNkeySeedFile(const std::string& path);
+// The user JWT of a .creds file: the first line of text inside its first "-----BEGIN … JWT-----"
+// block, as nsc writes it.
+Result<std::string> ReadCredsJwt(const std::string& path);
+
+// The ed25519 signature of `message` by the key of an encoded seed.
+Result<Ed25519Signature> SignWithNkeySeed(std::string_view seed, std::string_view message);
 
 }  // namespace sinkd::jetstream

@@ -49,17 +49,9 @@ inline std::string Base64Url(const std::string& in) {
 }
 
 inline std::string Ed25519Sign(const TestNkey& key, const std::string& message) {
-  EVP_PKEY* pkey = EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, nullptr, key.seed.data(), 32);
-  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-  std::string sig(64, '\0');
-  size_t len = sig.size();
-  EXPECT_EQ(EVP_DigestSignInit(ctx, nullptr, nullptr, nullptr, pkey), 1);
-  EXPECT_EQ(EVP_DigestSign(ctx, reinterpret_cast<unsigned char*>(sig.data()), &len,
-                           reinterpret_cast<const unsigned char*>(message.data()), message.size()),
-            1);
-  EVP_MD_CTX_free(ctx);
-  EVP_PKEY_free(pkey);
-  return sig;
+  auto sig = jetstream::SignWithNkeySeed(key.Seed(), message);
+  EXPECT_TRUE(sig.ok()) << sig.status().ToString();
+  return sig.ok() ? std::string(sig->begin(), sig->end()) : std::string();
 }
 
 // A NATS JWT for `subject`, issued (signed) by `issuer`; `nats` is the claims' "nats" object.
