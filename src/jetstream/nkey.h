@@ -1,6 +1,6 @@
 // NATS nkeys: an ed25519 key written as base32 text with a type prefix and a CRC-16. A user's
 // seed ("SU…") is what an operator hands sinkd; the server wants the public key ("U…") next to
-// the signature, and cnats's natsOptions_SetNKeyFromSeed asks for both, so the public key is
+// the signature of its nonce (NonceSigner makes that, with SignWithNkeySeed), so the public key is
 // derived here instead of being one more setting to keep in step with the seed.
 // Errors: a malformed seed is a Refuse that never quotes it (it is a secret).
 // Threads: pure functions.
