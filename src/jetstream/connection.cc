@@ -39,7 +39,7 @@ Result<std::unique_ptr<Connection>> Connection::Connect(const ConnectOptions& op
   if (!options.creds_file.empty()) {
     SINKD_RETURN_IF_ERROR(ReadCredsJwt(options.creds_file).status());
     SINKD_ASSIGN_OR_RETURN(std::string seed, ReadNkeySeedFile(options.creds_file));
-    auto checked = NkeyPublicFromSeed(seed);
+    auto checked = DecodeNkeySeed(seed);
     if (!checked.ok()) return checked.status().WithContext("NATS creds file " + options.creds_file);
     c->signer_ = std::make_unique<NonceSigner>(options.creds_file, options.creds_file);
     s = natsOptions_SetUserCredentialsCallbacks(raw, &NonceSigner::Jwt, c->signer_.get(),

@@ -65,6 +65,18 @@ std::string WithCrc(std::vector<uint8_t> raw) {
   return Base32(raw);
 }
 
+using PrivateKey = std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)>;
+
+// The ed25519 key of a decoded seed (null if OpenSSL cannot make one). The seed's bytes are wiped
+// once the key holds them: it is a secret, and nothing after this needs it.
+PrivateKey KeyOf(DecodedSeed& decoded) {
+  PrivateKey key(EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, nullptr, decoded.seed.data(),
+                                              decoded.seed.size()),
+                 &EVP_PKEY_free);
+  OPENSSL_cleanse(decoded.seed.data(), decoded.seed.size());
+  return key;
+}
+
 }  // namespace
 
 std::string EncodeNkeyPublic(uint8_t type, const Ed25519Raw& key) {
@@ -97,10 +109,7 @@ Result<DecodedSeed> DecodeNkeySeed(std::string_view text) {
 
 Result<Ed25519Signature> SignWithNkeySeed(std::string_view seed, std::string_view message) {
   SINKD_ASSIGN_OR_RETURN(DecodedSeed decoded, DecodeNkeySeed(seed));
-  std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> key(
-      EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, nullptr, decoded.seed.data(), 32),
-      &EVP_PKEY_free);
-  OPENSSL_cleanse(decoded.seed.data(), decoded.seed.size());
+  const PrivateKey key = KeyOf(decoded);
   std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
   Ed25519Signature sig{};
   size_t len = sig.size();
@@ -115,9 +124,7 @@ Result<Ed25519Signature> SignWithNkeySeed(std::string_view seed, std::string_vie
 
 Result<std::string> NkeyPublicFromSeed(std::string_view seed) {
   SINKD_ASSIGN_OR_RETURN(DecodedSeed decoded, DecodeNkeySeed(seed));
-  std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> key(
-      EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, nullptr, decoded.seed.data(), 32),
-      &EVP_PKEY_free);
+  const PrivateKey key = KeyOf(decoded);
   Ed25519Raw pub{};
   size_t len = pub.size();
   if (!key || EVP_PKEY_get_raw_public_key(key.get(), pub.data(), &len) != 1 || len != 32) {
