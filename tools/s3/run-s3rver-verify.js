@@ -4,8 +4,9 @@
 // the canonical request independently of sinkd and refuses a mismatch with 403, as S3 does.
 // It also does what s3rver skips and sinkd relies on:
 //   - x-amz-content-sha256 and Content-MD5 are checked against the body (400 on a mismatch);
-//   - If-None-Match: * on a PUT or a multipart completion is honoured (412 when the key exists),
-//     or, with --if-none-match=reject, refused with 501 NotImplemented like a store without it;
+//   - If-None-Match: * on a PUT or a multipart completion is honoured (412 when the key exists)
+//     as one atomic step with the create (see oneAtATime), or, with --if-none-match=reject,
+//     refused with 501 NotImplemented like a store without it;
 //   - a multipart abort (DELETE ?uploadId) removes the upload (s3rver answers 405), unless
 //     --s3rver-abort leaves s3rver's own answer;
 //   - x-amz-security-token must be signed and, with --session-token, equal to it (403 otherwise).
@@ -16,7 +17,8 @@
 //     --log FILE            one JSON line per request: method, url, headers, status
 //     --allow-anonymous     pass requests without Authorization through (logged), not 403
 //     --session-token T     require this x-amz-security-token on signed requests
-//     --if-none-match MODE  enforce (default) | reject | ignore
+//     --if-none-match MODE  enforce (default) | reject | ignore | ignore-multipart (honoured on a
+//                           PUT, ignored on a multipart completion)
 //     --s3rver-abort        leave multipart abort to s3rver (405 MethodNotAllowed)
 //     --key AK2:SK2         another key pair (repeatable)
 //     --tls-cert F --tls-key F   serve https
@@ -57,8 +59,8 @@ function parseArgs(argv) {
   if (positional.length < 4) {
     throw new Error('usage: run-s3rver-verify.js DIR PORT AK SK [BUCKET] [options]');
   }
-  if (!['enforce', 'reject', 'ignore'].includes(opts.ifNoneMatch)) {
-    throw new Error(`--if-none-match must be enforce, reject or ignore`);
+  if (!['enforce', 'reject', 'ignore', 'ignore-multipart'].includes(opts.ifNoneMatch)) {
+    throw new Error(`--if-none-match must be enforce, reject, ignore or ignore-multipart`);
   }
   const [dir, port, ak, sk, bucket] = positional;
   return { dir, port: Number(port), ak, sk, bucket, ...opts };
@@ -201,7 +203,36 @@ function target(ctx, vhostDomain) {
   return { bucket: segments[0] || '', key: segments.slice(1).join('/') };
 }
 
+// Runs `work` for one name at a time, in arrival order; the next waits until it has settled.
+// If-None-Match is a compare-and-swap only if nothing can create the key between the existence
+// check and the write: s3rver's own create is several awaits (mkdirp, a write stream, the md5 and
+// metadata files), during which Node runs other requests, so a check-then-next() lets two
+// creates of one key both see it free and both answer 200 (the second overwriting the first).
+// Holding the key's turn from the check until s3rver has answered makes the pair one step: this
+// process is the only writer of s3rver's directory, and every request that creates an object
+// (PUT, copy, multipart completion) passes through here. Another key's creates do not wait.
+// A create that waited gets its answer after its turn (412 if the key was taken), never the 409
+// ConditionalRequestConflict AWS may give a create racing another; sinkd's client retries a 409
+// (s3_client.cc), which then meets the same 412.
+function oneAtATime() {
+  const tails = new Map();
+  return async (name, work) => {
+    const before = tails.get(name) ?? Promise.resolve();
+    let done;
+    const mine = new Promise(resolve => (done = resolve));
+    tails.set(name, mine);
+    await before;
+    try {
+      return await work();
+    } finally {
+      done();
+      if (tails.get(name) === mine) tails.delete(name);
+    }
+  };
+}
+
 function makeLayer(opts, accounts, store) {
+  const creating = oneAtATime();
   const log = opts.log ? fs.openSync(opts.log, 'a') : null;
   const record = (ctx, note, status) => {
     if (log === null) return;
@@ -270,16 +301,22 @@ function makeLayer(opts, accounts, store) {
     const creates =
       key && ((req.method === 'PUT' && !query.has('partNumber')) ||
               (req.method === 'POST' && query.has('uploadId')));
-    if (creates && req.headers['if-none-match'] !== undefined) {
-      if (opts.ifNoneMatch === 'reject') {
-        return refuse(501, 'NotImplemented',
-                      'A header you provided implies functionality that is not implemented');
-      }
-      if (opts.ifNoneMatch === 'enforce' && req.headers['if-none-match'] === '*' &&
-          (await store.existsObject(bucket, key))) {
-        return refuse(412, 'PreconditionFailed',
-                      'At least one of the pre-conditions you specified did not hold');
-      }
+    if (creates && req.headers['if-none-match'] !== undefined && opts.ifNoneMatch === 'reject') {
+      return refuse(501, 'NotImplemented',
+                    'A header you provided implies functionality that is not implemented');
+    }
+    if (creates) {
+      const honoured = opts.ifNoneMatch === 'enforce' ||
+                       (opts.ifNoneMatch === 'ignore-multipart' && req.method === 'PUT');
+      const conditional = honoured && req.headers['if-none-match'] === '*';
+      return creating(`${bucket}/${key}`, async () => {
+        if (conditional && (await store.existsObject(bucket, key))) {
+          return refuse(412, 'PreconditionFailed',
+                        'At least one of the pre-conditions you specified did not hold');
+        }
+        await next();
+        record(ctx);
+      });
     }
     if (req.method === 'DELETE' && query.has('uploadId') && key && !opts.s3rverAbort) {
       const dir = path.join(store.getResourcePath(bucket, undefined, 'uploads'),
