@@ -5,20 +5,28 @@
 namespace sinkd::parquet {
 namespace {
 
+// What the tree allocates, as charged against the budget: a struct's map and its shared_ptr
+// control block, one map node per field, a list's element array, a binary's bytes. Estimates of
+// libstdc++'s layouts, rounded up; they need not be exact, only proportional to the real cost.
+constexpr size_t kStructCost = sizeof(ThriftStruct) + 32;
+constexpr size_t kFieldCost = sizeof(std::pair<const int16_t, ThriftValue>) + 32;
+
 class Decoder {
  public:
-  explicit Decoder(std::string_view bytes) : bytes_(bytes) {}
+  Decoder(std::string_view bytes, size_t budget) : bytes_(bytes), budget_(budget) {}
   size_t position() const { return at_; }
   const char* error() const { return error_; }
+  bool over_budget() const { return over_budget_; }
 
   ThriftValue Struct(int depth) {
     ThriftValue v;
     v.kind = ThriftValue::Kind::kStruct;
-    v.fields = std::make_shared<ThriftStruct>();
     if (depth > kMaxThriftDepth) {
-      Fail("structs nested too deep");
+      Fail("structs or lists nested too deep");
       return v;
     }
+    if (!Charge(kStructCost)) return v;
+    v.fields = std::make_shared<ThriftStruct>();
     int16_t last = 0;
     while (!error_) {
       const uint8_t header = Byte();
@@ -40,6 +48,7 @@ class Decoder {
         break;
       }
       last = static_cast<int16_t>(id);
+      if (!Charge(kFieldCost)) break;
       (*v.fields)[last] = Value(type, depth);
     }
     return v;
@@ -48,6 +57,18 @@ class Decoder {
  private:
   void Fail(const char* why) {
     if (!error_) error_ = why;
+  }
+  // Takes `count` × `each` bytes from the budget before they are allocated; false (and the
+  // decode fails) when they would overdraw it.
+  bool Charge(uint64_t count, size_t each = 1) {
+    if (error_) return false;
+    if (count > budget_ / each) {
+      over_budget_ = true;
+      Fail("over the memory budget");
+      return false;
+    }
+    budget_ -= count * each;
+    return true;
   }
   uint8_t Byte() {
     if (at_ >= bytes_.size()) {
@@ -77,6 +98,7 @@ class Decoder {
       Fail("truncated binary");
       return {};
     }
+    if (!Charge(n)) return {};
     std::string s(bytes_.substr(at_, n));
     at_ += n;
     return s;
@@ -96,15 +118,21 @@ class Decoder {
         break;
       }
       case 8: v.kind = ThriftValue::Kind::kBinary; v.bin = Binary(); break;
-      case 9: case 10: v = List(depth); break;
+      case 9: case 10: v = List(depth + 1); break;
       case 12: v = Struct(depth + 1); break;
       default: Fail("unknown field type");  // maps (11) are not in parquet.thrift
     }
     return v;
   }
+  // A list counts as a level of nesting like a struct: a list of lists of lists… is one or two
+  // bytes per level, and unbounded it ran the decoder's recursion off the stack.
   ThriftValue List(int depth) {
     ThriftValue v;
     v.kind = ThriftValue::Kind::kList;
+    if (depth > kMaxThriftDepth) {
+      Fail("structs or lists nested too deep");
+      return v;
+    }
     const uint8_t header = Byte();
     uint64_t size = header >> 4;
     if (size == 15) size = Varint();
@@ -115,6 +143,7 @@ class Decoder {
       return v;
     }
     const int element = header & 0x0F;
+    if (!Charge(size, sizeof(ThriftValue))) return v;
     v.list.reserve(size);
     for (uint64_t i = 0; i < size && !error_; ++i) {
       if (element == 1 || element == 2) {  // bool elements: one byte each
@@ -130,8 +159,10 @@ class Decoder {
   }
 
   std::string_view bytes_;
+  size_t budget_;
   size_t at_ = 0;
   const char* error_ = nullptr;
+  bool over_budget_ = false;
 };
 
 }  // namespace
@@ -148,9 +179,18 @@ const ThriftValue& ThriftValue::operator[](int16_t id) const {
   return v ? *v : kMissing;
 }
 
-Result<ThriftValue> DecodeThriftStruct(std::string_view bytes, size_t* consumed) {
-  Decoder d(bytes);
+Result<ThriftValue> DecodeThriftStruct(std::string_view bytes, size_t* consumed,
+                                       size_t memory_budget) {
+  Decoder d(bytes, memory_budget);
   ThriftValue v = d.Struct(0);
+  if (d.over_budget()) {
+    const std::string budget = memory_budget >= (size_t{1} << 20)
+                                   ? std::to_string(memory_budget >> 20) + " MiB"
+                                   : std::to_string(memory_budget) + " bytes";
+    return Status::Refuse("decoding its thrift structure would take more than " + budget +
+                          " of memory (at byte " + std::to_string(d.position()) + " of " +
+                          std::to_string(bytes.size()) + "): refused as hostile or corrupt");
+  }
   if (d.error()) {
     return Status::Refuse(std::string("malformed thrift: ") + d.error() + " at byte " +
                           std::to_string(d.position()));

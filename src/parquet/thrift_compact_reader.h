@@ -2,8 +2,12 @@
 // without knowing Parquet (the footer and page readers map the tree onto parquet.thrift, and the
 // tests use it to check what the writer emitted with code that shares nothing with the writer's
 // serialiser, thrift_compact_writer).
-// Bounded for untrusted input: every length is checked against what is left, nesting is limited
-// (kMaxDepth), and a list cannot claim more elements than it has bytes left.
+// Bounded for untrusted input: every length is checked against what is left, nesting of structs
+// and lists is limited (kMaxThriftDepth), a list cannot claim more elements than it has bytes
+// left, and what the decoded tree allocates is charged against a memory budget before it is
+// allocated. The budget is what bounds memory: a decoded value is ~100 bytes whatever its encoding
+// took, so one byte per list element (the least a list can claim) would otherwise turn the 64 MiB
+// footer a reader accepts into ~6 GiB of values, on every compaction and verify pass.
 // Threads: free functions and plain values.
 #pragma once
 
@@ -40,11 +44,20 @@ struct ThriftValue {
   const std::vector<ThriftValue>& List(int16_t id) const { return (*this)[id].list; }
 };
 
-// Structs nested deeper than this are refused (Parquet's own go 5 deep).
+// Structs and lists nested deeper than this are refused (Parquet's own go 7 deep).
 inline constexpr int kMaxThriftDepth = 32;
 
+// What one decode may allocate for its tree, by default: 256 MiB. An honest footer decodes to ~50
+// bytes per byte, ~190 KiB per row group of the 40-column ledger table, so ~1,400 row groups fit
+// (170 million rows at the default row group size, far past a compaction output); a hostile
+// footer is refused at the budget, before the memory is taken.
+inline constexpr size_t kThriftMemoryBudget = size_t{256} << 20;
+
 // Decodes one struct starting at bytes[0]; sets *consumed to its encoded length.
-// Errors: Refuse("malformed thrift: …") on truncated or malformed input.
-Result<ThriftValue> DecodeThriftStruct(std::string_view bytes, size_t* consumed = nullptr);
+// Errors: Refuse("malformed thrift: …") on truncated or malformed input; Refuse("… more than N
+// bytes of memory …") when the tree would take more than `memory_budget` bytes (nothing of that
+// size is allocated).
+Result<ThriftValue> DecodeThriftStruct(std::string_view bytes, size_t* consumed = nullptr,
+                                       size_t memory_budget = kThriftMemoryBudget);
 
 }  // namespace sinkd::parquet

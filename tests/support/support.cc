@@ -208,4 +208,29 @@ std::string SqlQuote(const std::string& text) {
   return quoted + "'";
 }
 
+std::string WithLongFooterList(const std::string& parquet, uint64_t elements) {
+  if (parquet.size() < 12 || parquet.compare(parquet.size() - 4, 4, "PAR1") != 0) return "";
+  uint32_t length = 0;
+  std::memcpy(&length, parquet.data() + parquet.size() - 8, 4);
+  if (length + 12 > parquet.size()) return "";
+  const size_t footer_end = parquet.size() - 8;  // one past the FileMetaData's stop byte
+  if (parquet[footer_end - 1] != '\0') return "";
+  std::string out = parquet.substr(0, footer_end - 1);
+  const size_t footer_start = footer_end - length;
+  auto varint = [&out](uint64_t v) {
+    for (; v >= 0x80; v >>= 7) out.push_back(static_cast<char>((v & 0x7F) | 0x80));
+    out.push_back(static_cast<char>(v));
+  };
+  out.push_back('\x09');  // a list field whose id follows (above every parquet.thrift id)
+  varint(100 << 1);       // field id 100, zigzag
+  out.push_back('\xF3');  // list of i8, its size in a varint
+  varint(elements);
+  out.append(elements, '\0');
+  out.push_back('\0');  // the FileMetaData's stop
+  const uint32_t new_length = static_cast<uint32_t>(out.size() - footer_start);
+  out.append(reinterpret_cast<const char*>(&new_length), 4);
+  out += "PAR1";
+  return out;
+}
+
 }  // namespace sinkd::testing

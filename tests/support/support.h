@@ -75,4 +75,11 @@ std::string SqlQuote(const std::string& text);
 std::vector<std::pair<std::string, std::string>> FooterValues(const std::string& glob,
                                                               const std::string& key);
 
+// `parquet` (a whole Parquet file) with one more field in its FileMetaData: an unknown field id
+// holding a list of `elements` one-byte (i8) values, the footer length and magic rewritten. A
+// reader that skips unknown fields reads the same file; one that builds every value it decodes
+// spends ~100 bytes per footer byte (the hostile footer of issue 25, 4.2). "" if `parquet` does
+// not end in a footer.
+std::string WithLongFooterList(const std::string& parquet, uint64_t elements);
+
 }  // namespace sinkd::testing
