@@ -47,11 +47,17 @@ class PartUpload : public parquet::OutputStream {
   virtual void Abort() = 0;
 };
 
+// The modification time of an object whose store did not say it readably (an S3 LastModified
+// that does not parse): later than any clock, so a grace measured from it never ends and nothing
+// is deleted on its account. Read as 0 it would have made every grace already over.
+inline constexpr int64_t kUnknownTime = INT64_MAX;
+
 // One object of the lake as List sees it.
 struct StoredObject {
   std::string key;  // relative, '/'-separated, as Begin took it
   uint64_t size = 0;
-  int64_t modified_unix_ms = 0;  // when it appeared (mtime; S3 LastModified): for a grace period
+  // When it appeared (mtime; S3 LastModified): for a grace period. kUnknownTime when unreadable.
+  int64_t modified_unix_ms = 0;
 };
 
 class Destination {

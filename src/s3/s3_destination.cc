@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <optional>
+#include <string_view>
 
 #include "s3/s3_client.h"
 #include "s3/s3_upload.h"
@@ -12,13 +14,30 @@ namespace sinkd::s3 {
 
 namespace {
 
-// "2026-12-01T20:00:00.123Z" (ListObjectsV2's LastModified) → Unix milliseconds; 0 if unreadable.
-int64_t IsoUnixMillis(const std::string& text) {
+// "2026-12-01T20:00:00.123Z" or "…:00Z" (ListObjectsV2's LastModified) → Unix milliseconds;
+// nullopt unless it is exactly that shape with every field in range. A time read wrongly as early
+// would end a grace that has not ended, so anything doubtful is unreadable.
+std::optional<int64_t> IsoUnixMillis(const std::string& text) {
   struct tm tm = {};
-  int millis = 0;
-  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d.%3d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &millis) < 6) {
-    return 0;
+  int millis = 0, length = 0;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon,
+                  &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &length) != 6 ||
+      length != 19) {
+    return std::nullopt;
+  }
+  std::string_view rest = std::string_view(text).substr(19);
+  if (rest.size() >= 2 && rest[0] == '.') {
+    int digits = 0;
+    for (rest.remove_prefix(1); !rest.empty() && rest[0] >= '0' && rest[0] <= '9';
+         rest.remove_prefix(1)) {
+      if (digits++ < 3) millis = millis * 10 + (rest[0] - '0');
+    }
+    if (digits == 0) return std::nullopt;
+    for (; digits < 3; ++digits) millis *= 10;
+  }
+  if (rest != "Z" || tm.tm_year < 1970 || tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 ||
+      tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 60) {
+    return std::nullopt;
   }
   tm.tm_year -= 1900;
   tm.tm_mon -= 1;
@@ -153,7 +172,14 @@ Result<std::vector<lake::StoredObject>> S3Destination::List(const std::string& p
       lake::StoredObject object;
       object.key = XmlValue(entry, "Key");
       object.size = std::strtoull(XmlValue(entry, "Size").c_str(), nullptr, 10);
-      object.modified_unix_ms = IsoUnixMillis(XmlValue(entry, "LastModified"));
+      const std::string modified = XmlValue(entry, "LastModified");
+      const std::optional<int64_t> millis = IsoUnixMillis(modified);
+      object.modified_unix_ms = millis.value_or(lake::kUnknownTime);
+      if (!millis) {
+        log_.Warn("the store gave an object a LastModified that does not parse; it counts as not "
+                  "yet appeared: no grace measured from it ends, nothing is deleted on its account",
+                  {{"object", client_->Name(object.key)}, {"last_modified", modified}});
+      }
       objects.push_back(std::move(object));
     }
     token = XmlValue(body, "NextContinuationToken");

@@ -9,6 +9,7 @@
 // place (see S3Upload::InPlace for what "the same bytes" can and cannot prove on S3); other bytes
 // at the key are kTaken, nothing written.
 // List is ListObjectsV2 (every page), Read a ranged GET, Delete a DELETE (404 counts as done).
+// A LastModified that does not parse is lake::kUnknownTime (never 0), with a warning.
 // Ownership: owns its S3Client; borrows the Logger (or owns a stderr one when given none).
 // Threads: one thread at a time, and one upload at a time per destination.
 // Errors: Ensure refuses (Refuse) with the bucket, the endpoint and the credentials in use named;

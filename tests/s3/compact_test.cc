@@ -55,5 +55,44 @@ TEST(S3Compact, AnOutputLandsInTheBucketAndItsInputsGoOnlyAfterTheGrace) {
   EXPECT_EQ(q.rows[0], (std::vector<std::string>{"170", "170"}));
 }
 
+// A store whose listing dates cannot be read (here an HTTP date where ListObjectsV2 has ISO 8601)
+// once had every object read as appeared at 1970, so an output's inputs were deleted on the next
+// pass whatever the grace. The date now counts as unknown: the output is written, its inputs stay
+// however late the clock, and a warning names the object and what the store said.
+TEST(S3Compact, AnOutputWhoseLastModifiedDoesNotParseNeverEndsTheGraceOfItsInputs) {
+  sinkd::testing::S3ServerOptions options;
+  options.last_modified = "Tue, 01 Dec 2026 20:00:00 GMT";
+  S3Server server(options);
+  ASSERT_TRUE(server.ok()) << server.error();
+  CapturedLog log;
+  auto bucket = S3Destination::Make(TestOptions(server.endpoint()), &log.log());
+  ASSERT_TRUE(bucket.ok()) << bucket.status().ToString();
+  ASSERT_TRUE((*bucket)->Ensure().ok());
+  for (int k = 0; k < 4; ++k) {
+    std::vector<TestRow> rows;
+    for (int i = 0; i < 50; ++i) rows.push_back({"lm-" + std::to_string(k * 50 + i), kDayMicros + i});
+    Flush(**bucket, rows, 1 + k * 100);
+  }
+  auto listed = (*bucket)->List("ledger/");
+  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+  ASSERT_EQ(listed->size(), 4u);
+  EXPECT_EQ(listed->front().modified_unix_ms, lake::kUnknownTime)
+      << "an unreadable LastModified must not become a time";
+  EXPECT_NE(log.Text().find("LastModified that does not parse"), std::string::npos) << log.Text();
+  EXPECT_NE(log.Text().find("Tue, 01 Dec 2026 20:00:00 GMT"), std::string::npos) << log.Text();
+
+  int64_t now = kDayMs + 26 * kHourMs;
+  compact::Compactor compactor(**bucket, compact::testutil::Options([&] { return now; }));
+  auto first = compactor.RunPass({});
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  ASSERT_EQ(first->outputs, 1u) << "the premise: an output superseding the four Parts";
+  now = RealNowMs() + 365 * 24 * kHourMs;  // a year past any grace
+  auto later = compactor.RunPass({});
+  ASSERT_TRUE(later.ok()) << later.status().ToString();
+  EXPECT_EQ(later->inputs_deleted, 0u)
+      << "inputs were deleted on the strength of a date the store never gave";
+  EXPECT_EQ(server.Keys().size(), 5u);
+}
+
 }  // namespace
 }  // namespace sinkd::s3

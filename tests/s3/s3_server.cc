@@ -101,6 +101,9 @@ S3Server::S3Server(S3ServerOptions options) : options_(std::move(options)) {
     args.insert(args.end(), {"--session-token", options_.session_token});
   }
   if (options_.s3rver_abort) args.push_back("--s3rver-abort");
+  if (!options_.last_modified.empty()) {
+    args.insert(args.end(), {"--last-modified", options_.last_modified});
+  }
   if (!options_.tls_cert.empty()) {
     args.insert(args.end(), {"--tls-cert", options_.tls_cert, "--tls-key", options_.tls_key});
   }

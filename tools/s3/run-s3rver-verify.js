@@ -20,6 +20,8 @@
 //     --if-none-match MODE  enforce (default) | reject | ignore | ignore-multipart (honoured on a
 //                           PUT, ignored on a multipart completion)
 //     --s3rver-abort        leave multipart abort to s3rver (405 MethodNotAllowed)
+//     --last-modified TEXT  put TEXT in every listing's LastModified (a store whose dates a
+//                           client cannot read)
 //     --key AK2:SK2         another key pair (repeatable)
 //     --tls-cert F --tls-key F   serve https
 //     --vhost-domain D      virtual-hosted buckets as <bucket>.s3.D (default localhost)
@@ -49,6 +51,7 @@ function parseArgs(argv) {
     else if (a === '--if-none-match') opts.ifNoneMatch = value();
     else if (a.startsWith('--if-none-match=')) opts.ifNoneMatch = a.slice(16);
     else if (a === '--s3rver-abort') opts.s3rverAbort = true;
+    else if (a === '--last-modified') opts.lastModified = value();
     else if (a === '--key') opts.keys.push(value());
     else if (a === '--tls-cert') opts.tlsCert = value();
     else if (a === '--tls-key') opts.tlsKey = value();
@@ -331,6 +334,11 @@ function makeLayer(opts, accounts, store) {
       return;
     }
     await next();
+    if (opts.lastModified !== undefined && req.method === 'GET' && !key &&
+        typeof ctx.body === 'string') {
+      ctx.body = ctx.body.replace(/<LastModified>[^<]*<\/LastModified>/g,
+                                  `<LastModified>${opts.lastModified}</LastModified>`);
+    }
     record(ctx);
   }
 }
