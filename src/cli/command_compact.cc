@@ -5,8 +5,9 @@
 // listener. SIGTERM or SIGINT finishes the step in progress (the merge or the deletion under way;
 // every step leaves the lake whole) and exits 0.
 // Exit codes: 0 the passes ended well (or were stopped); 1 a pass failed or refused a Part, named
-// on stderr (with --follow: only when the destination cannot be reached at the start; failed
-// passes are counted and retried); 2 a flag or setting is wrong.
+// on stderr, or the store lets a create replace an object (RequireExclusiveCreates; with --follow:
+// only these start-up failures and a destination that cannot be reached; failed passes are
+// counted and retried); 2 a flag or setting is wrong.
 #include <chrono>
 #include <cstdio>
 #include <functional>
@@ -251,6 +252,8 @@ Status RunCompact(const CompactFlags& flags, const CompactTable& table, Invocati
              {{"address", settings->metrics_listen}, {"port", listener.port()}});
   }
   SINKD_RETURN_IF_ERROR(destination->Ensure());
+  SINKD_RETURN_IF_ERROR(
+      RequireExclusiveCreates(*destination, o.prefix, flags.destination, "compaction", log));
   metrics.destination_reachable = true;
 
   compact::Compactor compactor(*destination, settings->options);

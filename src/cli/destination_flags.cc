@@ -100,6 +100,28 @@ void AddDestinationFlags(CLI::App& cmd, DestinationFlags& flags) {
   cmd.add_option("--s3-request-timeout", flags.s3_request_timeout,
                  "cap on one S3 request, upload included")
       ->capture_default_str();
+  cmd.add_flag("--s3-unsafe-unconditional", flags.s3_unsafe_unconditional,
+               "compact (or commit a table) even on a store that lets a create with "
+               "If-None-Match: * replace an object, where two writers can overwrite each other");
+}
+
+Status RequireExclusiveCreates(lake::Destination& destination, const std::string& prefix,
+                               const DestinationFlags& flags, const std::string& command,
+                               Logger& log) {
+  const Status checked = destination.CheckExclusiveCreates(prefix);
+  if (checked.ok() || !checked.IsRefuse()) return checked;
+  if (flags.s3_unsafe_unconditional) {
+    log.Error("UNSAFE: the store lets a create replace an object, and --s3-unsafe-unconditional "
+              "says to go on: two writers of one key can overwrite each other",
+              {{"command", command}, {"destination", destination.Describe()},
+               {"probe", checked.message()}});
+    return Status::OK();
+  }
+  return Status::Refuse(
+      command + " refuses to run on " + destination.Describe() + ": " + checked.message() +
+      ". It relies on a create never replacing an object (two of its writers of one key would "
+      "overwrite each other); use a store that honours If-None-Match, or pass "
+      "--s3-unsafe-unconditional (lake.s3_unsafe_unconditional = true) to run anyway");
 }
 
 Result<std::unique_ptr<lake::Destination>> MakeDestination(const DestinationFlags& flags,
@@ -171,7 +193,8 @@ void BindDestinationFlags(ConfigFlags& config) {
   config.Bind("--s3-bucket", {"lake.s3_bucket"}, "S3_BUCKET");
   for (const char* name : {"s3_ssl", "s3_anonymous", "s3_virtual_hosted", "s3_no_create_bucket",
                            "s3_ca_bundle", "s3_multipart_threshold", "s3_retry_attempts",
-                           "s3_retry_max_backoff", "s3_request_timeout"}) {
+                           "s3_retry_max_backoff", "s3_request_timeout",
+                           "s3_unsafe_unconditional"}) {
     std::string flag = std::string("--") + name;
     for (char& c : flag) c = c == '_' ? '-' : c;
     config.Bind(flag, {std::string("lake.") + name});

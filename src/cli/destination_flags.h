@@ -37,6 +37,8 @@ struct DestinationFlags {
   int s3_retry_attempts = 6;
   std::string s3_retry_max_backoff = "20s";
   std::string s3_request_timeout = "5m";
+  // Run compaction (and table commits) on a store that lets a create replace an object.
+  bool s3_unsafe_unconditional = false;
 };
 
 // Adds the destination flags to `cmd`.
@@ -53,6 +55,18 @@ Result<std::unique_ptr<lake::Destination>> MakeDestination(const DestinationFlag
 Result<std::unique_ptr<lake::Destination>> MakeDestination(const DestinationFlags& flags,
                                                            const s3::Environment& env,
                                                            Logger* log);
+
+// For a command whose safety rests on a create never replacing an object (compaction: its outputs
+// are named by their inputs, which it deletes; table commits): runs
+// destination.CheckExclusiveCreates(prefix) and refuses (Refuse, naming the store, what it did and
+// the flag) a store that lets a create through, unless flags.s3_unsafe_unconditional; then it logs
+// an error and returns OK. A probe that could not run is returned as it is (Redeliver).
+// The drain does not call it: each key it creates names its instance and the stream positions of
+// the rows inside, so a second create of one key carries the same messages, and an overwrite
+// replaces rows with the same rows; refusing there would stop ingest and protect nothing.
+Status RequireExclusiveCreates(lake::Destination& destination, const std::string& prefix,
+                               const DestinationFlags& flags, const std::string& command,
+                               Logger& log);
 
 // A lake sink entry names its destination with the same words as the command-line flags:
 // lake_dir, or s3_endpoint + s3_bucket (+ s3_ssl, s3_anonymous, …). The file decides: the

@@ -36,6 +36,7 @@ std::vector<SettingSpec> BuildSettings() {
       {"lake.s3_retry_attempts", K::kInteger, false},
       {"lake.s3_retry_max_backoff", K::kString, false},
       {"lake.s3_request_timeout", K::kString, false},
+      {"lake.s3_unsafe_unconditional", K::kBoolean, false},
       {"lake.instance_id", K::kString, false},
       {"lake.zstd_level", K::kInteger, false},
       {"lake.row_group_rows", K::kInteger, false},

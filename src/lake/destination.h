@@ -85,6 +85,13 @@ class Destination {
   // Up to `length` bytes of the object at `key` from `offset` (fewer at its end). NotFound when
   // the key is not there.
   virtual Result<std::string> Read(const std::string& key, uint64_t offset, uint64_t length) = 0;
+
+  // Checks that a create refuses a taken key here, as the placement policy above needs: OK on a
+  // directory (RENAME_NOREPLACE, or link(2)); on S3 a probe under `prefix` (see S3Destination).
+  // Refuse naming what the store did when a create can replace an object; Redeliver when the
+  // check itself could not run. Callers whose safety rests on it (compaction, table commits)
+  // run it at startup; the probe runs once per destination.
+  virtual Status CheckExclusiveCreates(const std::string& prefix) = 0;
 };
 
 }  // namespace sinkd::lake

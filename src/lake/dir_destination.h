@@ -34,6 +34,8 @@ class DirDestination final : public Destination {
   Status Delete(const std::string& key) override;
   Result<std::vector<StoredObject>> List(const std::string& prefix) override;
   Result<std::string> Read(const std::string& key, uint64_t offset, uint64_t length) override;
+  // Always OK: renameat2(RENAME_NOREPLACE) and link(2) both refuse an existing name.
+  Status CheckExclusiveCreates(const std::string&) override { return Status::OK(); }
 
   const std::filesystem::path& root() const { return root_; }
 

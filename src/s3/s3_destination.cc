@@ -7,6 +7,7 @@
 #include <optional>
 #include <string_view>
 
+#include "s3/exclusive_probe.h"
 #include "s3/s3_client.h"
 #include "s3/s3_upload.h"
 
@@ -209,6 +210,15 @@ Result<std::string> S3Destination::Read(const std::string& key, uint64_t offset,
     return sent->body.substr(offset, length);
   }
   return Status::Redeliver("read " + client_->Name(key) + ": " + AnswerOf(*sent).ToString());
+}
+
+Status S3Destination::CheckExclusiveCreates(const std::string& prefix) {
+  if (exclusive_) return *exclusive_;
+  const std::string key =
+      (prefix.empty() ? "" : prefix + "/") + kProbeDirectory + RandomToken();
+  Status verdict = ProbeExclusiveCreates(*client_, key, log_);
+  if (verdict.ok() || verdict.IsRefuse()) exclusive_ = verdict;
+  return verdict;
 }
 
 void S3Destination::StopConditionalCreates(const std::string& answer) {

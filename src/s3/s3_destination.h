@@ -10,6 +10,8 @@
 // at the key are kTaken, nothing written.
 // List is ListObjectsV2 (every page), Read a ranged GET, Delete a DELETE (404 counts as done).
 // A LastModified that does not parse is lake::kUnknownTime (never 0), with a warning.
+// CheckExclusiveCreates probes the store once (s3/exclusive_probe.h): a store that ignores
+// If-None-Match is found out only that way; Begin's creates detect only a store that refuses it.
 // Ownership: owns its S3Client; borrows the Logger (or owns a stderr one when given none).
 // Threads: one thread at a time, and one upload at a time per destination.
 // Errors: Ensure refuses (Refuse) with the bucket, the endpoint and the credentials in use named;
@@ -20,6 +22,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "base/log.h"
@@ -75,6 +78,9 @@ class S3Destination final : public lake::Destination {
   Status Delete(const std::string& key) override;
   Result<std::vector<lake::StoredObject>> List(const std::string& prefix) override;
   Result<std::string> Read(const std::string& key, uint64_t offset, uint64_t length) override;
+  // Runs the probe under `<prefix>/_sinkd/probe/<random>` the first time; later calls give the
+  // same verdict (OK or Refuse) without a request. A probe that failed (Redeliver) runs again.
+  Status CheckExclusiveCreates(const std::string& prefix) override;
 
   // False once the store has refused If-None-Match; creates go without it from then on.
   bool conditional_creates() const { return conditional_creates_; }
@@ -89,6 +95,7 @@ class S3Destination final : public lake::Destination {
   Logger& log_;
   std::unique_ptr<S3Client> client_;
   bool conditional_creates_ = true;
+  std::optional<Status> exclusive_;  // CheckExclusiveCreates' verdict, once it has one
   // The bytes of the Part being uploaded, reused from one upload to the next (at most
   // multipart_threshold bytes); lent to one upload at a time.
   std::string buffer_;

@@ -33,13 +33,20 @@ bool Success(const HttpResponse& r) { return r.status / 100 == 2; }
 // in place, which it must never delete.
 constexpr char kUploadTokenHeader[] = "x-amz-meta-sinkd-upload";
 
+}  // namespace
+
 // A store without conditional writes says so with 501, or with a NotImplemented code.
 bool RefusesConditional(const HttpResponse& r) {
   if (r.status == 501) return true;
   return r.status / 100 == 4 && r.status != 412 && AnswerOf(r).code == "NotImplemented";
 }
 
-}  // namespace
+std::string RandomToken() {
+  std::random_device random;
+  std::string token;
+  for (int i = 0; i < 4; ++i) token += fmt::format("{:08x}", random());
+  return token;
+}
 
 std::string ContentTypeFor(std::string_view key) {
   if (EndsWith(key, ".parquet")) return "application/vnd.apache.parquet";
@@ -48,9 +55,7 @@ std::string ContentTypeFor(std::string_view key) {
 }
 
 S3Upload::S3Upload(S3Destination& owner, std::string key)
-    : owner_(owner), key_(std::move(key)) {
-  std::random_device random;
-  for (int i = 0; i < 4; ++i) token_ += fmt::format("{:08x}", random());
+    : owner_(owner), key_(std::move(key)), token_(RandomToken()) {
   // Uploads follow one another, so they share the destination's buffer: its pages stay mapped
   // between Parts. A fresh 48 MiB buffer per Part cost half the single-PUT throughput in
   // s3_upload_bench (page faults and growth copies); an overlapping upload gets its own.

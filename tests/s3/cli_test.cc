@@ -218,5 +218,86 @@ TEST(S3Cli, LakeVerifyOnABucketPassesAndNamesADeletedPart) {
   EXPECT_NE(bad.out.find("gap import@box-77 "), std::string::npos) << bad.out;
 }
 
+// A store that silently ignores If-None-Match (it answers 200 to a create of a taken key) was not
+// noticed before: only a 501 was. Compaction now probes the store at start and refuses it,
+// naming the store, what it did and the way out; --s3-unsafe-unconditional (or the [lake] key)
+// lets it run, with an error in the log. Nothing is compacted by the refused run, and the probe
+// leaves no object behind either way.
+TEST(S3Cli, CompactionRefusesAStoreThatIgnoresIfNoneMatchUnlessTheOperatorAcceptsIt) {
+  TempDir tmp;
+  ASSERT_EQ(Generate(tmp / "in.bin").exit_code, 0);
+  sinkd::testing::S3ServerOptions ignoring;
+  ignoring.if_none_match = "ignore";
+  S3Server server(ignoring);
+  ASSERT_TRUE(server.ok()) << server.error();
+  const std::vector<std::string> env = {"AWS_ENDPOINT_URL=http://" + server.endpoint(),
+                                        "S3_BUCKET=garm-lake",
+                                        std::string("AWS_ACCESS_KEY_ID=") + kTestKey,
+                                        std::string("AWS_SECRET_ACCESS_KEY=") + kTestSecret};
+  ASSERT_EQ(Import({"--batch-max-rows", "100"}, env, (tmp / "in.bin").string()).exit_code, 0);
+  const size_t parts = server.Keys().size();
+  auto compact = [&](std::vector<std::string> flags) {
+    std::vector<std::string> args = {SinkdBinary().string(), "compact", "ledger", "--min-parts",
+                                     "2", "--grace", "1h"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    return RunCommand(args, "", std::chrono::seconds(120), ChildEnv(env));
+  };
+  auto outputs = [&] {
+    size_t n = 0;
+    for (const std::string& key : server.Keys()) {
+      EXPECT_EQ(key.find("_sinkd/probe"), std::string::npos) << "a probe object was left: " << key;
+      if (key.find("/compact-") != std::string::npos) ++n;
+    }
+    return n;
+  };
+
+  CommandResult refused = compact({});
+  EXPECT_EQ(refused.exit_code, 1) << refused.err;
+  EXPECT_NE(refused.err.find("compaction refuses to run on s3://garm-lake at " + server.endpoint()),
+            std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("ignores If-None-Match"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("--s3-unsafe-unconditional"), std::string::npos) << refused.err;
+  EXPECT_EQ(outputs(), 0u) << "a refused compaction wrote an output";
+  EXPECT_EQ(server.Keys().size(), parts);
+
+  CommandResult accepted = compact({"--s3-unsafe-unconditional"});
+  ASSERT_EQ(accepted.exit_code, 0) << accepted.err;
+  EXPECT_NE(accepted.out.find("compacted ledger: "), std::string::npos) << accepted.out;
+  EXPECT_NE(accepted.err.find("\"level\":\"ERROR\""), std::string::npos) << accepted.err;
+  EXPECT_NE(accepted.err.find("UNSAFE: the store lets a create replace an object"),
+            std::string::npos) << accepted.err;
+  EXPECT_GT(outputs(), 0u) << "the accepted run compacted nothing";
+
+  const std::string config = (tmp / "sinkd.toml").string();
+  sinkd::testing::WriteFile(config, "[lake]\ns3_unsafe_unconditional = true\n");
+  CommandResult from_file = compact({"--config", config});
+  EXPECT_EQ(from_file.exit_code, 0) << from_file.err;
+  EXPECT_NE(from_file.err.find("UNSAFE"), std::string::npos) << from_file.err;
+}
+
+// The same compaction on a store that honours If-None-Match runs without the flag: the probe
+// passes and says nothing.
+TEST(S3Cli, CompactionRunsWithoutTheFlagOnAStoreThatHonoursIfNoneMatch) {
+  TempDir tmp;
+  ASSERT_EQ(Generate(tmp / "in.bin").exit_code, 0);
+  S3Server server;
+  ASSERT_TRUE(server.ok()) << server.error();
+  const std::vector<std::string> env = {"AWS_ENDPOINT_URL=http://" + server.endpoint(),
+                                        "S3_BUCKET=garm-lake",
+                                        std::string("AWS_ACCESS_KEY_ID=") + kTestKey,
+                                        std::string("AWS_SECRET_ACCESS_KEY=") + kTestSecret};
+  ASSERT_EQ(Import({"--batch-max-rows", "100"}, env, (tmp / "in.bin").string()).exit_code, 0);
+  CommandResult r = RunCommand({SinkdBinary().string(), "compact", "ledger", "--min-parts", "2"},
+                               "", std::chrono::seconds(120), ChildEnv(env));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("UNSAFE"), std::string::npos) << r.err;
+  bool merged = false;
+  for (const std::string& key : server.Keys()) {
+    EXPECT_EQ(key.find("_sinkd/probe"), std::string::npos) << "a probe object was left: " << key;
+    merged = merged || key.find("/compact-") != std::string::npos;
+  }
+  EXPECT_TRUE(merged) << r.out;
+}
+
 }  // namespace
 }  // namespace sinkd::s3

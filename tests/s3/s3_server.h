@@ -48,7 +48,7 @@ struct S3ServerOptions {
   std::string bucket = "garm-lake";  // created at start; "" creates none
   bool allow_anonymous = false;
   std::string session_token;         // required of signed requests when set
-  std::string if_none_match = "enforce";  // enforce | reject | ignore
+  std::string if_none_match = "enforce";  // enforce | reject | ignore | ignore-multipart
   bool s3rver_abort = false;         // leave multipart abort to s3rver (405)
   std::string last_modified;         // when set, every listing's LastModified says this
   std::string tls_cert, tls_key;     // https when set

@@ -30,6 +30,9 @@ class WrappedDestination : public lake::Destination {
   Result<std::string> Read(const std::string& key, uint64_t offset, uint64_t length) override {
     return inner_.Read(key, offset, length);
   }
+  Status CheckExclusiveCreates(const std::string& prefix) override {
+    return inner_.CheckExclusiveCreates(prefix);
+  }
 
  private:
   lake::Destination& inner_;
