@@ -104,6 +104,13 @@ TEST(S3Cli, AnExplicitLakeDirIgnoresTheS3Variables) {
   EXPECT_NE(run.err.find("\"destination\":\"dir "), std::string::npos) << run.err;
 }
 
+// AWS_ENDPOINT_URL and S3_BUCKET naming `server`'s bucket, and the test key pair.
+std::vector<std::string> BucketEnv(const S3Server& server) {
+  return {"AWS_ENDPOINT_URL=http://" + server.endpoint(), "S3_BUCKET=garm-lake",
+          std::string("AWS_ACCESS_KEY_ID=") + kTestKey,
+          std::string("AWS_SECRET_ACCESS_KEY=") + kTestSecret};
+}
+
 CommandResult Generate(const fs::path& file) {
   return RunCommand({SinkdBinary().string(), "generate", "ledger", "--messages", "20",
                      "--events-per-batch", "50", "--expected-events", "1000", "--bad-share",
@@ -185,10 +192,7 @@ TEST(S3Cli, LakeVerifyOnABucketPassesAndNamesADeletedPart) {
   ASSERT_EQ(Generate(tmp / "in.bin").exit_code, 0);
   S3Server server;
   ASSERT_TRUE(server.ok()) << server.error();
-  std::vector<std::string> env = {"AWS_ENDPOINT_URL=http://" + server.endpoint(),
-                                  "S3_BUCKET=garm-lake",
-                                  std::string("AWS_ACCESS_KEY_ID=") + kTestKey,
-                                  std::string("AWS_SECRET_ACCESS_KEY=") + kTestSecret};
+  std::vector<std::string> env = BucketEnv(server);
   ASSERT_EQ(Import({"--batch-max-rows", "400"}, env, (tmp / "in.bin").string()).exit_code, 0);
   auto verify = [&] {
     return RunCommand({SinkdBinary().string(), "lake", "verify", "ledger"}, "",
@@ -230,10 +234,7 @@ TEST(S3Cli, CompactionRefusesAStoreThatIgnoresIfNoneMatchUnlessTheOperatorAccept
   ignoring.if_none_match = "ignore";
   S3Server server(ignoring);
   ASSERT_TRUE(server.ok()) << server.error();
-  const std::vector<std::string> env = {"AWS_ENDPOINT_URL=http://" + server.endpoint(),
-                                        "S3_BUCKET=garm-lake",
-                                        std::string("AWS_ACCESS_KEY_ID=") + kTestKey,
-                                        std::string("AWS_SECRET_ACCESS_KEY=") + kTestSecret};
+  const std::vector<std::string> env = BucketEnv(server);
   ASSERT_EQ(Import({"--batch-max-rows", "100"}, env, (tmp / "in.bin").string()).exit_code, 0);
   const size_t parts = server.Keys().size();
   auto compact = [&](std::vector<std::string> flags) {
@@ -282,10 +283,7 @@ TEST(S3Cli, CompactionRunsWithoutTheFlagOnAStoreThatHonoursIfNoneMatch) {
   ASSERT_EQ(Generate(tmp / "in.bin").exit_code, 0);
   S3Server server;
   ASSERT_TRUE(server.ok()) << server.error();
-  const std::vector<std::string> env = {"AWS_ENDPOINT_URL=http://" + server.endpoint(),
-                                        "S3_BUCKET=garm-lake",
-                                        std::string("AWS_ACCESS_KEY_ID=") + kTestKey,
-                                        std::string("AWS_SECRET_ACCESS_KEY=") + kTestSecret};
+  const std::vector<std::string> env = BucketEnv(server);
   ASSERT_EQ(Import({"--batch-max-rows", "100"}, env, (tmp / "in.bin").string()).exit_code, 0);
   CommandResult r = RunCommand({SinkdBinary().string(), "compact", "ledger", "--min-parts", "2"},
                                "", std::chrono::seconds(120), ChildEnv(env));

@@ -18,21 +18,30 @@ using sinkd::testing::S3Server;
 using sinkd::testing::SqlQuote;
 using sinkd::testing::TestOptions;
 
+// The bucket of `server`, checked, with four Parts of one partition flushed into it: 50 rows each,
+// ids overlapping by ten between flushes (170 distinct ids, 30 duplicates).
+std::unique_ptr<S3Destination> BucketOfFourParts(const S3Server& server, CapturedLog& log) {
+  auto bucket = S3Destination::Make(TestOptions(server.endpoint()), &log.log());
+  EXPECT_TRUE(bucket.ok()) << bucket.status().ToString();
+  if (!bucket.ok()) return nullptr;
+  EXPECT_TRUE((*bucket)->Ensure().ok());
+  for (int k = 0; k < 4; ++k) {
+    std::vector<TestRow> rows;
+    for (int i = 0; i < 50; ++i) rows.push_back({"s3-" + std::to_string(k * 40 + i), kDayMicros + k * 40 + i});
+    Flush(**bucket, rows, 1 + k * 100);
+  }
+  return std::move(bucket).value();
+}
+
 TEST(S3Compact, AnOutputLandsInTheBucketAndItsInputsGoOnlyAfterTheGrace) {
   S3Server server;
   ASSERT_TRUE(server.ok()) << server.error();
   CapturedLog log;
-  auto bucket = S3Destination::Make(TestOptions(server.endpoint()), &log.log());
-  ASSERT_TRUE(bucket.ok()) << bucket.status().ToString();
-  ASSERT_TRUE((*bucket)->Ensure().ok());
-  for (int k = 0; k < 4; ++k) {
-    std::vector<TestRow> rows;
-    for (int i = 0; i < 50; ++i) rows.push_back({"s3-" + std::to_string(k * 40 + i), kDayMicros + k * 40 + i});
-    Flush(**bucket, rows, 1 + k * 100);  // ids overlap by ten between flushes
-  }
+  std::unique_ptr<S3Destination> bucket = BucketOfFourParts(server, log);
+  ASSERT_TRUE(bucket);
   ASSERT_EQ(server.Keys().size(), 4u);
   int64_t now = kDayMs + 26 * kHourMs;
-  compact::Compactor compactor(**bucket, compact::testutil::Options([&] { return now; }));
+  compact::Compactor compactor(*bucket, compact::testutil::Options([&] { return now; }));
   auto first = compactor.RunPass({});
   ASSERT_TRUE(first.ok()) << first.status().ToString();
   EXPECT_EQ(first->outputs, 1u);
@@ -65,15 +74,9 @@ TEST(S3Compact, AnOutputWhoseLastModifiedDoesNotParseNeverEndsTheGraceOfItsInput
   S3Server server(options);
   ASSERT_TRUE(server.ok()) << server.error();
   CapturedLog log;
-  auto bucket = S3Destination::Make(TestOptions(server.endpoint()), &log.log());
-  ASSERT_TRUE(bucket.ok()) << bucket.status().ToString();
-  ASSERT_TRUE((*bucket)->Ensure().ok());
-  for (int k = 0; k < 4; ++k) {
-    std::vector<TestRow> rows;
-    for (int i = 0; i < 50; ++i) rows.push_back({"lm-" + std::to_string(k * 50 + i), kDayMicros + i});
-    Flush(**bucket, rows, 1 + k * 100);
-  }
-  auto listed = (*bucket)->List("ledger/");
+  std::unique_ptr<S3Destination> bucket = BucketOfFourParts(server, log);
+  ASSERT_TRUE(bucket);
+  auto listed = bucket->List("ledger/");
   ASSERT_TRUE(listed.ok()) << listed.status().ToString();
   ASSERT_EQ(listed->size(), 4u);
   EXPECT_EQ(listed->front().modified_unix_ms, lake::kUnknownTime)
@@ -82,7 +85,7 @@ TEST(S3Compact, AnOutputWhoseLastModifiedDoesNotParseNeverEndsTheGraceOfItsInput
   EXPECT_NE(log.Text().find("Tue, 01 Dec 2026 20:00:00 GMT"), std::string::npos) << log.Text();
 
   int64_t now = kDayMs + 26 * kHourMs;
-  compact::Compactor compactor(**bucket, compact::testutil::Options([&] { return now; }));
+  compact::Compactor compactor(*bucket, compact::testutil::Options([&] { return now; }));
   auto first = compactor.RunPass({});
   ASSERT_TRUE(first.ok()) << first.status().ToString();
   ASSERT_EQ(first->outputs, 1u) << "the premise: an output superseding the four Parts";
