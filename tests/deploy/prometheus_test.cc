@@ -58,7 +58,9 @@ TEST(Alerts, PromtoolAcceptsTheRules) {
   // What the issue asks to be alerted on, by name.
   const std::vector<std::string> alerts = AlertNames();
   for (const char* name :
-       {"SinkdConsumerLagHigh", "SinkdOldestBufferedRowOld", "SinkdFlushFailures",
+       {"SinkdDrainDown", "SinkdDrainAbsent", "SinkdDispatchDown", "SinkdDispatchAbsent",
+        "SinkdCompactDown", "SinkdCompactAbsent", "SinkdConsumerLagHigh",
+        "SinkdOldestBufferedRowOld", "SinkdFlushFailures",
         "SinkdDeadLetterRate", "SinkdOutboxLag", "SinkdOutboxFailuresInARow",
         "SinkdCompactionBacklog", "SinkdCompactionPassFailures",
         "SinkdCompactionNoSuccessfulPass"}) {
@@ -80,6 +82,69 @@ TEST(Alerts, EveryAlertFiresOnItsTroubleAndStaysQuietOtherwise) {
     EXPECT_TRUE(HasCase(tests, alert, "- exp_labels:")) << alert << " has no case where it fires";
     EXPECT_TRUE(HasCase(tests, alert, "[]")) << alert << " has no case where it stays quiet";
   }
+}
+
+// sinkd_up and every other sinkd_* series vanish with the process, so only Prometheus's own `up`
+// can page for a drain that died or crash-loops, and only absent() for a target that left the
+// scrape configuration: each job the README's scrape_configs names has both rules.
+TEST(Alerts, EveryJobHasARuleForADeadProcessAndOneForAVanishedTarget) {
+  const std::string rules = ReadFile(Rules());
+  const std::string readme = ReadFile(SourceDir() / "README.md");
+  for (const std::string job : {"sinkd", "sinkd-dispatch", "sinkd-compact"}) {
+    EXPECT_NE(readme.find("job_name: " + job + "\n"), std::string::npos)
+        << "the README's scrape_configs do not name job " << job;
+    EXPECT_NE(rules.find("expr: avg_over_time(up{job=\"" + job + "\"}[10m]) < 0.9\n"),
+              std::string::npos)
+        << "no rule fires when a target of job " << job << " stops answering";
+    EXPECT_NE(rules.find("expr: absent(up{job=\"" + job + "\"})\n"), std::string::npos)
+        << "no rule fires when job " << job << " has no target left";
+  }
+}
+
+// GitHub's anchor of a Markdown heading: lower case, spaces to hyphens, other punctuation dropped.
+std::string HeadingAnchor(const std::string& heading) {
+  std::string anchor;
+  for (char c : heading) {
+    if (c == ' ') {
+      anchor += '-';
+    } else if (IsWordChar(c) || c == '-') {
+      anchor += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    }
+  }
+  return anchor;
+}
+
+// An alert that pages at night says where to read what to do: every rule has a runbook_url, on
+// the installed README unless Prometheus names another base, whose anchor is a README heading.
+TEST(Alerts, EveryAlertLinksARunbookThatIsAReadmeHeading) {
+  std::set<std::string> anchors;
+  for (const std::string& line : Lines(ReadFile(SourceDir() / "README.md"))) {
+    const size_t text = line.find_first_not_of('#');
+    if (text != std::string::npos && text > 0 && line[text] == ' ') {
+      anchors.insert(HeadingAnchor(line.substr(text + 1)));
+    }
+  }
+  ASSERT_TRUE(anchors.count("running-under-systemd")) << "the premise: headings are read";
+  const std::string prefix =
+      "runbook_url: '{{ or $externalLabels.runbook_base_url "
+      "\"file:///usr/share/doc/sinkd/README.md\" }}#";
+  const std::vector<std::string> lines = Lines(ReadFile(Rules()));
+  size_t alerts = 0;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].find("- alert: ") == std::string::npos) continue;
+    ++alerts;
+    const std::string alert = WordAt(lines[i], lines[i].find(": ") + 2);
+    std::string anchor;
+    for (size_t j = i + 1; j < lines.size() && lines[j].find("- alert: ") == std::string::npos;
+         ++j) {
+      const size_t at = lines[j].find(prefix);
+      if (at != std::string::npos) anchor = WordAt(lines[j], at + prefix.size(), "-");
+    }
+    EXPECT_FALSE(anchor.empty()) << alert << " has no runbook_url";
+    EXPECT_TRUE(anchor.empty() || anchors.count(anchor))
+        << alert << "'s runbook #" << anchor << " is no README heading";
+  }
+  EXPECT_EQ(alerts, AlertNames().size());
 }
 
 // Grafana's variables replaced by values, every panel and variable query goes through promtool
