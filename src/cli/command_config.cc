@@ -34,7 +34,13 @@ std::string Shown(const config::SettingSpec& spec, const std::string& text) {
     return Quoted(spec.key == "postgres.url" ? RedactPassword(text) : "***");
   }
   // A URL may carry a password (nats://user:pw@host).
-  return spec.kind == config::SettingKind::kString ? Quoted(RedactPassword(text)) : text;
+  if (spec.kind == config::SettingKind::kString) return Quoted(RedactPassword(text));
+  // A size with a unit ("512MiB") is a TOML string; its plain digits an integer.
+  if (spec.kind == config::SettingKind::kSize &&
+      text.find_first_not_of("0123456789") != std::string::npos) {
+    return Quoted(text);
+  }
+  return text;
 }
 
 std::string EnvValue(const std::string& name) {

@@ -8,6 +8,7 @@
 #include <toml++/toml.h>
 
 #include "base/duration.h"
+#include "base/size.h"
 
 namespace sinkd::config {
 
@@ -32,7 +33,7 @@ std::vector<SettingSpec> BuildSettings() {
       {"lake.s3_virtual_hosted", K::kBoolean, false},
       {"lake.s3_no_create_bucket", K::kBoolean, false},
       {"lake.s3_ca_bundle", K::kString, false},
-      {"lake.s3_multipart_threshold", K::kInteger, false},
+      {"lake.s3_multipart_threshold", K::kSize, false},
       {"lake.s3_retry_attempts", K::kInteger, false},
       {"lake.s3_retry_max_backoff", K::kString, false},
       {"lake.s3_request_timeout", K::kString, false},
@@ -46,7 +47,7 @@ std::vector<SettingSpec> BuildSettings() {
     const std::string d = std::string("drain.") + origin + ".";
     for (auto [key, kind] : std::initializer_list<std::pair<const char*, K>>{
              {"durable", K::kString},        {"key_prefix", K::kString},
-             {"batch_max_rows", K::kInteger}, {"batch_max_bytes", K::kInteger},
+             {"batch_max_rows", K::kInteger}, {"batch_max_bytes", K::kSize},
              {"batch_interval", K::kString}, {"fetch_max", K::kInteger},
              {"flush_timeout", K::kString},  {"ack_wait", K::kString},
              {"max_ack_pending", K::kInteger}, {"metrics_listen", K::kString}}) {
@@ -54,12 +55,12 @@ std::vector<SettingSpec> BuildSettings() {
     }
   }
   for (SettingSpec spec : std::initializer_list<SettingSpec>{
-           {"provision.ledger_max_bytes", K::kInteger, false},
-           {"provision.audit_max_bytes", K::kInteger, false},
-           {"provision.dead_max_bytes", K::kInteger, false},
+           {"provision.ledger_max_bytes", K::kSize, false},
+           {"provision.audit_max_bytes", K::kSize, false},
+           {"provision.dead_max_bytes", K::kSize, false},
            {"provision.ledger_max_age", K::kString, false},
            {"provision.replicas", K::kInteger, false},
-           {"compaction.target_bytes", K::kInteger, false},
+           {"compaction.target_bytes", K::kSize, false},
            {"compaction.min_parts", K::kInteger, false},
            {"compaction.settle", K::kString, false},
            {"compaction.grace", K::kString, false},
@@ -125,6 +126,7 @@ const char* KindName(K kind) {
     case K::kString: return "a string";
     case K::kInteger: return "an integer";
     case K::kBoolean: return "true or false";
+    case K::kSize: return "a size: an integer of bytes, or a string such as \"256MiB\"";
   }
   return "?";
 }
@@ -163,6 +165,19 @@ Status Walk(const toml::table& table, const std::string& section, const std::str
         break;
       case K::kBoolean:
         if (auto* v = node.as_boolean()) setting.text = v->get() ? "true" : "false", right = true;
+        break;
+      case K::kSize:
+        if (auto* v = node.as_integer()) {
+          setting.text = std::to_string(v->get());
+          right = v->get() >= 0;
+        } else if (auto* v = node.as_string()) {
+          setting.text = v->get();
+          const Result<uint64_t> size = ParseSize(setting.text);
+          if (!size.ok()) {
+            return Invalid(setting.where + ": " + name + ": " + size.status().message());
+          }
+          right = true;
+        }
         break;
     }
     if (!right) return Invalid(setting.where + ": " + name + " must be " + KindName(spec->kind));
@@ -409,6 +424,33 @@ Result<bool> OptionReader::Bool(const std::string& key, bool fallback) {
   if (it == sink_.options.end()) return fallback;
   if (auto* b = std::get_if<bool>(&it->second)) return *b;
   return Wrong(key, "true or false");
+}
+
+Result<uint64_t> OptionReader::Size(const std::string& key, uint64_t fallback, uint64_t min,
+                                    uint64_t max) {
+  read_.insert(key);
+  auto it = sink_.options.find(key);
+  if (it == sink_.options.end()) return fallback;
+  uint64_t bytes = 0;
+  std::string text;
+  if (const auto* i = std::get_if<int64_t>(&it->second); i != nullptr && *i >= 0) {
+    bytes = static_cast<uint64_t>(*i);
+    text = std::to_string(*i);
+  } else if (const auto* s = std::get_if<std::string>(&it->second)) {
+    const Result<uint64_t> parsed = ParseSize(*s);
+    if (!parsed.ok()) {
+      return Invalid(sink_.Where() + ": option " + key + ": " + parsed.status().message());
+    }
+    bytes = *parsed;
+    text = "\"" + *s + "\"";
+  } else {
+    return Wrong(key, "a size: an integer of bytes, or a string such as \"64MiB\"");
+  }
+  if (bytes < min || bytes > max) {
+    return Invalid(sink_.Where() + ": option " + key + " = " + text + " must be between " +
+                   FormatSize(min) + " and " + FormatSize(max));
+  }
+  return bytes;
 }
 
 Status OptionReader::Done() const {

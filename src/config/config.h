@@ -19,6 +19,8 @@
 // the nkey seed and the .creds file are named by path.
 // Ids are non-empty and unique among the event sinks and among the audit sinks; any entry under
 // sinks.usage is refused (usage goes to billing through the IAM bridge, never through a sink).
+// A size key (batch_max_bytes, target_bytes, s3_multipart_threshold, …) takes an integer of bytes
+// or a string with a binary unit, "256MiB" (base/size.h), like its flag.
 // Every refusal is a Refuse whose message starts with INVALID_CONFIG and names the key (and the
 // file:line:column where the file says it). Unknown keys and tables are refused too: a typo must not silently
 // fall back to a default.
@@ -64,11 +66,13 @@ struct DispatchSettings {
 
 // One key of the file as a flag would spell it, and where it was.
 struct FileSetting {
-  std::string text;   // a string's contents, an integer's digits, "true" or "false"
+  std::string text;   // a string's contents, an integer's digits, "true" or "false"; a size as
+                      // written ("256MiB" or its digits)
   std::string where;  // "sinkd.toml:3:7"
 };
 
-enum class SettingKind { kString, kInteger, kBoolean };
+// kSize: an integer of bytes or a string ParseSize reads ("256MiB"); its text is kept as written.
+enum class SettingKind { kString, kInteger, kBoolean, kSize };
 
 struct SettingSpec {
   std::string key;  // dotted: "nats.url", "drain.ledger.batch_max_rows"
@@ -105,6 +109,8 @@ class OptionReader {
   Result<std::string> RequiredString(const std::string& key);
   Result<int64_t> Int(const std::string& key, int64_t fallback, int64_t min, int64_t max);
   Result<bool> Bool(const std::string& key, bool fallback);
+  // A size in bytes: an integer, or a string with a unit ("64MiB", base/size.h).
+  Result<uint64_t> Size(const std::string& key, uint64_t fallback, uint64_t min, uint64_t max);
   bool Has(const std::string& key) const { return sink_.options.count(key) > 0; }
   // INVALID_CONFIG naming the first option that no call read.
   Status Done() const;

@@ -36,9 +36,8 @@ Result<lake::LakeWriterOptions> LakeOptions(const config::SinkConfig& entry,
 
 // A lake sink's batch_max_bytes: the rows one flush may hold (32-bit string offsets).
 Result<size_t> BatchMaxBytes(const config::SinkConfig& entry, config::OptionReader& o) {
-  SINKD_ASSIGN_OR_RETURN(int64_t bytes,
-                         o.Int("batch_max_bytes", static_cast<int64_t>(row::kDefaultBatchBytes), 0,
-                               std::numeric_limits<int64_t>::max()));
+  SINKD_ASSIGN_OR_RETURN(uint64_t bytes,
+                         o.Size("batch_max_bytes", row::kDefaultBatchBytes, 0, UINT64_MAX));
   const Status s = row::CheckBatchMaxBytes("batch_max_bytes", static_cast<size_t>(bytes));
   if (!s.ok()) return Invalid(entry.Where() + ": " + s.message());
   return static_cast<size_t>(bytes);

@@ -198,6 +198,68 @@ TEST(Config, OptionReaderRefusesAnOptionNobodyRead) {
   EXPECT_NE(done.message().find("lake_dri"), std::string::npos) << done.message();
 }
 
+// Every size key takes what its flag takes: bytes, or a string with a binary unit; a decimal
+// unit is refused naming the file, line and key. Any key named for bytes must be a size key, so
+// a new one cannot be added with a plain integer parser.
+TEST(Config, EverySizeKeyTakesBinaryUnitsOrBytesAndRefusesADecimalUnit) {
+  size_t sizes = 0;
+  for (const SettingSpec& spec : FileSettings()) {
+    const std::string name = spec.key.substr(spec.key.rfind('.') + 1);
+    if (name.find("bytes") != std::string::npos || name.find("threshold") != std::string::npos) {
+      EXPECT_EQ(spec.kind, SettingKind::kSize) << spec.key << " takes bytes but is no size key";
+    }
+    if (spec.kind != SettingKind::kSize) continue;
+    ++sizes;
+    const std::string section = spec.key.substr(0, spec.key.rfind('.'));
+    for (const std::string value : {"\"1GiB\"", "\"256 MiB\"", "268435456", "\"1.5GiB\""}) {
+      auto c = ParseConfig("[" + section + "]\n" + name + " = " + value + "\n", "sinkd.toml");
+      ASSERT_TRUE(c.ok()) << spec.key << " = " << value << ": " << c.status().ToString();
+      const std::string unquoted =
+          value[0] == '"' ? value.substr(1, value.size() - 2) : value;
+      EXPECT_EQ(c->settings.at(spec.key).text, unquoted) << "kept as written, for config show";
+    }
+    ExpectInvalid("[" + section + "]\n" + name + " = \"1GB\"\n", spec.key + ": size \"1GB\"");
+    ExpectInvalid("[" + section + "]\n" + name + " = -1\n", spec.key + " must be a size");
+    ExpectInvalid("[" + section + "]\n" + name + " = true\n", spec.key + " must be a size");
+  }
+  EXPECT_EQ(sizes, 7u) << "batch_max_bytes twice, three stream limits, target_bytes, "
+                          "s3_multipart_threshold";
+  auto c = ParseConfig("[compaction]\ntarget_bytes = \"1TB\"\n", "sinkd.toml");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("sinkd.toml:2:16: compaction.target_bytes"),
+            std::string::npos)
+      << c.status().message();
+}
+
+// A sink's size options (batch_max_bytes, s3_multipart_threshold) read the same way.
+TEST(Config, OptionReaderReadsASizeOptionAsBytesOrWithAUnit) {
+  auto c = ParseConfig(
+      "[postgres]\nurl = \"x\"\n[[sinks.events]]\nid = \"a\"\ntype = \"lake\"\n"
+      "batch_max_bytes = \"64MiB\"\n[[sinks.events]]\nid = \"b\"\ntype = \"lake\"\n"
+      "batch_max_bytes = 1048576\n[[sinks.events]]\nid = \"c\"\ntype = \"lake\"\n"
+      "batch_max_bytes = \"64MB\"\n[[sinks.events]]\nid = \"d\"\ntype = \"lake\"\n"
+      "batch_max_bytes = \"4GiB\"\n");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  const uint64_t max = uint64_t{2} << 30;
+  OptionReader a(c->event_sinks[0]);
+  EXPECT_EQ(*a.Size("batch_max_bytes", 1, 0, max), uint64_t{64} << 20);
+  OptionReader b(c->event_sinks[1]);
+  EXPECT_EQ(*b.Size("batch_max_bytes", 1, 0, max), uint64_t{1} << 20);
+  OptionReader fallback(c->event_sinks[1]);
+  EXPECT_EQ(*fallback.Size("other_bytes", 77, 0, max), 77u);
+  OptionReader decimal(c->event_sinks[2]);
+  Result<uint64_t> r = decimal.Size("batch_max_bytes", 1, 0, max);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("option batch_max_bytes: size \"64MB\""), std::string::npos)
+      << r.status().message();
+  OptionReader big(c->event_sinks[3]);
+  r = big.Size("batch_max_bytes", 1, 0, max);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("batch_max_bytes = \"4GiB\" must be between 0 and 2GiB"),
+            std::string::npos)
+      << r.status().message();
+}
+
 TEST(Config, TheUrlCanComeFromTheEnvironment) {
   setenv("SINKD_TEST_PG_URL", "host=envhost", 1);
   auto c = ParseConfig("[postgres]\nurl_env = \"SINKD_TEST_PG_URL\"\n");
