@@ -12,6 +12,7 @@
 #include "cli/command.h"
 #include "cli/destination_flags.h"
 #include "cli/lake_flags.h"
+#include "cli/size_flags.h"
 #include "cli/stream_origin.h"
 #include "contract/delimited.h"
 #include "row/row_batch.h"
@@ -139,9 +140,8 @@ void AddImportOrigin(CLI::App& parent, Invocation& invocation, const std::string
   cmd->add_option("--batch-max-rows", flags->batch_max_rows,
                   "flush after this many ROWS; one ledger message holds many")
       ->capture_default_str();
-  cmd->add_option("--batch-max-bytes", flags->batch_max_bytes,
-                  "flush once the decoded rows hold this many bytes (1 MiB to 2 GiB)")
-      ->capture_default_str();
+  AddSizeOption(*cmd, "--batch-max-bytes", flags->batch_max_bytes,
+                "flush once the decoded rows hold this many bytes (1 MiB to 2 GiB)");
   cmd->add_option("files", flags->files,
                   "files of varint-length-delimited wire messages; - reads standard input");
   cmd->callback([flags, &invocation, origin, envelope] {

@@ -13,6 +13,7 @@
 #include "cli/config_flags.h"
 #include "cli/destination_flags.h"
 #include "cli/nats_flags.h"
+#include "cli/size_flags.h"
 #include "cli/stream_origin.h"
 #include "jetstream/pull_consumer.h"
 #include "jetstream/streams.h"
@@ -298,8 +299,8 @@ void AddLakeCommand(CLI::App& root, Invocation& invocation) {
                   "with --nats-url: the drain's durable (default sink-<table>)");
   CLI::Option* from = cmd->add_option("--from", flags->from, "lowest sequence to check");
   CLI::Option* to = cmd->add_option("--to", flags->to, "highest sequence to check");
-  cmd->add_option("--small-bytes", flags->small_bytes, "a Part below this size counts as small")
-      ->capture_default_str();
+  AddSizeOption(*cmd, "--small-bytes", flags->small_bytes,
+                "a Part below this size counts as small");
   cmd->add_flag("--json", flags->json, "one JSON object on standard output");
   cmd->add_option("--sink", flags->sink,
                   "outbox tables with --config: the lake sink (default: the only one)");

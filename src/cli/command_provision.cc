@@ -5,6 +5,7 @@
 #include "cli/command.h"
 #include "cli/config_flags.h"
 #include "cli/nats_flags.h"
+#include "cli/size_flags.h"
 #include "jetstream/connection.h"
 #include "jetstream/streams.h"
 
@@ -64,15 +65,12 @@ void AddProvisionCommand(CLI::App& root, Invocation& invocation) {
   auto config = std::make_shared<ConfigFlags>(*cmd, "provision");
   invocation.configurable.push_back(config);
   AddNatsFlags(*cmd, flags->nats, *config);
-  cmd->add_option("--ledger-max-bytes", flags->ledger_max_bytes,
-                  "ledger stream size limit in bytes (0 = 8GiB)")
-      ->capture_default_str();
-  cmd->add_option("--audit-max-bytes", flags->audit_max_bytes,
-                  "audit stream size limit in bytes (0 = 8GiB); when it fills, publishes FAIL")
-      ->capture_default_str();
-  cmd->add_option("--dead-max-bytes", flags->dead_max_bytes,
-                  "dead-letter stream size limit in bytes (0 = 1GiB)")
-      ->capture_default_str();
+  AddSizeOption(*cmd, "--ledger-max-bytes", flags->ledger_max_bytes,
+                "ledger stream size limit (0 = 8GiB)");
+  AddSizeOption(*cmd, "--audit-max-bytes", flags->audit_max_bytes,
+                "audit stream size limit (0 = 8GiB); when it fills, publishes FAIL");
+  AddSizeOption(*cmd, "--dead-max-bytes", flags->dead_max_bytes,
+                "dead-letter stream size limit (0 = 1GiB)");
   cmd->add_option("--ledger-max-age", flags->ledger_max_age,
                   "how long an undrained ledger record survives (0 = 7 days)")
       ->capture_default_str();
