@@ -9,6 +9,7 @@
 #include "cli/command.h"
 #include "cli/config_flags.h"
 #include "cli/nats_flags.h"
+#include "cli/size_flags.h"
 #include "cli/stream_origin.h"
 #include "cli/destination_flags.h"
 #include "cli/lake_flags.h"
@@ -137,10 +138,9 @@ void AddDrainOrigin(CLI::App& parent, Invocation& invocation, const StreamOrigin
   cmd->add_option("--batch-max-rows", flags->batch_max_rows,
                   "flush after this many ROWS; one ledger message holds many")
       ->capture_default_str();
-  cmd->add_option("--batch-max-bytes", flags->batch_max_bytes,
-                  "flush once the batch holds this many bytes (messages + decoded rows; "
-                  "1 MiB to 2 GiB)")
-      ->capture_default_str();
+  AddSizeOption(*cmd, "--batch-max-bytes", flags->batch_max_bytes,
+                "flush once the batch holds this many bytes (messages + decoded rows; "
+                "1 MiB to 2 GiB)");
   cmd->add_option("--batch-interval", flags->batch_interval,
                   "flush this long after the batch's first message arrived")
       ->capture_default_str();
