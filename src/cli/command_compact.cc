@@ -23,6 +23,7 @@
 #include "cli/config_flags.h"
 #include "cli/destination_flags.h"
 #include "cli/lake_flags.h"
+#include "cli/size_flags.h"
 #include "compact/compactor.h"
 #include "lake/destination.h"
 #include "lake/lake_writer.h"
@@ -287,11 +288,9 @@ Status RunCompact(const CompactFlags& flags, const CompactTable& table, Invocati
 void AddCompactFlags(CLI::App& cmd, CompactFlags& flags, ConfigFlags& config) {
   AddDestinationFlags(cmd, flags.destination);
   AddLakeFlags(cmd, flags.lake);
-  cmd.add_option("--target-bytes", flags.target_bytes,
-                 "size an output aims at; a partition's Parts merge into outputs of about this "
-                 "size (at least 1MiB)")
-      ->transform(CLI::AsSizeValue(false))
-      ->capture_default_str();
+  AddSizeOption(cmd, "--target-bytes", flags.target_bytes,
+                "size an output aims at; a partition's Parts merge into outputs of about this "
+                "size (at least 1MiB)");
   cmd.add_option("--min-parts", flags.min_parts,
                  "a partition's small Parts merge once there are this many of them")
       ->capture_default_str();

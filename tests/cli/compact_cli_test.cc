@@ -111,7 +111,7 @@ TEST(CompactCli, TheCompactionSectionSetsTheFlagsAndAFlagOrTheEnvironmentOutrank
       << show.out;
   EXPECT_NE(show.out.find("compaction.grace = \"2h\"  # " + file + ":3:9"), std::string::npos)
       << show.out;
-  EXPECT_NE(show.out.find("compaction.target_bytes = 268435456  # default"), std::string::npos)
+  EXPECT_NE(show.out.find("compaction.target_bytes = \"256MiB\"  # default"), std::string::npos)
       << show.out;
   EXPECT_NE(show.out.find("compaction.every = \"5m\"  # default"), std::string::npos) << show.out;
 }
