@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/duration.h"
+#include "cli/size_flags.h"
 #include "lake/dir_destination.h"
 #include "s3/s3_destination.h"
 
@@ -85,11 +86,9 @@ void AddDestinationFlags(CLI::App& cmd, DestinationFlags& flags) {
                  "PEM file of CAs to trust for https (certificates are always verified)");
   cmd.add_flag("--s3-no-create-bucket", flags.s3_no_create_bucket,
                "refuse to start when the bucket is missing instead of creating it");
-  cmd.add_option("--s3-multipart-threshold", flags.s3_multipart_threshold,
-                 "Parts above this size go up in pieces of this size (multipart); also the memory "
-                 "one upload holds; at least 5MiB")
-      ->transform(CLI::AsSizeValue(false))
-      ->capture_default_str();
+  AddSizeOption(cmd, "--s3-multipart-threshold", flags.s3_multipart_threshold,
+                "Parts above this size go up in pieces of this size (multipart); also the memory "
+                "one upload holds; at least 5MiB");
   cmd.add_option("--s3-retry-attempts", flags.s3_retry_attempts,
                  "tries per S3 request on 5xx, throttling, timeouts and resets, before the flush "
                  "fails and its batch is redelivered")
@@ -168,10 +167,9 @@ Result<std::unique_ptr<lake::Destination>> DestinationFromSinkOptions(config::Op
   SINKD_ASSIGN_OR_RETURN(f.s3_virtual_hosted, o.Bool("s3_virtual_hosted", false));
   SINKD_ASSIGN_OR_RETURN(f.s3_no_create_bucket, o.Bool("s3_no_create_bucket", false));
   SINKD_ASSIGN_OR_RETURN(f.s3_ca_bundle, o.String("s3_ca_bundle", ""));
-  SINKD_ASSIGN_OR_RETURN(int64_t threshold,
-                         o.Int("s3_multipart_threshold", static_cast<int64_t>(f.s3_multipart_threshold),
-                               0, int64_t{1} << 40));
-  f.s3_multipart_threshold = static_cast<uint64_t>(threshold);
+  SINKD_ASSIGN_OR_RETURN(f.s3_multipart_threshold,
+                         o.Size("s3_multipart_threshold", f.s3_multipart_threshold, 0,
+                                uint64_t{1} << 40));
   SINKD_ASSIGN_OR_RETURN(int64_t attempts, o.Int("s3_retry_attempts", f.s3_retry_attempts, 1, 100));
   f.s3_retry_attempts = static_cast<int>(attempts);
   SINKD_ASSIGN_OR_RETURN(f.s3_retry_max_backoff, o.String("s3_retry_max_backoff", f.s3_retry_max_backoff));
