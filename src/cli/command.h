@@ -5,14 +5,22 @@
 
 #include <functional>
 #include <memory>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "base/result.h"
 #include "base/status.h"
 
 namespace sinkd::cli {
+
+// The exit codes, the same for every command (sinkd(1), EXIT STATUS): a unit's or a script's
+// wrong flag (2) is told apart from a run that failed (1) and may succeed when tried again.
+inline constexpr int kExitDone = 0;    // also after a SIGINT/SIGTERM shutdown
+inline constexpr int kExitFailed = 1;  // a server, the lake or an input let it down, or a check
+                                       // found what it looks for missing (lake verify)
+inline constexpr int kExitUsage = 2;   // a flag, an argument or a setting is wrong; nothing done
 
 // What a parsed command line will do. Set by the callback of the subcommand that was chosen.
 class ConfigFlags;
@@ -20,19 +28,35 @@ struct Invocation {
   std::function<Status()> run;
   // Every command's --config bindings (cli/config_flags.h), which `sinkd config show` prints.
   std::vector<std::shared_ptr<ConfigFlags>> configurable;
-  // The exit code of a command line that is wrong (a flag the parser or the command refuses):
-  // 1 for most commands; `compact` sets 2, so that a timer's or a script's bad flags are told
-  // apart from a pass that failed (1).
-  int usage_exit_code = 1;
   // Set by `run` when the Status it returns is about the command line or the settings.
   bool usage_error = false;
+  // No longer read (every command's usage errors exit kExitUsage); compact still sets it.
+  int usage_exit_code = kExitUsage;
+  // Returns `status`, marking it (when not OK) as a usage error: the command checked a flag or a
+  // setting and refused it before doing anything.
+  Status Usage(Status status) {
+    if (!status.ok()) usage_error = true;
+    return status;
+  }
+  template <typename T>
+  Result<T> Usage(Result<T> result) {
+    if (!result.ok()) usage_error = true;
+    return result;
+  }
 };
+
+// The exit code of a command's outcome: kExitUsage for a status `run` marked as a usage error
+// and for any INVALID_CONFIG refusal (config/config.h: every refusal of a setting starts so,
+// wherever it is found), kExitFailed for any other error.
+int ExitCodeOf(const Status& status, const Invocation& invocation);
+
 
 // A parent command (sinkd, drain, tail, …) only groups others: run alone, or with a word that is
 // not one of its subcommands, it refuses and lists them instead of printing help and exiting 0.
 // Parents keep unknown words (allow_extras) so that refusal can name them, and CLI11 lets the
 // subcommands inherit that; so CheckParents also refuses a misspelt flag or a stray word left
-// over at the chosen command, naming it, before that command runs.
+// over at the chosen command, naming it, before that command runs. A word a letter or two away
+// from a subcommand or a flag of that command gets "did you mean …".
 CLI::App* AddParent(CLI::App& parent, const std::string& name, const std::string& description);
 Status CheckParents(CLI::App& root);
 

@@ -17,7 +17,9 @@ struct GenerateFlags {
   std::string output;
 };
 
-Status RunGenerate(const GenerateFlags& flags, traffic::StreamKind kind) {
+// Everything checked before a byte is written: a refusal is a usage error (exit 2).
+Result<traffic::TrafficOptions> GenerateOptions(const GenerateFlags& flags,
+                                                traffic::StreamKind kind) {
   if (flags.output.empty()) return Status::Refuse("generate needs -o FILE");
   if (flags.messages < 0) return Status::Refuse("--messages must not be negative");
   traffic::TrafficOptions options;
@@ -30,6 +32,12 @@ Status RunGenerate(const GenerateFlags& flags, traffic::StreamKind kind) {
                                              : flags.messages;
   if (options.expected_events < 1) options.expected_events = 1;
   SINKD_RETURN_IF_ERROR(options.Validate());
+  return options;
+}
+
+Status RunGenerate(const GenerateFlags& flags, traffic::StreamKind kind, Invocation& invocation) {
+  SINKD_ASSIGN_OR_RETURN(traffic::TrafficOptions options,
+                         invocation.Usage(GenerateOptions(flags, kind)));
   traffic::TrafficGenerator generator(options);
   SINKD_RETURN_IF_ERROR(traffic::WriteDelimitedFile(generator, kind, flags.messages, flags.output));
   const traffic::TrafficStats& stats = generator.stats();
@@ -56,7 +64,7 @@ void AddGenerateOrigin(CLI::App& parent, Invocation& invocation, const std::stri
                   "a shorter run with the same seed and this value repeats a prefix of a longer one");
   cmd->add_option("-o,--output", flags->output, "the file to write (varint-delimited messages)");
   cmd->callback([flags, &invocation, kind] {
-    invocation.run = [flags, kind] { return RunGenerate(*flags, kind); };
+    invocation.run = [flags, kind, &invocation] { return RunGenerate(*flags, kind, invocation); };
   });
 }
 

@@ -63,14 +63,20 @@ class Input {
   contract::DelimitedStreamReader reader_;
 };
 
-Status RunImport(const ImportFlags& flags, const std::string& origin, contract::Envelope envelope) {
+// The flags checked before anything is read or written: a refusal is a usage error (exit 2).
+Status CheckImportFlags(const ImportFlags& flags) {
   if (flags.files.empty()) return Status::Refuse("import needs at least one FILE (or - for stdin)");
   if (flags.batch_max_rows < 1) return Status::Refuse("--batch-max-rows must be at least 1");
-  SINKD_RETURN_IF_ERROR(row::CheckBatchMaxBytes("--batch-max-bytes", flags.batch_max_bytes));
+  return row::CheckBatchMaxBytes("--batch-max-bytes", flags.batch_max_bytes);
+}
+
+Status RunImport(const ImportFlags& flags, const std::string& origin, contract::Envelope envelope,
+                 Invocation& invocation) {
+  SINKD_RETURN_IF_ERROR(invocation.Usage(CheckImportFlags(flags)));
   SINKD_ASSIGN_OR_RETURN(lake::LakeWriterOptions lake_options,
-                         LakeWriterOptionsFrom(flags.lake, origin));
+                         invocation.Usage(LakeWriterOptionsFrom(flags.lake, origin)));
   SINKD_ASSIGN_OR_RETURN(std::unique_ptr<lake::Destination> destination,
-                         MakeDestination(flags.destination));
+                         invocation.Usage(MakeDestination(flags.destination)));
   SINKD_RETURN_IF_ERROR(destination->Ensure());
 
   Logger log;
@@ -145,7 +151,9 @@ void AddImportOrigin(CLI::App& parent, Invocation& invocation, const std::string
   cmd->add_option("files", flags->files,
                   "files of varint-length-delimited wire messages; - reads standard input");
   cmd->callback([flags, &invocation, origin, envelope] {
-    invocation.run = [flags, origin, envelope] { return RunImport(*flags, origin, envelope); };
+    invocation.run = [flags, origin, envelope, &invocation] {
+      return RunImport(*flags, origin, envelope, invocation);
+    };
   });
 }
 

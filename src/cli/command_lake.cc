@@ -162,7 +162,17 @@ void PrintText(const std::string& table, const std::string& where,
   std::printf("  %s\n", r.ok() ? "OK" : "NOT OK");
 }
 
-Status RunVerify(const VerifyFlags& flags, const config::Config* file) {
+// What `lake verify` checks, read from the flags and the file before anything is read: a
+// refusal here is a usage error (exit 2); a lake found wanting later is a failure (exit 1).
+struct VerifyTarget {
+  std::string table;
+  std::optional<StreamOrigin> origin;     // a drain's table; none for an outbox table
+  const config::SinkConfig* entry = nullptr;  // the outbox lake sink, with --config [postgres]
+  std::string prefix;
+  std::unique_ptr<lake::Destination> destination;
+};
+
+Result<VerifyTarget> VerifyTargetFrom(const VerifyFlags& flags, const config::Config* file) {
   std::string table = flags.table.empty() ? flags.table_arg : flags.table;
   if (!flags.table.empty() && !flags.table_arg.empty() && flags.table != flags.table_arg) {
     return Status::Refuse("lake verify: table given twice (" + flags.table_arg + " and --table " +
@@ -215,6 +225,16 @@ Status RunVerify(const VerifyFlags& flags, const config::Config* file) {
   if (!destination) {
     SINKD_ASSIGN_OR_RETURN(destination, MakeDestination(flags.destination));
   }
+  return VerifyTarget{table, origin, entry, prefix, std::move(destination)};
+}
+
+Status RunVerify(const VerifyFlags& flags, const config::Config* file, Invocation& invocation) {
+  SINKD_ASSIGN_OR_RETURN(VerifyTarget target, invocation.Usage(VerifyTargetFrom(flags, file)));
+  const std::string& table = target.table;
+  const std::optional<StreamOrigin>& origin = target.origin;
+  const config::SinkConfig* entry = target.entry;
+  const std::string& prefix = target.prefix;
+  std::unique_ptr<lake::Destination>& destination = target.destination;
   const std::string where = destination->Describe();
 
   verify::VerifyInput input;
@@ -306,7 +326,7 @@ void AddLakeCommand(CLI::App& root, Invocation& invocation) {
                   "outbox tables with --config: the lake sink (default: the only one)");
   BindDestinationFlags(*config);
   cmd->callback([flags, config, cmd, from, to, &invocation] {
-    invocation.run = [flags, config, cmd, from, to] {
+    invocation.run = [flags, config, cmd, from, to, &invocation] {
       // The drain's own keys, for the table the command names: its durable and its prefix.
       const std::string table = flags->table.empty() ? flags->table_arg : flags->table;
       if (table == "ledger" || table == "audit") {
@@ -316,13 +336,13 @@ void AddLakeCommand(CLI::App& root, Invocation& invocation) {
       for (const char* f : {"--lake-dir", "--s3-endpoint", "--s3-bucket"}) {
         if (cmd->get_option(f)->count() > 0) flags->destination_given = true;
       }
-      SINKD_RETURN_IF_ERROR(config->Apply());
+      SINKD_RETURN_IF_ERROR(invocation.Usage(config->Apply()));
       flags->has_from = from->count() > 0;
       flags->has_to = to->count() > 0;
       // A stream's range only when asked for (the flag or nats.url in the file): an exported
       // NATS_URL alone does not turn a check of the lake into one of the broker.
       flags->use_nats = cmd->get_option("--nats-url")->count() > 0;
-      return RunVerify(*flags, config->file() ? &*config->file() : nullptr);
+      return RunVerify(*flags, config->file() ? &*config->file() : nullptr, invocation);
     };
   });
 }

@@ -69,11 +69,11 @@ Status RunStatus(const OutboxFlags& flags) {
   return Status::OK();
 }
 
-Status RunRetain(const OutboxFlags& flags) {
+Status RunRetain(const OutboxFlags& flags, Invocation& invocation) {
   auto min_age = ParseDuration(flags.min_age);
-  if (!min_age.ok()) return min_age.status().WithContext("--min-age");
+  if (!min_age.ok()) return invocation.Usage(min_age.status().WithContext("--min-age"));
   if (flags.batch < 1 || flags.batch > 1'000'000) {
-    return Status::Refuse("--batch must be between 1 and 1000000");
+    return invocation.Usage(Status::Refuse("--batch must be between 1 and 1000000"));
   }
   SINKD_ASSIGN_OR_RETURN(config::Config c, config::LoadConfig(flags.config));
   SINKD_ASSIGN_OR_RETURN(outbox::PgConn conn, ConnectFor(c, "retain"));
@@ -121,7 +121,9 @@ void AddOutboxCommand(CLI::App& root, Invocation& invocation) {
   retain->add_option("--min-age", flags->min_age, "keep rows younger than this (e.g. 168h)")
       ->required();
   retain->add_option("--batch", flags->batch, "rows per DELETE")->capture_default_str();
-  retain->callback([flags, &invocation] { invocation.run = [flags] { return RunRetain(*flags); }; });
+  retain->callback([flags, &invocation] {
+    invocation.run = [flags, &invocation] { return RunRetain(*flags, invocation); };
+  });
 }
 
 }  // namespace sinkd::cli

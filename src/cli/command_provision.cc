@@ -23,13 +23,13 @@ struct ProvisionFlags {
   bool dry_run = false;
 };
 
-Status RunProvision(const ProvisionFlags& flags) {
+Status RunProvision(const ProvisionFlags& flags, Invocation& invocation) {
   jetstream::StreamSizing sizing;
   sizing.ledger_max_bytes = flags.ledger_max_bytes;
   sizing.audit_max_bytes = flags.audit_max_bytes;
   sizing.dead_max_bytes = flags.dead_max_bytes;
   auto age = ParseDuration(flags.ledger_max_age);
-  if (!age.ok()) return age.status().WithContext("--ledger-max-age");
+  if (!age.ok()) return invocation.Usage(age.status().WithContext("--ledger-max-age"));
   sizing.ledger_max_age = *age;
   sizing.replicas = flags.replicas;
   const std::vector<jetstream::StreamSpec> specs = jetstream::StreamSpecs(sizing);
@@ -84,9 +84,9 @@ void AddProvisionCommand(CLI::App& root, Invocation& invocation) {
     config->Bind(flag, {std::string("provision.") + name});
   }
   cmd->callback([flags, config, &invocation] {
-    invocation.run = [flags, config] {
-      SINKD_RETURN_IF_ERROR(config->Apply());
-      return RunProvision(*flags);
+    invocation.run = [flags, config, &invocation] {
+      SINKD_RETURN_IF_ERROR(invocation.Usage(config->Apply()));
+      return RunProvision(*flags, invocation);
     };
   });
 }

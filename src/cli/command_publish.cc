@@ -52,8 +52,10 @@ void OnPublishError(jsCtx*, jsPubAckErr* pae, void* closure) {
   if (failures->count.fetch_add(1) == 0 && pae->ErrText != nullptr) failures->first = pae->ErrText;
 }
 
-Status RunPublish(const PublishFlags& flags, const StreamOrigin& origin) {
-  if (flags.files.empty()) return Status::Refuse("publish needs at least one FILE");
+Status RunPublish(const PublishFlags& flags, const StreamOrigin& origin, Invocation& invocation) {
+  if (flags.files.empty()) {
+    return invocation.Usage(Status::Refuse("publish needs at least one FILE"));
+  }
   jetstream::ConnectOptions connect;
   connect.url = flags.nats_url;
   connect.name = "sinkd publish " + origin.name;
@@ -122,7 +124,9 @@ void AddPublishOrigin(CLI::App& parent, Invocation& invocation, const StreamOrig
       ->capture_default_str();
   cmd->add_option("files", flags->files, "varint-delimited wire messages (sinkd generate -o)");
   cmd->callback([flags, &invocation, origin] {
-    invocation.run = [flags, origin] { return RunPublish(*flags, origin); };
+    invocation.run = [flags, origin, &invocation] {
+      return RunPublish(*flags, origin, invocation);
+    };
   });
 }
 

@@ -13,10 +13,10 @@ struct SweepFlags {
   std::string older_than = "1h";
 };
 
-Status RunSweep(const SweepFlags& flags) {
-  if (flags.lake_dir.empty()) return Status::Refuse("sweep needs --lake-dir");
+Status RunSweep(const SweepFlags& flags, Invocation& invocation) {
+  if (flags.lake_dir.empty()) return invocation.Usage(Status::Refuse("sweep needs --lake-dir"));
   auto older_than = ParseDuration(flags.older_than);
-  if (!older_than.ok()) return older_than.status().WithContext("--older-than");
+  if (!older_than.ok()) return invocation.Usage(older_than.status().WithContext("--older-than"));
   auto report = lake::SweepIncomplete(
       flags.lake_dir, std::chrono::duration_cast<std::chrono::seconds>(*older_than),
       std::filesystem::file_time_type::clock::now());
@@ -37,7 +37,9 @@ void AddSweepCommand(CLI::App& root, Invocation& invocation) {
   cmd->add_option("--older-than", flags->older_than,
                   "only files last written longer ago than this (a younger one may be in flight)")
       ->capture_default_str();
-  cmd->callback([flags, &invocation] { invocation.run = [flags] { return RunSweep(*flags); }; });
+  cmd->callback([flags, &invocation] {
+    invocation.run = [flags, &invocation] { return RunSweep(*flags, invocation); };
+  });
 }
 
 }  // namespace sinkd::cli

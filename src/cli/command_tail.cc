@@ -24,7 +24,8 @@ struct TailFlags {
   bool no_detail = false;
 };
 
-Status RunTailCommand(const TailFlags& flags, const StreamOrigin& origin) {
+// The tail the flags ask for, checked before anything connects.
+Result<tail::TailOptions> TailOptionsFrom(const TailFlags& flags, const StreamOrigin& origin) {
   tail::TailOptions options;
   options.stream = origin.stream;
   options.subject_filter = origin.filter;
@@ -39,7 +40,12 @@ Status RunTailCommand(const TailFlags& flags, const StreamOrigin& origin) {
   options.follow = flags.follow;
   options.json.pretty = flags.pretty;
   options.json.no_detail = flags.no_detail;
+  return options;
+}
 
+Status RunTailCommand(const TailFlags& flags, const StreamOrigin& origin, Invocation& invocation) {
+  SINKD_ASSIGN_OR_RETURN(tail::TailOptions options,
+                         invocation.Usage(TailOptionsFrom(flags, origin)));
   // Installed before connecting, as for drain: a signal from then on is a stop and exit 0.
   ShutdownSignals::Install(/*exit_on_second=*/false);
   jetstream::ConnectOptions connect = flags.nats;
@@ -69,9 +75,9 @@ void AddTailOrigin(CLI::App& parent, Invocation& invocation, const StreamOrigin&
   cmd->add_flag("--no-detail", flags->no_detail,
                 "drop error_detail, the one column that may carry unsanitised text");
   cmd->callback([flags, config, &invocation, origin] {
-    invocation.run = [flags, config, origin] {
-      SINKD_RETURN_IF_ERROR(config->Apply());
-      return RunTailCommand(*flags, origin);
+    invocation.run = [flags, config, origin, &invocation] {
+      SINKD_RETURN_IF_ERROR(invocation.Usage(config->Apply()));
+      return RunTailCommand(*flags, origin, invocation);
     };
   });
 }

@@ -1,11 +1,24 @@
 // sinkd: record streams drained into a lake. This file only wires the verbs together; each verb
-// lives in its own command_*.cc. Exit codes: 0 success (also after a SIGINT/SIGTERM shutdown),
-// 1 on any error, which is printed as "sinkd: <message>" on stderr; a wrong command line exits
-// with the command's Invocation::usage_exit_code (2 for compact, 1 for the others).
+// lives in its own command_*.cc. Exit codes are the same for every command (cli/command.h,
+// sinkd(1)): 0 done, also after a SIGINT/SIGTERM shutdown; 1 failed; 2 wrong usage (a flag, an
+// argument or a setting; nothing was done). Every error is printed as "sinkd: <message>" on stderr.
 #include <cstdio>
 
 #include "base/memory.h"
 #include "cli/command.h"
+
+namespace sinkd::cli {
+
+int ExitCodeOf(const Status& status, const Invocation& invocation) {
+  if (status.ok()) return kExitDone;
+  if (invocation.usage_error) return kExitUsage;
+  // A setting found wrong deep inside a command (a sink's option, the dispatcher's batch sizes)
+  // is still the operator's file, not a failure that a retry could cure.
+  if (status.message().find("INVALID_CONFIG: ") != std::string::npos) return kExitUsage;
+  return kExitFailed;
+}
+
+}  // namespace sinkd::cli
 
 int main(int argc, char** argv) {
   sinkd::KeepFreedMemory();
@@ -31,20 +44,15 @@ int main(int argc, char** argv) {
   sinkd::cli::AddConfigCommand(root, invocation);
   try {
     root.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return root.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
+  } catch (const CLI::Success& e) {  // --help, --help-all
     return root.exit(e);
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "sinkd: %s\n", e.what());
-    return invocation.usage_exit_code;
+    return sinkd::cli::kExitUsage;
   }
   sinkd::Status status = sinkd::cli::CheckParents(root);
   if (!status.ok()) invocation.usage_error = true;
   if (status.ok() && invocation.run) status = invocation.run();
-  if (!status.ok()) {
-    std::fprintf(stderr, "sinkd: %s\n", status.message().c_str());
-    return invocation.usage_error ? invocation.usage_exit_code : 1;
-  }
-  return 0;
+  if (!status.ok()) std::fprintf(stderr, "sinkd: %s\n", status.message().c_str());
+  return sinkd::cli::ExitCodeOf(status, invocation);
 }

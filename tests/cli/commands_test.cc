@@ -18,18 +18,18 @@ CommandResult Sinkd(std::vector<std::string> args) {
 }
 
 // A parent command that printed help and exited 0 would let a typo in a deploy script
-// ("sinkd drian ledger") look like success.
+// ("sinkd drian ledger") look like success; it is wrong usage, exit 2.
 TEST(Cli, EveryParentCommandRefusesInsteadOfPrintingHelp) {
   auto root = Sinkd({});
-  EXPECT_EQ(root.exit_code, 1);
+  EXPECT_EQ(root.exit_code, 2);
   EXPECT_NE(root.err.find("sinkd needs a subcommand: "), std::string::npos) << root.err;
   EXPECT_NE(root.err.find("import"), std::string::npos) << root.err;
   auto import = Sinkd({"import"});
-  EXPECT_EQ(import.exit_code, 1);
+  EXPECT_EQ(import.exit_code, 2);
   EXPECT_NE(import.err.find("sinkd import needs a subcommand: audit, ledger"), std::string::npos)
       << import.err;
   auto typo = Sinkd({"import", "ledgr"});
-  EXPECT_EQ(typo.exit_code, 1);
+  EXPECT_EQ(typo.exit_code, 2);
   EXPECT_NE(typo.err.find("unknown import subcommand \"ledgr\"; expected one of: audit, ledger"),
             std::string::npos)
       << typo.err;
@@ -58,7 +58,7 @@ TEST(Cli, EveryCommandRefusesAMisspeltFlagNamingItBeforeDoingAnything) {
     std::string line;
     for (const std::string& a : args) line += a + " ";
     const auto r = Sinkd(args);
-    EXPECT_NE(r.exit_code, 0) << line;
+    EXPECT_EQ(r.exit_code, 2) << line;
     EXPECT_NE(r.err.find("unknown argument \"" + bad + "\""), std::string::npos)
         << line << "\n" << r.err;
     EXPECT_EQ(r.err.find("started"), std::string::npos) << "it ran: " << line << "\n" << r.err;
@@ -85,7 +85,8 @@ TEST(Cli, VersionNamesTheVersionAndTheBuild) {
   EXPECT_NE(r.out.find("(build "), std::string::npos) << r.out;
 }
 
-// A bad flag stops the program with a message naming it, before anything is read or written.
+// A bad flag stops the program with a message naming it, before anything is read or written:
+// wrong usage (2); an input that is not there is a failed run (1).
 TEST(Cli, BadFlagsStopWithAMessageNamingThem) {
   testing::TempDir tmp;
   testing::WriteFile(tmp / "in.bin", "");
@@ -93,6 +94,7 @@ TEST(Cli, BadFlagsStopWithAMessageNamingThem) {
   struct Case {
     std::vector<std::string> args;
     std::string says;
+    int code = 2;
   } cases[] = {
       {{"import", "ledger", in}, "--lake-dir"},
       {{"import", "ledger", "--lake-dir", lake}, "FILE"},
@@ -106,12 +108,12 @@ TEST(Cli, BadFlagsStopWithAMessageNamingThem) {
       {{"import", "ledger", "--lake-dir", lake, "--encode-threads", "two", in}, "--encode-threads"},
       {{"import", "ledger", "--lake-dir", lake, "--encode-threads", "-1", in}, "--encode-threads"},
       {{"import", "ledger", "--lake-dir", lake, "--batch-max-rows", "0", in}, "--batch-max-rows"},
-      {{"import", "ledger", "--lake-dir", lake, (tmp / "missing.bin").string()}, "missing.bin"},
+      {{"import", "ledger", "--lake-dir", lake, (tmp / "missing.bin").string()}, "missing.bin", 1},
       {{"sweep", "--lake-dir", lake, "--older-than", "soon"}, "--older-than"},
   };
   for (const Case& c : cases) {
     auto r = Sinkd(c.args);
-    EXPECT_EQ(r.exit_code, 1) << c.says;
+    EXPECT_EQ(r.exit_code, c.code) << c.says;
     EXPECT_NE(r.err.find(c.says), std::string::npos) << "expected the error to name " << c.says
                                                      << ", got: " << r.err;
   }

@@ -65,14 +65,14 @@ TEST(ConfigCli, UnknownKeysAndBadValuesInTheFileAreRefusedNamingFileLineAndColum
   const std::string file = (dir / "sinkd.toml").string();
   testing::WriteFile(file, "[lake]\ndir = \"/tmp/x\"\n\n[drain.ledger]\nbatch_max_rowz = 10\n");
   auto r = RunCommand({SinkdBinary().string(), "drain", "ledger", "--config", file});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("INVALID_CONFIG: " + file + ":5:1: unknown key \"batch_max_rowz\" in "
                        "[drain.ledger]"),
             std::string::npos)
       << r.err;
   testing::WriteFile(file, "[lake]\ndir = \"/tmp/x\"\n[drain.audit]\nfetch_max = 99999999999\n");
   auto bad = RunCommand({SinkdBinary().string(), "drain", "audit", "--config", file});
-  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("INVALID_CONFIG: " + file + ":4:13: drain.audit.fetch_max"),
             std::string::npos)
       << bad.err;

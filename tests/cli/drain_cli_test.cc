@@ -43,7 +43,7 @@ TEST(DrainCli, BadBatchFlagsAreRefusedBeforeAnythingConnects) {
   r = SinkdNoEnv({"drain", "audit", "--lake-dir", "/tmp/x", "--ack-wait", "1s"});
   EXPECT_NE(r.err.find("--ack-wait"), std::string::npos) << r.err;
   r = SinkdNoEnv({"drain"});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("sinkd drain needs a subcommand: audit, ledger"), std::string::npos) << r.err;
   r = SinkdNoEnv({"tail"});
   EXPECT_NE(r.err.find("sinkd tail needs a subcommand: audit, ledger"), std::string::npos) << r.err;
@@ -79,7 +79,7 @@ TEST(DrainCli, AMissingStreamTellsTheOperatorToProvision) {
 
 TEST(TailCli, FlagErrorsAreTheReferenceTexts) {
   auto r = SinkdNoEnv({"tail", "ledger", "--since", "0"});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "sinkd: --since 0: a message count must be positive\n");
   r = SinkdNoEnv({"tail", "ledger", "--since", "twenty", "--from-start"});
   EXPECT_EQ(r.err, "sinkd: --since \"twenty\": neither a message count nor a duration\n");
@@ -87,7 +87,7 @@ TEST(TailCli, FlagErrorsAreTheReferenceTexts) {
   EXPECT_NE(r.err.find("no column \"colour\"; columns are event_id, time, tenant"), std::string::npos)
       << r.err;
   r = SinkdNoEnv({"tail", "ledger", "--durable", "x"});
-  EXPECT_EQ(r.exit_code, 1) << "a tail has no drain flags";
+  EXPECT_EQ(r.exit_code, 2) << "a tail has no drain flags";
 }
 
 // The main job end to end through the binaries: provision, publish realistic traffic with bad

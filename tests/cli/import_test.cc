@@ -369,7 +369,7 @@ TEST(Import, TheBatchByteLimitClosesABatchAndIsCappedAtTwoGiB) {
                                              "part-box-77-5-5-0.parquet"}));
   for (const char* bad : {"2147483649", "1000"}) {
     auto refused = Import(tmp / "other", tmp / "in.bin", {"--batch-max-bytes", bad});
-    EXPECT_EQ(refused.exit_code, 1) << bad;
+    EXPECT_EQ(refused.exit_code, 2) << bad;
     EXPECT_NE(refused.err.find(std::string("--batch-max-bytes ") + bad +
                                ": must be between 1048576 (1 MiB) and 2147483648 (2 GiB)"),
               std::string::npos)

@@ -129,15 +129,15 @@ TEST(LakeVerify, JsonIsOneObjectWithTheReportsFields) {
 TEST(LakeVerify, ATableIsRequiredAndBadRangesAreRefused) {
   testing::TempDir dir;
   auto r = Sinkd({"lake", "verify", "--lake-dir", dir.path().string()});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("lake verify needs a table"), std::string::npos) << r.err;
   r = Sinkd({"lake", "verify", "ledger", "--lake-dir", dir.path().string(), "--from", "9", "--to",
              "3"});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--from 9 is past --to 3"), std::string::npos) << r.err;
   r = Sinkd({"lake", "verify", "--table", "outbox_events", "--lake-dir", dir.path().string(),
              "--nats-url", "nats://127.0.0.1:1"});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("an outbox table has none"), std::string::npos) << r.err;
   r = Sinkd({"lake", "verify", "--table", "outbox_events", "--lake-dir", dir.path().string()});
   EXPECT_EQ(r.exit_code, 0) << "an empty table: nothing is missing that anything names " << r.out;

@@ -60,7 +60,7 @@ TEST(OutboxCommand, DispatchRefusesDuplicateIdsAndUsageSinksBeforeConnecting) {
                                       "type = \"lake\"\nlake_dir = \"/tmp/y\"\n",
                                       "dup.toml");
   auto r = RunCommand({SinkdBinary(), "dispatch", "--config", dup});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, 2);
   // The refusal names file:line:column of the second entry, then what is wrong.
   EXPECT_NE(r.err.find("INVALID_CONFIG: " + dup + ":"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(": two events sinks have the id \"lake\""), std::string::npos) << r.err;
@@ -68,7 +68,7 @@ TEST(OutboxCommand, DispatchRefusesDuplicateIdsAndUsageSinksBeforeConnecting) {
                                         "[[sinks.usage]]\nid = \"bridge\"\ntype = \"iam\"\n",
                                         "usage.toml");
   r = RunCommand({SinkdBinary(), "dispatch", "--config", usage});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("INVALID_CONFIG: " + usage + ":"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(": sinks.usage: a usage sink is refused"), std::string::npos) << r.err;
 }

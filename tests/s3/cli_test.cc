@@ -89,7 +89,7 @@ TEST(S3Cli, AWrongDestinationIsRefusedByNameBeforeAnyIo) {
   };
   for (const Refusal& c : cases) {
     CommandResult run = Import(c.flags, c.env);
-    EXPECT_EQ(run.exit_code, 1) << c.message << "\n" << run.err;
+    EXPECT_EQ(run.exit_code, 2) << c.message << "\n" << run.err;
     EXPECT_EQ(run.err, "sinkd: " + c.message + "\n");
   }
 }
