@@ -30,8 +30,6 @@ struct Invocation {
   std::vector<std::shared_ptr<ConfigFlags>> configurable;
   // Set by `run` when the Status it returns is about the command line or the settings.
   bool usage_error = false;
-  // No longer read (every command's usage errors exit kExitUsage); compact still sets it.
-  int usage_exit_code = kExitUsage;
   // Returns `status`, marking it (when not OK) as a usage error: the command checked a flag or a
   // setting and refused it before doing anything.
   Status Usage(Status status) {

@@ -342,8 +342,6 @@ void AddCompactCommand(CLI::App& root, Invocation& invocation) {
       "compact",
       "merge a table's small Parts into outputs of about --target-bytes, one row per event_id; "
       "inputs are deleted by a later pass, --grace after their output appeared");
-  // Set as soon as `compact` is on the command line: its parse errors exit 2, not 1.
-  cmd->preparse_callback([&invocation](size_t) { invocation.usage_exit_code = 2; });
   auto flags = std::make_shared<CompactFlags>();
   auto positional = std::make_shared<std::string>();
   auto config = std::make_shared<ConfigFlags>(*cmd, "compact");
