@@ -57,14 +57,14 @@ Result<drain::DrainOptions> OptionsFrom(const DrainFlags& flags, const StreamOri
   return o;
 }
 
-Status RunDrain(const DrainFlags& flags, const StreamOrigin& origin) {
-  // Everything that can be refused without the network is refused first.
-  SINKD_ASSIGN_OR_RETURN(drain::DrainOptions options, OptionsFrom(flags, origin));
+Status RunDrain(const DrainFlags& flags, const StreamOrigin& origin, Invocation& invocation) {
+  // Everything that can be refused without the network is refused first, as a usage error.
+  SINKD_ASSIGN_OR_RETURN(drain::DrainOptions options, invocation.Usage(OptionsFrom(flags, origin)));
   SINKD_ASSIGN_OR_RETURN(lake::LakeWriterOptions lake_options,
-                         LakeWriterOptionsFrom(flags.lake, origin.name));
+                         invocation.Usage(LakeWriterOptionsFrom(flags.lake, origin.name)));
   options.decode_threads = lake_options.encode_threads;
   SINKD_ASSIGN_OR_RETURN(std::unique_ptr<lake::Destination> destination,
-                         MakeDestination(flags.destination));
+                         invocation.Usage(MakeDestination(flags.destination)));
   const std::string durable = flags.durable.empty() ? "sink-" + origin.name : flags.durable;
   // Installed before the first network call: a SIGTERM while connecting or binding must stop the
   // drain cleanly (exit 0, nothing fetched) rather than take the default action and exit 143.
@@ -175,9 +175,9 @@ void AddDrainOrigin(CLI::App& parent, Invocation& invocation, const StreamOrigin
   }
   config->Bind("--metrics-listen", {d + "metrics_listen", "metrics.listen"});
   cmd->callback([flags, config, &invocation, origin] {
-    invocation.run = [flags, config, origin] {
-      SINKD_RETURN_IF_ERROR(config->Apply());
-      return RunDrain(*flags, origin);
+    invocation.run = [flags, config, origin, &invocation] {
+      SINKD_RETURN_IF_ERROR(invocation.Usage(config->Apply()));
+      return RunDrain(*flags, origin, invocation);
     };
   });
 }

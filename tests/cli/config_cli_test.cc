@@ -79,11 +79,11 @@ TEST(ConfigCli, UnknownKeysAndBadValuesInTheFileAreRefusedNamingFileLineAndColum
   // The file's value reaches the same validation as the flag's.
   testing::WriteFile(file, "[lake]\ndir = \"/tmp/x\"\nzstd_level = 40\n");
   auto level = RunCommand({SinkdBinary().string(), "drain", "ledger", "--config", file});
-  EXPECT_EQ(level.exit_code, 1);
+  EXPECT_EQ(level.exit_code, 2);
   EXPECT_NE(level.err.find("--zstd-level 40"), std::string::npos) << level.err;
   testing::WriteFile(file, "[lake]\ndir = \"/tmp/x\"\nencode_threads = 0\n");
   auto threads = RunCommand({SinkdBinary().string(), "drain", "ledger", "--config", file});
-  EXPECT_EQ(threads.exit_code, 1);
+  EXPECT_EQ(threads.exit_code, 2);
   EXPECT_NE(threads.err.find("--encode-threads 0: must be between 1 and 256"), std::string::npos)
       << threads.err;
 }

@@ -26,19 +26,19 @@ testing::CommandResult SinkdNoEnv(std::vector<std::string> args,
 
 TEST(DrainCli, ADrainNeedsOneDestinationAndRefusesBothOrNeither) {
   auto neither = SinkdNoEnv({"drain", "ledger", "--nats-url", "nats://127.0.0.1:1"});
-  EXPECT_EQ(neither.exit_code, 1);
+  EXPECT_EQ(neither.exit_code, 2);
   EXPECT_NE(neither.err.find("no destination"), std::string::npos) << neither.err;
   EXPECT_NE(neither.err.find("--lake-dir"), std::string::npos);
   EXPECT_NE(neither.err.find("--s3-endpoint"), std::string::npos);
   auto both = SinkdNoEnv({"drain", "ledger", "--lake-dir", "/tmp/x", "--s3-endpoint", "127.0.0.1:9",
                      "--s3-bucket", "b", "--nats-url", "nats://127.0.0.1:1"});
-  EXPECT_EQ(both.exit_code, 1);
+  EXPECT_EQ(both.exit_code, 2);
   EXPECT_NE(both.err.find("two different destinations"), std::string::npos) << both.err;
 }
 
 TEST(DrainCli, BadBatchFlagsAreRefusedBeforeAnythingConnects) {
   auto r = SinkdNoEnv({"drain", "audit", "--lake-dir", "/tmp/x", "--batch-max-rows", "0"});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--batch-max-rows"), std::string::npos) << r.err;
   r = SinkdNoEnv({"drain", "audit", "--lake-dir", "/tmp/x", "--ack-wait", "1s"});
   EXPECT_NE(r.err.find("--ack-wait"), std::string::npos) << r.err;
@@ -54,7 +54,7 @@ TEST(DrainCli, BadBatchFlagsAreRefusedBeforeAnythingConnects) {
 TEST(DrainCli, ABatchByteLimitPastTwoGiBIsRefusedBeforeAnythingConnects) {
   auto r = SinkdNoEnv({"drain", "ledger", "--lake-dir", "/tmp/x", "--nats-url",
                        "nats://127.0.0.1:1", "--batch-max-bytes", "4294967296"});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--batch-max-bytes 4294967296: must be between 1048576 (1 MiB) and "
                        "2147483648 (2 GiB)"),
             std::string::npos)

@@ -101,6 +101,8 @@ TEST(ExitCodes, EachCommandExitsZeroWhenDoneOneWhenFailedAndTwoOnWrongUsage) {
       {{"provision", "--dry-run", "--ledger-max-age", "soon"}, 2},
       {{"drain", "ledger", "--lake-dir", lake, "--nats-url", closed}, 1},
       {{"drain", "audit", "--lake-dir", lake, "--nats-url", closed}, 1},
+      {{"drain", "ledger", "--lake-dir", lake, "--batch-max-rows", "0"}, 2},
+      {{"drain", "audit", "--nats-url", closed}, 2},
       {{"tail", "ledger", "--nats-url", closed}, 1},
       {{"tail", "audit", "--nats-url", closed}, 1},
       {{"tail", "ledger", "--since", "0"}, 2},
