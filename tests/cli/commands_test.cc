@@ -28,9 +28,9 @@ TEST(Cli, EveryParentCommandRefusesInsteadOfPrintingHelp) {
   EXPECT_EQ(import.exit_code, 2);
   EXPECT_NE(import.err.find("sinkd import needs a subcommand: audit, ledger"), std::string::npos)
       << import.err;
-  auto typo = Sinkd({"import", "ledgr"});
+  auto typo = Sinkd({"import", "lgr"});
   EXPECT_EQ(typo.exit_code, 2);
-  EXPECT_NE(typo.err.find("unknown import subcommand \"ledgr\"; expected one of: audit, ledger"),
+  EXPECT_NE(typo.err.find("unknown import subcommand \"lgr\"; expected one of: audit, ledger"),
             std::string::npos)
       << typo.err;
 }

@@ -1,5 +1,5 @@
 // The command line's promises to scripts and units, over every command the help lists: exit 0
-// done, 1 failed, 2 wrong usage.
+// done, 1 failed, 2 wrong usage; "did you mean" for a misspelt command or flag.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -132,6 +132,35 @@ TEST(ExitCodes, EachCommandExitsZeroWhenDoneOneWhenFailedAndTwoOnWrongUsage) {
     bool found = false;
     for (const std::string& line : covered) found |= (line + " ").rfind(Joined(leaf) + " ", 0) == 0;
     EXPECT_TRUE(found) << "no case runs `sinkd " << Joined(leaf) << "` to a 0 or a 1";
+  }
+}
+
+// "sinkd drian ledger" or "--batch-intervall" in a unit file: the refusal says what was meant.
+TEST(DidYouMean, AMisspeltCommandOrFlagIsRefusedNamingWhatItMostLikelyMeant) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string says;
+  } cases[] = {
+      {{"drian", "ledger"}, "unknown sinkd subcommand \"drian\"; did you mean \"drain\"?"},
+      {{"import", "ledgr"}, "unknown import subcommand \"ledgr\"; did you mean \"ledger\"?"},
+      {{"drain", "ledger", "--batch-intervall", "5s"},
+       "unknown argument \"--batch-intervall\"; did you mean \"--batch-interval\"?"},
+      {{"compact", "ledger", "--gracee=1h"},
+       "unknown argument \"--gracee=1h\"; did you mean \"--grace\"?"},
+      {{"--hepl"}, "unknown argument \"--hepl\"; did you mean \"--help\"?"},
+      {{"tail", "ledger", "--nats-urll", "x"}, "did you mean \"--nats-url\"?"},
+  };
+  for (const Case& c : cases) {
+    const CommandResult r = Sinkd(c.args);
+    EXPECT_EQ(r.exit_code, 2) << Joined(c.args);
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << Joined(c.args) << ": " << r.err;
+  }
+  // A word far from every flag or subcommand gets no guess: a wrong one would mislead.
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"drain", "ledger", "--colour"}, {"frobnicate"}}) {
+    const CommandResult r = Sinkd(args);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.err.find("did you mean"), std::string::npos) << r.err;
   }
 }
 
