@@ -48,6 +48,9 @@ struct Invocation {
 // wherever it is found), kExitFailed for any other error.
 int ExitCodeOf(const Status& status, const Invocation& invocation);
 
+// "sinkd version 0.1.0 (build …)": what `sinkd version` and `sinkd --version` print.
+std::string VersionLine();
+
 
 // A parent command (sinkd, drain, tail, …) only groups others: run alone, or with a word that is
 // not one of its subcommands, it refuses and lists them instead of printing help and exiting 0.

@@ -5,11 +5,15 @@
 
 namespace sinkd::cli {
 
+std::string VersionLine() {
+  return std::string("sinkd version ") + kVersion + " (build " + kBuildId + ")";
+}
+
 void AddVersionCommand(CLI::App& root, Invocation& invocation) {
   CLI::App* cmd = root.add_subcommand("version", "print the version and build of this binary");
   cmd->callback([&invocation] {
     invocation.run = [] {
-      std::printf("sinkd version %s (build %s)\n", kVersion, kBuildId);
+      std::printf("%s\n", VersionLine().c_str());
       return Status::OK();
     };
   });

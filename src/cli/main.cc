@@ -27,6 +27,8 @@ int main(int argc, char** argv) {
                 "sinkd");
   root.allow_extras();
   root.require_subcommand(0, 1);
+  root.set_version_flag("--version", sinkd::cli::VersionLine(),
+                        "print the version and build of this binary, as `sinkd version` does");
   sinkd::cli::Invocation invocation;
   sinkd::cli::AddVersionCommand(root, invocation);
   sinkd::cli::AddImportCommand(root, invocation);
@@ -44,7 +46,7 @@ int main(int argc, char** argv) {
   sinkd::cli::AddConfigCommand(root, invocation);
   try {
     root.parse(argc, argv);
-  } catch (const CLI::Success& e) {  // --help, --help-all
+  } catch (const CLI::Success& e) {  // --help, --help-all, --version
     return root.exit(e);
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "sinkd: %s\n", e.what());

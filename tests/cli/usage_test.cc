@@ -1,5 +1,5 @@
 // The command line's promises to scripts and units, over every command the help lists: exit 0
-// done, 1 failed, 2 wrong usage; "did you mean" for a misspelt command or flag.
+// done, 1 failed, 2 wrong usage; "did you mean" for a misspelt command or flag; `sinkd --version`.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -76,6 +76,7 @@ TEST(ExitCodes, EachCommandExitsZeroWhenDoneOneWhenFailedAndTwoOnWrongUsage) {
   // In order: later cases read what earlier ones wrote (the wire file, the imported lake).
   const std::vector<Case> cases = {
       {{"version"}, 0},
+      {{"--version"}, 0},
       {{"schema", "ledger"}, 0},
       {{"config", "show"}, 0},
       {{"config", "show", "--config", missing_config}, 2},
@@ -148,6 +149,7 @@ TEST(DidYouMean, AMisspeltCommandOrFlagIsRefusedNamingWhatItMostLikelyMeant) {
       {{"compact", "ledger", "--gracee=1h"},
        "unknown argument \"--gracee=1h\"; did you mean \"--grace\"?"},
       {{"--hepl"}, "unknown argument \"--hepl\"; did you mean \"--help\"?"},
+      {{"--verison"}, "unknown argument \"--verison\"; did you mean \"--version\"?"},
       {{"tail", "ledger", "--nats-urll", "x"}, "did you mean \"--nats-url\"?"},
   };
   for (const Case& c : cases) {
@@ -162,6 +164,14 @@ TEST(DidYouMean, AMisspeltCommandOrFlagIsRefusedNamingWhatItMostLikelyMeant) {
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_EQ(r.err.find("did you mean"), std::string::npos) << r.err;
   }
+}
+
+TEST(Version, TheVersionFlagPrintsWhatTheVersionCommandPrints) {
+  const CommandResult flag = Sinkd({"--version"});
+  const CommandResult command = Sinkd({"version"});
+  ASSERT_EQ(flag.exit_code, 0) << flag.err;
+  EXPECT_EQ(flag.out, command.out);
+  EXPECT_EQ(flag.out.rfind("sinkd version 0.1.0 (build ", 0), 0u) << flag.out;
 }
 
 }  // namespace
