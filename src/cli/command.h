@@ -76,5 +76,7 @@ void AddCompactCommand(CLI::App& root, Invocation& invocation);
 void AddLakeCommand(CLI::App& root, Invocation& invocation);
 // Registered last: it shows the settings every command above bound.
 void AddConfigCommand(CLI::App& root, Invocation& invocation);
+// `sinkd completion bash`: walks the whole tree, so it is registered after every other command.
+void AddCompletionCommand(CLI::App& root, Invocation& invocation);
 
 }  // namespace sinkd::cli

@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
   sinkd::cli::AddCompactCommand(root, invocation);
   sinkd::cli::AddLakeCommand(root, invocation);
   sinkd::cli::AddConfigCommand(root, invocation);
+  sinkd::cli::AddCompletionCommand(root, invocation);
   try {
     root.parse(argc, argv);
   } catch (const CLI::Success& e) {  // --help, --help-all, --version

@@ -46,7 +46,7 @@ TEST(ExitCodes, EveryCommandRefusesAnUnknownFlagWithTwoBeforeDoingAnything) {
     EXPECT_EQ(r.err.find("started"), std::string::npos) << Joined(leaf) << " ran: " << r.err;
   }
   for (const std::vector<std::string>& parent :
-       {std::vector<std::string>{}, {"drain"}, {"outbox"}, {"config"}}) {
+       {std::vector<std::string>{}, {"drain"}, {"outbox"}, {"config"}, {"completion"}}) {
     const CommandResult r = Sinkd(parent);
     EXPECT_EQ(r.exit_code, 2) << "a parent run alone: " << Joined(parent) << "\n" << r.err;
   }
@@ -78,6 +78,7 @@ TEST(ExitCodes, EachCommandExitsZeroWhenDoneOneWhenFailedAndTwoOnWrongUsage) {
       {{"version"}, 0},
       {{"--version"}, 0},
       {{"schema", "ledger"}, 0},
+      {{"completion", "bash"}, 0},
       {{"config", "show"}, 0},
       {{"config", "show", "--config", missing_config}, 2},
       {{"generate", "ledger", "--messages", "3", "--events-per-batch", "5", "-o", wire}, 0},

@@ -18,6 +18,7 @@ TEST(Install, PutsTheBinaryUnitsManPageAndExamplesUnderThePrefixInsideDestdir) {
   const fs::path root = destdir / "usr/local";
   for (const char* file :
        {"bin/sinkd", "lib/sysusers.d/sinkd.conf", "share/man/man1/sinkd.1",
+        "share/bash-completion/completions/sinkd",
         "share/doc/sinkd/sinkd-alerts.yml", "share/doc/sinkd/sinkd-dashboard.json",
         "share/doc/sinkd/examples/sinkd.toml", "share/doc/sinkd/examples/sinkd.env",
         "share/doc/sinkd/examples/drain-ledger.env", "share/doc/sinkd/examples/drain-audit.env",
@@ -39,6 +40,11 @@ TEST(Install, PutsTheBinaryUnitsManPageAndExamplesUnderThePrefixInsideDestdir) {
   const CommandResult version = RunCommand({(root / "bin/sinkd").string(), "version"});
   EXPECT_EQ(version.exit_code, 0) << version.err;
   EXPECT_EQ(version.out.rfind("sinkd version 0.1.0 ", 0), 0u) << version.out;
+  // The completion installed is the one the installed binary generates: it cannot lag the flags.
+  const CommandResult completion =
+      RunCommand({(root / "bin/sinkd").string(), "completion", "bash"});
+  EXPECT_EQ(completion.exit_code, 0) << completion.err;
+  EXPECT_EQ(ReadFile(root / "share/bash-completion/completions/sinkd"), completion.out);
 }
 
 TEST(Install, AnotherPrefixPointsEveryUnitAtItsOwnBinary) {
