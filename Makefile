@@ -104,9 +104,14 @@ bench: build
 clean:
 	rm -rf build
 
-# Installs the binary, the systemd units, the sysusers entry, the man page and the examples
-# (README "Running under systemd"): `make install`, `make install PREFIX=/usr DESTDIR=/tmp/pkg`.
+# Installs what `make build` built: the binary, the systemd units, the sysusers entry, the man
+# page, the bash completion, the README and the examples (README "Running under systemd"):
+# `make install`, `make install PREFIX=/usr DESTDIR=/tmp/pkg`. It compiles nothing, so that
+# `sudo make install` never builds as root into the checkout.
 PREFIX ?= /usr/local
 .PHONY: install
-install: build
+install:
+	@test -x build/release/src/cli/sinkd || \
+	  { echo "make install: nothing is built in build/release: run make build first" >&2; exit 1; }
 	DESTDIR="$(DESTDIR)" cmake --install build/release --prefix "$(PREFIX)"
+

@@ -1,5 +1,5 @@
-// `make install` (cmake --install): what lands where under the prefix and DESTDIR, and sinkd(1)
-// generated from the binary's own help.
+// `make install` (cmake --install): what lands where under the prefix and DESTDIR, that it
+// compiles nothing, and sinkd(1) generated from the binary's own help with its own sections.
 #include <gtest/gtest.h>
 
 #include "deploy/deploy_support.h"
@@ -12,7 +12,7 @@ namespace fs = std::filesystem;
 const std::vector<std::string> kUnitFiles = {"sinkd-drain@.service", "sinkd-dispatch.service",
                                              "sinkd-compact.service", "sinkd-compact.timer"};
 
-TEST(Install, PutsTheBinaryUnitsManPageAndExamplesUnderThePrefixInsideDestdir) {
+TEST(Install, PutsTheBinaryUnitsManPageCompletionAndExamplesUnderThePrefixInsideDestdir) {
   TempDir destdir;
   ASSERT_TRUE(InstallBuild("/usr/local", destdir.path()));
   const fs::path root = destdir / "usr/local";
@@ -20,9 +20,8 @@ TEST(Install, PutsTheBinaryUnitsManPageAndExamplesUnderThePrefixInsideDestdir) {
        {"bin/sinkd", "lib/sysusers.d/sinkd.conf", "share/man/man1/sinkd.1",
         "share/bash-completion/completions/sinkd",
         "share/doc/sinkd/sinkd-alerts.yml", "share/doc/sinkd/sinkd-dashboard.json",
-        "share/doc/sinkd/examples/sinkd.toml", "share/doc/sinkd/examples/sinkd.env",
-        "share/doc/sinkd/examples/drain-ledger.env", "share/doc/sinkd/examples/drain-audit.env",
-        "share/doc/sinkd/examples/compact.env"}) {
+        "share/doc/sinkd/README.md", "share/doc/sinkd/examples/sinkd.toml",
+        "share/doc/sinkd/examples/secrets.env"}) {
     EXPECT_TRUE(fs::is_regular_file(root / file)) << file;
   }
   for (const std::string& unit : kUnitFiles) {
@@ -65,6 +64,19 @@ TEST(Install, AnotherPrefixPointsEveryUnitAtItsOwnBinary) {
   EXPECT_EQ(exec_lines, 4u) << "drain@, dispatch and the two passes of compact";
 }
 
+// `sudo make install` must not compile as root into the checkout: it installs what `make build`
+// built, so its recipe runs cmake --install and nothing that builds.
+TEST(Install, MakeInstallInstallsWhatWasBuiltAndCompilesNothing) {
+  SINKD_REQUIRE_TOOL("make", "make");
+  const CommandResult r = RunCommand({"make", "-C", SourceDir().string(), "-n", "install"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("cmake --install build/release"), std::string::npos) << r.out;
+  for (const char* builds : {"ninja", "cmake -S", "install-deps.sh"}) {
+    EXPECT_EQ(r.out.find(builds), std::string::npos) << "make install runs " << builds << ":\n"
+                                                     << r.out;
+  }
+}
+
 // Every verb the binary lists, and every flag of `drain ledger` and `dispatch`, is on the page;
 // `man` finds it through MANPATH, as systemd's Documentation=man:sinkd(1) does.
 TEST(ManPage, IsGeneratedFromTheBinarysHelpWithEveryVerbAndFlag) {
@@ -86,6 +98,17 @@ TEST(ManPage, IsGeneratedFromTheBinarysHelpWithEveryVerbAndFlag) {
   EXPECT_NE(text.find("0.1.0"), std::string::npos) << "the version is in the footer";
   EXPECT_NE(text.find("ENVIRONMENT"), std::string::npos);
   EXPECT_NE(text.find("/etc/sinkd/sinkd.toml"), std::string::npos);
+  // The exit codes every command shares, the signals and the configuration file have sections.
+  for (const char* section : {"\nCONFIGURATION\n", "\nSIGNALS\n", "\nEXIT STATUS\n"}) {
+    EXPECT_NE(text.find(section), std::string::npos) << section;
+  }
+  const std::string exit_status = text.substr(text.find("\nEXIT STATUS\n"));
+  for (const char* code : {"\n       0      done", "\n       1      failed",
+                           "\n       2      wrong usage"}) {
+    EXPECT_NE(exit_status.find(code), std::string::npos) << code << "\n" << exit_status;
+  }
+  EXPECT_NE(text.find("SIGTERM, SIGINT"), std::string::npos);
+  EXPECT_NE(text.find("256MiB"), std::string::npos) << "sizes with units, in CONFIGURATION";
 
   const CommandResult root_help = RunCommand({SinkdBinary().string(), "--help"});
   size_t verbs = 0;
