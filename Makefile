@@ -109,9 +109,13 @@ clean:
 # `make install`, `make install PREFIX=/usr DESTDIR=/tmp/pkg`. It compiles nothing, so that
 # `sudo make install` never builds as root into the checkout.
 PREFIX ?= /usr/local
-.PHONY: install
+.PHONY: install deb
 install:
 	@test -x build/release/src/cli/sinkd || \
 	  { echo "make install: nothing is built in build/release: run make build first" >&2; exit 1; }
 	DESTDIR="$(DESTDIR)" cmake --install build/release --prefix "$(PREFIX)"
 
+# build/sinkd_<version>_<arch>.deb, with dpkg-deb (deploy/debian/build-deb.sh): the same files
+# under /usr, /etc/sinkd/sinkd.toml as a conffile, the sinkd user created on install.
+deb: build
+	bash deploy/debian/build-deb.sh build/release build

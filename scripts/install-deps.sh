@@ -14,7 +14,7 @@ debian_packages=(
   libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-boto3 zstd procps strace openssl systemd ccache
-  prometheus help2man man-db
+  prometheus help2man man-db lintian dpkg-dev
 )
 
 missing=()
