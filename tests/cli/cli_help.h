@@ -1,6 +1,7 @@
 // The command tree as `sinkd --help` shows it, for the tests that must cover every command and
 // every flag (exit codes, size flags, completion): a new command or flag is in them without
 // anyone listing it. Reads the help text, not the sources, so it sees what an operator sees.
+// Also the way those tests run sinkd, away from any server.
 // Header-only. Threads: one thread at a time.
 #pragma once
 
@@ -86,6 +87,22 @@ inline std::vector<HelpFlag> FlagsIn(const std::string& help) {
     flags.push_back(std::move(flag));
   }
   return flags;
+}
+
+// `sinkd <args>` with the destination and NATS variables emptied (NATS_URL pointing at a closed
+// port), so no default reaches a server on this machine.
+inline CommandResult SinkdWithoutServers(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {SinkdBinary().string()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return RunCommand(
+      argv, "", std::chrono::seconds(60),
+      {"LAKE_DIR=", "AWS_ENDPOINT_URL=", "S3_BUCKET=", "NATS_URL=nats://127.0.0.1:1"});
+}
+
+inline std::vector<std::string> Plus(std::vector<std::string> a,
+                                     const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
 }
 
 inline std::string Joined(const std::vector<std::string>& words) {

@@ -12,22 +12,8 @@ namespace {
 using testing::CommandResult;
 using testing::Joined;
 using testing::LeafCommands;
-using testing::RunCommand;
-using testing::SinkdBinary;
-
-// sinkd with the destination and NATS variables emptied, so the defaults cannot reach a server.
-CommandResult Sinkd(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {SinkdBinary().string()};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return RunCommand(
-      argv, "", std::chrono::seconds(60),
-      {"LAKE_DIR=", "AWS_ENDPOINT_URL=", "S3_BUCKET=", "NATS_URL=nats://127.0.0.1:1"});
-}
-
-std::vector<std::string> Plus(std::vector<std::string> a, const std::vector<std::string>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
+using testing::Plus;
+using testing::SinkdWithoutServers;
 
 // Every flag that takes bytes reads "1GiB", "256MiB" and plain bytes, from the help's own list:
 // each is typed SIZE, and any flag whose name says bytes must be (a new one added with a plain
@@ -49,12 +35,12 @@ TEST(SizeFlags, EverySizeFlagOfEveryCommandTakesBinaryUnitsAndPlainBytes) {
       ++sizes;
       names.insert(name);
       for (const char* value : {"1GiB", "256MiB", "268435456", "64 KiB", "1.5GiB"}) {
-        const CommandResult r = Sinkd(Plus(leaf, {name, value, "--next-flagg"}));
+        const CommandResult r = SinkdWithoutServers(Plus(leaf, {name, value, "--next-flagg"}));
         EXPECT_NE(r.exit_code, 0) << Joined(leaf) << " " << name << " " << value;
         EXPECT_NE(r.err.find("unknown argument \"--next-flagg\""), std::string::npos)
             << Joined(leaf) << " " << name << " " << value << " was refused: " << r.err;
       }
-      const CommandResult r = Sinkd(Plus(leaf, {name, "1GB", "--next-flagg"}));
+      const CommandResult r = SinkdWithoutServers(Plus(leaf, {name, "1GB", "--next-flagg"}));
       EXPECT_NE(r.exit_code, 0) << Joined(leaf) << " " << name << " 1GB";
       EXPECT_NE(r.err.find(name + ": size \"1GB\": unknown unit \"GB\""), std::string::npos)
           << Joined(leaf) << " " << name << ": " << r.err;
@@ -73,18 +59,19 @@ TEST(SizeFlags, EverySizeFlagOfEveryCommandTakesBinaryUnitsAndPlainBytes) {
 TEST(SizeFlags, ASizeWithAUnitReachesTheCommandAsBytesFromAFlagAndFromTheFile) {
   testing::TempDir tmp;
   const std::string lake = (tmp / "lake").string();
-  CommandResult r = Sinkd({"compact", "ledger", "--lake-dir", lake, "--target-bytes", "1GiB"});
+  CommandResult r =
+      SinkdWithoutServers({"compact", "ledger", "--lake-dir", lake, "--target-bytes", "1GiB"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("\"target_bytes\":1073741824"), std::string::npos) << r.err;
   const std::string file = (tmp / "sinkd.toml").string();
   testing::WriteFile(file,
                      "[lake]\ndir = \"" + lake + "\"\n[compaction]\ntarget_bytes = \"1.5GiB\"\n");
-  r = Sinkd({"compact", "ledger", "--config", file});
+  r = SinkdWithoutServers({"compact", "ledger", "--config", file});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("\"target_bytes\":1610612736"), std::string::npos) << r.err;
   testing::WriteFile(
       file, "[lake]\ndir = \"" + lake + "\"\n[drain.ledger]\nbatch_max_bytes = \"3GiB\"\n");
-  r = Sinkd({"drain", "ledger", "--config", file});
+  r = SinkdWithoutServers({"drain", "ledger", "--config", file});
   EXPECT_NE(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("3221225472"), std::string::npos)
       << "3 GiB is past the 2 GiB limit: " << r.err;

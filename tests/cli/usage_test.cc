@@ -13,22 +13,8 @@ namespace {
 using testing::CommandResult;
 using testing::Joined;
 using testing::LeafCommands;
-using testing::RunCommand;
-using testing::SinkdBinary;
-
-// sinkd with the destination and NATS variables emptied, so the defaults cannot reach a server.
-CommandResult Sinkd(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {SinkdBinary().string()};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return RunCommand(
-      argv, "", std::chrono::seconds(60),
-      {"LAKE_DIR=", "AWS_ENDPOINT_URL=", "S3_BUCKET=", "NATS_URL=nats://127.0.0.1:1"});
-}
-
-std::vector<std::string> Plus(std::vector<std::string> a, const std::vector<std::string>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
+using testing::Plus;
+using testing::SinkdWithoutServers;
 
 // A deploy script's or a unit's typo must not look like a failure worth retrying (1), nor run
 // the command on its defaults: every command, parent or not, refuses an unknown flag with 2.
@@ -36,7 +22,7 @@ TEST(ExitCodes, EveryCommandRefusesAnUnknownFlagWithTwoBeforeDoingAnything) {
   const std::vector<std::vector<std::string>> leaves = LeafCommands();
   ASSERT_GE(leaves.size(), 20u) << "the premise: the help lists every command";
   for (const std::vector<std::string>& leaf : leaves) {
-    const CommandResult r = Sinkd(Plus(leaf, {"--no-such-flagg"}));
+    const CommandResult r = SinkdWithoutServers(Plus(leaf, {"--no-such-flagg"}));
     EXPECT_EQ(r.exit_code, 2) << Joined(leaf) << "\n" << r.out << r.err;
     // A required flag missing is named first (CLI11 checks it before the extras); either way the
     // message names what is wrong.
@@ -47,7 +33,7 @@ TEST(ExitCodes, EveryCommandRefusesAnUnknownFlagWithTwoBeforeDoingAnything) {
   }
   for (const std::vector<std::string>& parent :
        {std::vector<std::string>{}, {"drain"}, {"outbox"}, {"config"}, {"completion"}}) {
-    const CommandResult r = Sinkd(parent);
+    const CommandResult r = SinkdWithoutServers(parent);
     EXPECT_EQ(r.exit_code, 2) << "a parent run alone: " << Joined(parent) << "\n" << r.err;
   }
 }
@@ -121,7 +107,7 @@ TEST(ExitCodes, EachCommandExitsZeroWhenDoneOneWhenFailedAndTwoOnWrongUsage) {
   };
   std::set<std::string> covered;
   for (const Case& c : cases) {
-    const CommandResult r = Sinkd(c.args);
+    const CommandResult r = SinkdWithoutServers(c.args);
     EXPECT_EQ(r.exit_code, c.code) << Joined(c.args) << "\n" << r.out << r.err;
     if (c.code != 0) {
       EXPECT_TRUE(r.err.rfind("sinkd: ", 0) == 0 || r.err.find("\nsinkd: ") != std::string::npos)
@@ -154,22 +140,22 @@ TEST(DidYouMean, AMisspeltCommandOrFlagIsRefusedNamingWhatItMostLikelyMeant) {
       {{"tail", "ledger", "--nats-urll", "x"}, "did you mean \"--nats-url\"?"},
   };
   for (const Case& c : cases) {
-    const CommandResult r = Sinkd(c.args);
+    const CommandResult r = SinkdWithoutServers(c.args);
     EXPECT_EQ(r.exit_code, 2) << Joined(c.args);
     EXPECT_NE(r.err.find(c.says), std::string::npos) << Joined(c.args) << ": " << r.err;
   }
   // A word far from every flag or subcommand gets no guess: a wrong one would mislead.
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"drain", "ledger", "--colour"}, {"frobnicate"}}) {
-    const CommandResult r = Sinkd(args);
+    const CommandResult r = SinkdWithoutServers(args);
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_EQ(r.err.find("did you mean"), std::string::npos) << r.err;
   }
 }
 
 TEST(Version, TheVersionFlagPrintsWhatTheVersionCommandPrints) {
-  const CommandResult flag = Sinkd({"--version"});
-  const CommandResult command = Sinkd({"version"});
+  const CommandResult flag = SinkdWithoutServers({"--version"});
+  const CommandResult command = SinkdWithoutServers({"version"});
   ASSERT_EQ(flag.exit_code, 0) << flag.err;
   EXPECT_EQ(flag.out, command.out);
   EXPECT_EQ(flag.out.rfind("sinkd version 0.1.0 (build ", 0), 0u) << flag.out;

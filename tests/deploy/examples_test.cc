@@ -31,8 +31,8 @@ std::vector<std::string> ExecStarts(const std::string& unit) {
 // and --config, and the only environment file is the credentials'.
 TEST(OneFile, EveryUnitRunsItsCommandWithTheConfigurationFileAndNoFlagsFromTheEnvironment) {
   size_t commands = 0;
-  for (const char* unit : {"sinkd-drain@.service", "sinkd-dispatch.service",
-                           "sinkd-compact.service"}) {
+  for (const char* unit :
+       {"sinkd-drain@.service", "sinkd-dispatch.service", "sinkd-compact.service"}) {
     for (const std::string& exec : ExecStarts(unit)) {
       ++commands;
       EXPECT_EQ(exec.rfind("/usr/local/bin/sinkd ", 0), 0u) << unit << ": " << exec;
@@ -56,12 +56,12 @@ TEST(OneFile, EveryUnitRunsItsCommandWithTheConfigurationFileAndNoFlagsFromTheEn
 TEST(OneFile, EachUnitsCommandAcceptsTheShippedConfiguration) {
   TempDir tmp;
   const std::string lake = (tmp / "lake").string(), config = ShippedConfig().string();
-  const std::vector<std::string> env = {"LAKE_DIR=", "NATS_URL=", "AWS_ENDPOINT_URL=", "S3_BUCKET="};
+  const std::vector<std::string> env = {
+      "LAKE_DIR=", "NATS_URL=", "AWS_ENDPOINT_URL=", "S3_BUCKET="};
   for (const char* origin : {"ledger", "audit"}) {
-    const CommandResult r =
-        RunCommand({SinkdBinary().string(), "drain", origin, "--config", config, "--nats-url",
-                    "nats://127.0.0.1:1", "--lake-dir", lake},
-                   "", std::chrono::seconds(60), env);
+    const CommandResult r = RunCommand({SinkdBinary().string(), "drain", origin, "--config", config,
+                                        "--nats-url", "nats://127.0.0.1:1", "--lake-dir", lake},
+                                       "", std::chrono::seconds(60), env);
     EXPECT_EQ(r.exit_code, 1) << origin << ": " << r.err;
     EXPECT_NE(r.err.find("connect to NATS at nats://127.0.0.1:1"), std::string::npos) << r.err;
   }
@@ -77,7 +77,8 @@ TEST(OneFile, EachUnitsCommandAcceptsTheShippedConfiguration) {
   bool below = false;
   for (const std::string& line : Lines(ReadFile(ShippedConfig()))) {
     if (line.find("# The PostgreSQL outbox") == 0) below = true;
-    if (below && line.rfind("# ", 0) == 0 && line.find("The PostgreSQL outbox") == std::string::npos) {
+    if (below && line.rfind("# ", 0) == 0 &&
+        line.find("The PostgreSQL outbox") == std::string::npos) {
       outbox += line.substr(2) + "\n";
     } else if (below && line == "#") {
       outbox += "\n";
@@ -89,8 +90,7 @@ TEST(OneFile, EachUnitsCommandAcceptsTheShippedConfiguration) {
   WriteFile(tmp / "sinkd.toml", outbox);
   const CommandResult r = RunCommand(
       {SinkdBinary().string(), "dispatch", "--config", (tmp / "sinkd.toml").string()}, "",
-      std::chrono::seconds(60),
-      {"DATABASE_URL=host=127.0.0.1 port=1 dbname=x connect_timeout=2"});
+      std::chrono::seconds(60), {"DATABASE_URL=host=127.0.0.1 port=1 dbname=x connect_timeout=2"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("postgres: cannot connect"), std::string::npos) << r.err;
 }

@@ -27,10 +27,9 @@ std::string DebArch() {
 
 // Builds the package from this build into `out` and returns its path ("" after a failure).
 fs::path BuildDeb(const fs::path& out) {
-  const CommandResult r =
-      RunCommand({"bash", (DeployDir() / "debian/build-deb.sh").string(), BuildDir().string(),
-                  out.string()},
-                 "", std::chrono::seconds(300), {std::string("CMAKE=") + SINKD_CMAKE_COMMAND});
+  const CommandResult r = RunCommand(
+      {"bash", (DeployDir() / "debian/build-deb.sh").string(), BuildDir().string(), out.string()},
+      "", std::chrono::seconds(300), {std::string("CMAKE=") + SINKD_CMAKE_COMMAND});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   if (r.exit_code != 0) return {};
   const fs::path deb = out / ("sinkd_0.1.0_" + DebArch() + ".deb");
@@ -41,10 +40,10 @@ fs::path BuildDeb(const fs::path& out) {
 
 // lintian's findings at every level, overrides applied; "" when there are none.
 std::string LintianFindings(const fs::path& deb, int* exit_code) {
-  const CommandResult r = RunCommand({"lintian", "--fail-on", "error,warning,info,pedantic",
-                                      "--tag-display-limit", "0", "-I", "-E", "--pedantic",
-                                      deb.string()},
-                                     "", std::chrono::seconds(300));
+  const CommandResult r =
+      RunCommand({"lintian", "--fail-on", "error,warning,info,pedantic", "--tag-display-limit", "0",
+                  "-I", "-E", "--pedantic", deb.string()},
+                 "", std::chrono::seconds(300));
   *exit_code = r.exit_code;
   std::string findings;
   for (const std::string& line : Lines(r.out + r.err)) {
@@ -80,6 +79,19 @@ CommandResult Dpkg(const fs::path& root, const std::vector<std::string>& args) {
   return RunCommand(argv, "", std::chrono::seconds(120));
 }
 
+// Each test gets the package freshly built from this build, in a directory of its own.
+class Package : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    SINKD_REQUIRE_TOOL("dpkg-deb", "dpkg");
+    SINKD_REQUIRE_TOOL("dpkg-shlibdeps", "dpkg-dev");
+    deb_ = BuildDeb(out_.path());
+    ASSERT_FALSE(deb_.empty());
+  }
+  TempDir out_;
+  fs::path deb_;
+};
+
 const std::vector<std::string> kInstalledUnits = {
     "sinkd-drain@ledger.service", "sinkd-drain@audit.service", "sinkd-dispatch.service",
     "sinkd-compact.service", "sinkd-compact.timer"};
@@ -87,13 +99,10 @@ const std::vector<std::string> kInstalledUnits = {
 // What a reader of the package (lintian, Debian's policy) checks: no error, warning, info or
 // pedantic finding beyond the justified overrides it ships. And lintian is no rubber stamp: the
 // same package without its copyright file is refused.
-TEST(Package, MakeDebBuildsAPackageLintianAcceptsWithoutAFinding) {
-  SINKD_REQUIRE_TOOL("dpkg-deb", "dpkg");
-  SINKD_REQUIRE_TOOL("dpkg-shlibdeps", "dpkg-dev");
+TEST_F(Package, MakeDebBuildsAPackageLintianAcceptsWithoutAFinding) {
   SINKD_REQUIRE_TOOL("lintian", "lintian");
-  TempDir out;
-  const fs::path deb = BuildDeb(out.path());
-  ASSERT_FALSE(deb.empty());
+  const fs::path& deb = deb_;
+  const TempDir& out = out_;
   int code = -1;
   const std::string findings = LintianFindings(deb, &code);
   EXPECT_EQ(findings, "") << "lintian " << deb.filename();
@@ -103,9 +112,9 @@ TEST(Package, MakeDebBuildsAPackageLintianAcceptsWithoutAFinding) {
   ASSERT_EQ(RunCommand({"dpkg-deb", "-R", deb.string(), tree.string()}).exit_code, 0);
   fs::remove(tree / "usr/share/doc/sinkd/copyright");
   const fs::path bad = out / "bad.deb";
-  ASSERT_EQ(RunCommand({"dpkg-deb", "--root-owner-group", "-b", tree.string(), bad.string()})
-                .exit_code,
-            0);
+  ASSERT_EQ(
+      RunCommand({"dpkg-deb", "--root-owner-group", "-b", tree.string(), bad.string()}).exit_code,
+      0);
   const std::string refused = LintianFindings(bad, &code);
   EXPECT_NE(refused.find("E: sinkd: no-copyright-file"), std::string::npos) << refused;
   EXPECT_NE(code, 0);
@@ -113,12 +122,9 @@ TEST(Package, MakeDebBuildsAPackageLintianAcceptsWithoutAFinding) {
 
 // One file, one package: the binary, sinkd(1), the units, the sysusers entry, the completion,
 // the README the alerts link, and /etc/sinkd/sinkd.toml (the shipped example) as a conffile.
-TEST(Package, HoldsTheBinaryUnitsManPageCompletionAndTheSettingsAsAConffile) {
-  SINKD_REQUIRE_TOOL("dpkg-deb", "dpkg");
-  SINKD_REQUIRE_TOOL("dpkg-shlibdeps", "dpkg-dev");
-  TempDir out;
-  const fs::path deb = BuildDeb(out.path());
-  ASSERT_FALSE(deb.empty());
+TEST_F(Package, HoldsTheBinaryUnitsManPageCompletionAndTheSettingsAsAConffile) {
+  const fs::path& deb = deb_;
+  const TempDir& out = out_;
   const CommandResult listing = RunCommand({"dpkg-deb", "-c", deb.string()});
   ASSERT_EQ(listing.exit_code, 0) << listing.err;
   for (const char* file :
@@ -143,9 +149,9 @@ TEST(Package, HoldsTheBinaryUnitsManPageCompletionAndTheSettingsAsAConffile) {
   EXPECT_NE(fields.find("\nDepends: libc6 (>= "), std::string::npos) << fields;
   EXPECT_NE(fields.find("libnats3.4"), std::string::npos) << "dpkg-shlibdeps found the libraries";
   EXPECT_NE(fields.find(", systemd\n"), std::string::npos) << fields;
-  const CommandResult toml =
-      RunCommand({"bash", "-c", "dpkg-deb --fsys-tarfile '" + deb.string() +
-                                    "' | tar -xO ./etc/sinkd/sinkd.toml"});
+  const CommandResult toml = RunCommand(
+      {"bash", "-c",
+       "dpkg-deb --fsys-tarfile '" + deb.string() + "' | tar -xO ./etc/sinkd/sinkd.toml"});
   EXPECT_EQ(toml.out, ReadFile(DeployDir() / "examples/sinkd.toml"));
 }
 
@@ -153,14 +159,11 @@ TEST(Package, HoldsTheBinaryUnitsManPageCompletionAndTheSettingsAsAConffile) {
 // settings, the installed binary runs, systemd-analyze verify passes on the installed units
 // (their ExecStart binary and man page found inside the root); an edited conffile survives a
 // reinstall and a removal, and a purge removes it.
-TEST(Package, InstalledByDpkgIntoAFreshRootItsUnitsPassSystemdAnalyzeVerify) {
-  SINKD_REQUIRE_TOOL("dpkg-deb", "dpkg");
-  SINKD_REQUIRE_TOOL("dpkg-shlibdeps", "dpkg-dev");
+TEST_F(Package, InstalledByDpkgIntoAFreshRootItsUnitsPassSystemdAnalyzeVerify) {
   SINKD_REQUIRE_TOOL("systemd-analyze", "systemd");
   SINKD_REQUIRE_TOOL("systemd-sysusers", "systemd");
-  TempDir out;
-  const fs::path deb = BuildDeb(out.path());
-  ASSERT_FALSE(deb.empty());
+  const fs::path& deb = deb_;
+  const TempDir& out = out_;
   const fs::path root = out / "root";
   PrepareRoot(root);
   const CommandResult installed = Dpkg(root, {"-i", deb.string()});
