@@ -41,7 +41,9 @@ Backfill::Backfill(lake::Destination& destination, BackfillOptions options, Logg
       log_(log),
       writer_(destination, options_.lake),
       decode_pool_(std::make_unique<WorkPool>(std::max<size_t>(1, options_.decode_threads))),
-      decoder_(*decode_pool_) {}
+      decoder_(*decode_pool_) {
+  for (drain::Batch& b : batches_) b.SetMaxPartitions(options_.max_partitions_per_flush);
+}
 
 Backfill::~Backfill() { (void)WaitForFlush(); }
 
@@ -108,21 +110,29 @@ Status Backfill::DecodeRun() {
 
 Status Backfill::AddToBatch(size_t i, drain::ParallelDecoder* decoded, size_t decoded_index) {
   const uint64_t sequence = run_[i].sequence;
-  drain::Batch& batch = batches_[filling_];
   const auto now = std::chrono::steady_clock::now();
-  const std::span<const drain::HeldReject> rejects =
-      decoded != nullptr
-          ? batch.AddDecoded(std::move(run_[i].message), sequence, *decoded, decoded_index, now)
-          : batch.Add(std::move(run_[i].message), sequence, options_.envelope, now);
+  drain::Added added =
+      decoded != nullptr ? batches_[filling_].AddDecoded(std::move(run_[i].message), sequence,
+                                                         *decoded, decoded_index, now)
+                         : batches_[filling_].Add(std::move(run_[i].message), sequence,
+                                                  options_.envelope, now);
+  if (!added.held) {
+    // No room for its partitions: it starts the next batch, where it is taken (an empty batch
+    // takes every message, its events past the cap as rejects), decoded again from its payload.
+    SINKD_RETURN_IF_ERROR(StartFlush());
+    added = batches_[filling_].Add(std::move(run_[i].message), sequence, options_.envelope, now);
+  }
+  drain::Batch& batch = batches_[filling_];
   // The subject is read only for a reject's line, from the held message (as the drain does):
   // a copy per message would be an allocation per event on the audit stream.
-  for (const drain::HeldReject& reject : rejects) {
+  for (const drain::HeldReject& reject : added.rejects) {
     log_.Error("unreadable record; dead-lettering",
                {{"subject", batch.held[reject.message].message.subject()},
                 {"seq", sequence},
                 {"reject", reject.reject.ToString()}});
   }
-  if (batch.rows.rows() >= options_.batch_max_rows || batch.bytes() >= options_.batch_max_bytes) {
+  if (batch.rows.rows() >= options_.batch_max_rows || batch.bytes() >= options_.batch_max_bytes ||
+      batch.partitions_full()) {
     return StartFlush();
   }
   return Status::OK();

@@ -8,6 +8,8 @@
 // Pipeline: a full batch is flushed on a thread of its own while the caller decodes the next one,
 // as the drain settles batch N while it decodes N+1 (drain/settler.h). At most ONE batch flushes
 // at a time and batches flush in input order, each batch's dead letters before its Parts.
+// Batches close after the message that reaches batch_max_rows or batch_max_bytes, or before one
+// that would take them past max_partitions_per_flush.
 // Decode: messages are taken in runs (run_messages or ParallelDecoder::kRunBytes, whichever
 // first). While no batch flushes (the first batch), a run is shared out on a pool of
 // decode_threads (drain/parallel_decoder.h): the caller decodes its first part straight into the
@@ -36,6 +38,7 @@
 #include "base/log.h"
 #include "base/status.h"
 #include "base/work_pool.h"
+#include "batch/partition_cap.h"
 #include "contract/wire_decoder.h"
 #include "drain/batch.h"
 #include "drain/parallel_decoder.h"
@@ -52,6 +55,10 @@ struct BackfillOptions {
   // would, though import keeps only its subject once decoded (nothing to ack).
   // At most row::kMaxBatchBytes (32-bit string offsets).
   size_t batch_max_bytes = row::kDefaultBatchBytes;
+  // Partitions one flush may write, as a drain's (drain/batch.h): a message that would take a
+  // batch past it starts the next one, and the events of a message spanning more than that alone
+  // go to the dead-letter file (too_many_partitions). At least 1.
+  size_t max_partitions_per_flush = batch::kDefaultMaxPartitionsPerFlush;
   lake::LakeWriterOptions lake;       // key prefix, instance, Parquet options
   // Threads decoding each run of messages; the command sets it to --encode-threads.
   size_t decode_threads = 1;

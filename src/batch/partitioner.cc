@@ -2,10 +2,9 @@
 
 #include <algorithm>
 #include <cassert>
-#include <functional>
-#include <tuple>
 
 #include "batch/civil_date.h"
+#include "batch/partition_key.h"
 
 namespace sinkd::batch {
 
@@ -22,64 +21,7 @@ std::vector<int> PartitionColumns(const row::ColumnTable& table) {
 
 namespace {
 
-// The partition a row belongs to, as views into the batch (valid while the batch is).
-struct KeyView {
-  int64_t day;
-  std::vector<std::string_view> values;
-  bool operator<(const KeyView& other) const {
-    return std::tie(day, values) < std::tie(other.day, other.values);
-  }
-  bool operator==(const KeyView& other) const = default;
-};
-
-uint64_t HashOf(const KeyView& key) {
-  uint64_t h = static_cast<uint64_t>(key.day) * 0x9E3779B97F4A7C15ull;
-  for (std::string_view v : key.values) {
-    h = (h ^ std::hash<std::string_view>()(v)) * 0x9E3779B97F4A7C15ull;
-  }
-  return h ^ (h >> 29);
-}
-
-// Numbers the distinct keys in the order they are first seen, through an open-addressing table
-// (linear probing, at most half full). Why not a std::map: a batch has tens to hundreds of keys
-// but every row looks one up, and the map's comparisons (a day, then vectors of views) cost ~75 ns
-// a row, 18-21 ms of every 250,000-row flush spent on one thread before its encode could start.
-class KeyIds {
- public:
-  KeyIds() : slots_(64, 0) {}
-
-  uint32_t IdOf(const KeyView& key) {
-    const uint64_t hash = HashOf(key);
-    size_t mask = slots_.size() - 1;
-    size_t at = hash & mask;
-    for (; slots_[at] != 0; at = (at + 1) & mask) {
-      const uint32_t id = slots_[at] - 1;
-      if (hashes_[id] == hash && keys_[id] == key) return id;
-    }
-    const uint32_t id = static_cast<uint32_t>(keys_.size());
-    keys_.push_back(key);
-    hashes_.push_back(hash);
-    if (keys_.size() * 2 > slots_.size()) {
-      slots_.assign(slots_.size() * 2, 0);
-      mask = slots_.size() - 1;
-      for (uint32_t k = 0; k < keys_.size(); ++k) {
-        size_t to = hashes_[k] & mask;
-        while (slots_[to] != 0) to = (to + 1) & mask;
-        slots_[to] = k + 1;
-      }
-    } else {
-      slots_[at] = id + 1;
-    }
-    return id;
-  }
-
-  const std::vector<KeyView>& keys() const { return keys_; }
-
- private:
-  std::vector<KeyView> keys_;     // by id
-  std::vector<uint64_t> hashes_;  // by id
-  std::vector<uint32_t> slots_;   // id + 1; 0 = empty; a power of two long
-};
+using internal::KeyView;
 
 // Sorts `items` by insertion, giving up once it has moved items `budget` places in all (returning
 // false, the items in some order, for a general sort to finish): rows that arrive nearly in time
@@ -112,15 +54,12 @@ std::vector<Partition> PartitionRows(const row::RowBatch& batch) {
   const size_t n = batch.rows();
   // Two passes: number each row's partition (views into the batch: no copy), then bucket the
   // row indices in key order.
-  KeyIds ids;
+  internal::KeyIds<KeyView> ids;
   std::vector<uint32_t> row_partition(n);
   KeyView key;
   key.values.resize(columns.size());
   for (size_t r = 0; r < n; ++r) {
-    key.day = DayOf(batch.TimeMicros(r));
-    for (size_t c = 0; c < columns.size(); ++c) {
-      key.values[c] = batch.column(columns[c]).strings.at(r);
-    }
+    internal::ReadKey(batch, columns, r, key);
     row_partition[r] = ids.IdOf(key);
   }
   // Renumber so that partition i is the i-th smallest key.

@@ -1,10 +1,12 @@
 // sinkd drain ledger|audit: a durable pull consumer into the lake (drain/drain.h does the work).
 #include <cstdio>
+#include <cstdlib>
 
 #include "base/duration.h"
 #include "base/log.h"
 #include "base/redact.h"
 #include "base/shutdown_signals.h"
+#include "batch/partition_cap.h"
 #include "config/config.h"
 #include "cli/command.h"
 #include "cli/config_flags.h"
@@ -36,6 +38,7 @@ struct DrainFlags {
   std::string batch_interval = "5m";
   int fetch_max = 512;
   std::string flush_timeout = "5m";
+  size_t max_partitions_per_flush = batch::kDefaultMaxPartitionsPerFlush;
   std::string ack_wait = "0";
   int64_t max_ack_pending = 0;
   std::string metrics_listen;
@@ -50,6 +53,7 @@ Result<drain::DrainOptions> OptionsFrom(const DrainFlags& flags, const StreamOri
   o.batch_max_bytes = flags.batch_max_bytes;
   o.fetch_max = flags.fetch_max;
   o.max_ack_pending = flags.max_ack_pending;
+  o.max_partitions_per_flush = flags.max_partitions_per_flush;
   SINKD_ASSIGN_OR_RETURN(o.batch_interval, ParseDuration(flags.batch_interval));
   SINKD_ASSIGN_OR_RETURN(o.flush_timeout, ParseDuration(flags.flush_timeout));
   SINKD_ASSIGN_OR_RETURN(o.ack_wait, ParseDuration(flags.ack_wait));
@@ -107,6 +111,8 @@ Status RunDrain(const DrainFlags& flags, const StreamOrigin& origin, Invocation&
             {"batch_max_bytes", static_cast<uint64_t>(options.batch_max_bytes)},
             {"max_ack_pending", options.EffectiveMaxAckPending()},
             {"fetch_max", options.fetch_max},
+            {"flush_timeout", FormatDuration(options.flush_timeout)},
+            {"max_partitions_per_flush", static_cast<uint64_t>(options.max_partitions_per_flush)},
             {"metrics_listen", flags.metrics_listen}});
   metrics::HttpListener listener(metrics);
   if (!flags.metrics_listen.empty()) {
@@ -120,6 +126,16 @@ Status RunDrain(const DrainFlags& flags, const StreamOrigin& origin, Invocation&
   Status status = drain.Run(ShutdownSignals::stop());
   // Acks are small publishes the client may still hold; hand them to the server before leaving.
   (void)connection->FlushPending(std::chrono::seconds(5));
+  if (drain.flush_stuck()) {
+    // A thread is still inside a flush that cannot be interrupted (a hung mount, a store that
+    // never answers), using the sink, the destination and a batch: returning would destroy them
+    // under it. Everything it held was nak'd, so leaving now loses nothing, as a second SIGTERM.
+    log.Error("sinkd drain stopped with a flush stuck; exiting without it",
+              {{"err", status.message()}});
+    std::fprintf(stderr, "sinkd: %s\n", status.message().c_str());
+    std::fflush(nullptr);
+    std::_Exit(1);
+  }
   log.Info("sinkd drain stopped");
   return status;
 }
@@ -147,7 +163,13 @@ void AddDrainOrigin(CLI::App& parent, Invocation& invocation, const StreamOrigin
   cmd->add_option("--fetch-max", flags->fetch_max, "messages per JetStream fetch")
       ->capture_default_str();
   cmd->add_option("--flush-timeout", flags->flush_timeout,
-                  "expected cap on one flush; feeds the default ack wait")
+                  "the longest one flush may run: past it the flush is abandoned, its batch "
+                  "nak'd and the drain not ready until a flush succeeds; feeds the default ack "
+                  "wait")
+      ->capture_default_str();
+  cmd->add_option("--max-partitions-per-flush", flags->max_partitions_per_flush,
+                  "write at most this many partitions (date and app) per flush; the events of "
+                  "one message past it are dead-lettered (too_many_partitions)")
       ->capture_default_str();
   cmd->add_option("--ack-wait", flags->ack_wait,
                   "the durable's AckWait (0 = batch-interval + flush-timeout + 1m); keep-alives "
@@ -168,7 +190,8 @@ void AddDrainOrigin(CLI::App& parent, Invocation& invocation, const StreamOrigin
   config->Bind("--row-group-rows", {"lake.row_group_rows"});
   config->Bind("--encode-threads", {"lake.encode_threads"});
   for (const char* name : {"batch_max_rows", "batch_max_bytes", "batch_interval", "fetch_max",
-                           "flush_timeout", "ack_wait", "max_ack_pending"}) {
+                           "flush_timeout", "ack_wait", "max_ack_pending",
+                           "max_partitions_per_flush"}) {
     std::string flag = std::string("--") + name;
     for (char& c : flag) c = c == '_' ? '-' : c;
     config->Bind(flag, {d + name});

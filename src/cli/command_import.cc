@@ -9,6 +9,7 @@
 #include "backfill/backfill.h"
 #include "base/log.h"
 #include "base/progress.h"
+#include "batch/partition_cap.h"
 #include "cli/command.h"
 #include "cli/destination_flags.h"
 #include "cli/lake_flags.h"
@@ -26,6 +27,7 @@ struct ImportFlags {
   LakeFlags lake;
   size_t batch_max_rows = 250'000;
   size_t batch_max_bytes = row::kDefaultBatchBytes;
+  size_t max_partitions_per_flush = batch::kDefaultMaxPartitionsPerFlush;
   std::vector<std::string> files;
 };
 
@@ -67,7 +69,11 @@ class Input {
 Status CheckImportFlags(const ImportFlags& flags) {
   if (flags.files.empty()) return Status::Refuse("import needs at least one FILE (or - for stdin)");
   if (flags.batch_max_rows < 1) return Status::Refuse("--batch-max-rows must be at least 1");
-  return row::CheckBatchMaxBytes("--batch-max-bytes", flags.batch_max_bytes);
+  SINKD_RETURN_IF_ERROR(row::CheckBatchMaxBytes("--batch-max-bytes", flags.batch_max_bytes));
+  if (flags.max_partitions_per_flush < 1) {
+    return Status::Refuse("--max-partitions-per-flush must be at least 1");
+  }
+  return Status::OK();
 }
 
 Status RunImport(const ImportFlags& flags, const std::string& origin, contract::Envelope envelope,
@@ -91,6 +97,7 @@ Status RunImport(const ImportFlags& flags, const std::string& origin, contract::
   options.envelope = envelope;
   options.batch_max_rows = flags.batch_max_rows;
   options.batch_max_bytes = flags.batch_max_bytes;
+  options.max_partitions_per_flush = flags.max_partitions_per_flush;
   options.lake = lake_options;
   options.decode_threads = lake_options.encode_threads;
   backfill::Backfill backfill(*destination, options, log);
@@ -148,6 +155,10 @@ void AddImportOrigin(CLI::App& parent, Invocation& invocation, const std::string
       ->capture_default_str();
   AddSizeOption(*cmd, "--batch-max-bytes", flags->batch_max_bytes,
                 "flush once the decoded rows hold this many bytes (1 MiB to 2 GiB)");
+  cmd->add_option("--max-partitions-per-flush", flags->max_partitions_per_flush,
+                  "write at most this many partitions (date and app) per flush; the events of "
+                  "one message past it go to the dead-letter file")
+      ->capture_default_str();
   cmd->add_option("files", flags->files,
                   "files of varint-length-delimited wire messages; - reads standard input");
   cmd->callback([flags, &invocation, origin, envelope] {

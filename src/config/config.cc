@@ -50,7 +50,8 @@ std::vector<SettingSpec> BuildSettings() {
              {"batch_max_rows", K::kInteger}, {"batch_max_bytes", K::kSize},
              {"batch_interval", K::kString}, {"fetch_max", K::kInteger},
              {"flush_timeout", K::kString},  {"ack_wait", K::kString},
-             {"max_ack_pending", K::kInteger}, {"metrics_listen", K::kString}}) {
+             {"max_ack_pending", K::kInteger}, {"metrics_listen", K::kString},
+             {"max_partitions_per_flush", K::kInteger}}) {
       s.push_back({d + key, kind, false});
     }
   }

@@ -3,7 +3,8 @@
 //   [lake]            dir, or s3_endpoint + s3_bucket and the s3_* options; instance_id,
 //                     zstd_level, row_group_rows, encode_threads
 //   [drain.ledger]    durable, key_prefix, batch_max_rows, batch_max_bytes, batch_interval,
-//   [drain.audit]     fetch_max, flush_timeout, ack_wait, max_ack_pending, metrics_listen
+//   [drain.audit]     fetch_max, flush_timeout, ack_wait, max_ack_pending, metrics_listen,
+//                     max_partitions_per_flush
 //   [provision]       ledger_max_bytes, audit_max_bytes, dead_max_bytes, ledger_max_age, replicas
 //   [compaction]      target_bytes, min_parts, settle, grace, follow, every, metrics_listen
 //                     (`sinkd compact`, every table; the lake and instance_id come from [lake])

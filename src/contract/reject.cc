@@ -12,6 +12,8 @@ std::string_view ReasonName(RejectReason reason) {
       return "missing_event_id";
     case RejectReason::kMissingTime:
       return "missing_time";
+    case RejectReason::kTooManyPartitions:
+      return "too_many_partitions";
   }
   return "unknown";
 }

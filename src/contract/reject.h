@@ -19,14 +19,18 @@ enum class Envelope : uint8_t {
   kEvent,  // one garm.ledger.v1.Event: one row or one reject
 };
 
-// Why a record never became a row. Frozen: the names reach dead-letter headers (Garm-Dead-Reason).
+// Why a record never became a row. Frozen (new reasons are only added): the names reach
+// dead-letter headers (Garm-Dead-Reason).
 enum class RejectReason : uint8_t {
   kUnmarshal,       // not a readable garm.ledger.v1 message (incl. invalid UTF-8, bad Timestamp)
   kMissingEventId,  // event_id is empty: the lake deduplicates on it, so no row may lack it
   kMissingTime,     // time is absent: the row is never back-dated to the epoch or to ingest time
+  // A readable event its flush had no room for: the batch already held the most partitions
+  // (date and app) one flush may write (--max-partitions-per-flush, batch/partition_cap.h).
+  kTooManyPartitions,
 };
 
-// "unmarshal", "missing_event_id", "missing_time".
+// "unmarshal", "missing_event_id", "missing_time", "too_many_partitions".
 std::string_view ReasonName(RejectReason reason);
 // "batch", "event".
 std::string_view EnvelopeName(Envelope envelope);

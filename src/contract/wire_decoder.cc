@@ -57,4 +57,14 @@ size_t WireDecoder::Decode(Envelope envelope, std::string_view message, row::Row
   return rows;
 }
 
+bool WireDecoder::BatchEvents(std::string_view message, std::vector<std::string_view>& events) {
+  EventReader::BatchCursor cursor = EventReader::StartBatch(message);
+  std::string_view event;
+  EventReader::BatchStep step;
+  while ((step = state_->reader.NextBatchEvent(cursor, &event)) == EventReader::BatchStep::kEvent) {
+    events.push_back(event);
+  }
+  return step == EventReader::BatchStep::kEnd;
+}
+
 }  // namespace sinkd::contract

@@ -48,6 +48,11 @@ class WireDecoder {
   size_t Decode(Envelope envelope, std::string_view message, row::RowBatch& batch,
                 std::vector<Reject>& rejects);
 
+  // Appends the events of a kBatch `message` to `events`, in order, as views into it (valid as
+  // long as it is): event i is the sub-slice a reject of index i carries. Returns false when the
+  // framing is broken (`events` then holds the events before the break), as Decode would find.
+  bool BatchEvents(std::string_view message, std::vector<std::string_view>& events);
+
  private:
   struct State;
   std::unique_ptr<State> state_;

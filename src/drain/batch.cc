@@ -1,29 +1,52 @@
 #include "drain/batch.h"
 
+#include <algorithm>
+#include <string>
+
 #include "row/ledger_columns.h"
 
 namespace sinkd::drain {
 
-Batch::Batch() : rows(row::kLedgerColumns) {}
+Batch::Batch() : rows(row::kLedgerColumns), cap_(row::kLedgerColumns, 0) {}
 
-std::span<const HeldReject> Batch::Add(jetstream::Message message, uint64_t seq,
-                                       contract::Envelope envelope,
-                                       std::chrono::steady_clock::time_point now) {
+void Batch::SetMaxPartitions(size_t max) { cap_ = batch::PartitionCap(row::kLedgerColumns, max); }
+
+Added Batch::Add(jetstream::Message&& message, uint64_t seq, contract::Envelope envelope,
+                 std::chrono::steady_clock::time_point now) {
   scratch_.clear();
-  const size_t added = decoder_.Decode(envelope, message.data(), rows, scratch_);
-  return Hold(std::move(message), seq, added, now);
+  const size_t rows_before = rows.rows();
+  decoder_.Decode(envelope, message.data(), rows, scratch_);
+  return Hold(std::move(message), seq, rows_before, envelope, now);
 }
 
-std::span<const HeldReject> Batch::AddDecoded(jetstream::Message message, uint64_t seq,
-                                              ParallelDecoder& decoded, size_t i,
-                                              std::chrono::steady_clock::time_point now) {
+Added Batch::AddDecoded(jetstream::Message&& message, uint64_t seq, ParallelDecoder& decoded,
+                        size_t i, std::chrono::steady_clock::time_point now) {
   scratch_.clear();
-  const size_t added = decoded.TakeInto(i, rows, scratch_);
-  return Hold(std::move(message), seq, added, now);
+  const size_t rows_before = rows.rows();
+  decoded.TakeInto(i, rows, scratch_);
+  return Hold(std::move(message), seq, rows_before, decoded.envelope(), now);
 }
 
-std::span<const HeldReject> Batch::Hold(jetstream::Message message, uint64_t seq, size_t added,
-                                        std::chrono::steady_clock::time_point now) {
+Added Batch::Hold(jetstream::Message&& message, uint64_t seq, size_t rows_before,
+                  contract::Envelope envelope, std::chrono::steady_clock::time_point now) {
+  if (cap_.max() != 0) {
+    const size_t partitions_before = cap_.partitions();
+    capped_.clear();
+    for (size_t r = rows_before; r < rows.rows(); ++r) {
+      if (!cap_.Take(rows, r)) capped_.push_back(static_cast<uint32_t>(r - rows_before));
+    }
+    // Into a batch that holds rows already, a message that does not fit is not taken at all: in
+    // the next batch it may fit whole, and ordinary traffic that spans more partitions than the
+    // cap over a batch's interval then costs a smaller batch, never an event.
+    if (!capped_.empty() && partitions_before > 0) {
+      cap_.RollBack(partitions_before);
+      rows.TruncateRows(rows_before);
+      turned_away_ = true;
+      return Added{false, {}};
+    }
+    if (!capped_.empty()) RejectCapped(message.data(), rows_before, envelope);
+  }
+  const size_t added = rows.rows() - rows_before;
   if (held.empty()) {
     first_buffered_ = now;
     first_buffered_unix_ns_ = std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -47,13 +70,64 @@ std::span<const HeldReject> Batch::Hold(jetstream::Message message, uint64_t seq
   for (contract::Reject& r : scratch_) rejects.push_back({index, std::move(r)});
   held.push_back({std::move(message), static_cast<uint32_t>(added),
                   static_cast<uint32_t>(scratch_.size()), false});
-  return std::span<const HeldReject>(rejects.data() + first_reject, rejects.size() - first_reject);
+  return Added{true, std::span<const HeldReject>(rejects.data() + first_reject,
+                                                 rejects.size() - first_reject)};
+}
+
+// The message's rows are its readable events in event order, so row k is the k-th event index
+// that no reject of the message names; under kEvent the one row is the whole message (index -1).
+void Batch::RejectCapped(std::string_view message, size_t rows_before,
+                         contract::Envelope envelope) {
+  std::vector<std::string_view> events;
+  if (envelope == contract::Envelope::kBatch) (void)decoder_.BatchEvents(message, events);
+  std::vector<int> unreadable;
+  for (const contract::Reject& r : scratch_) unreadable.push_back(r.index);
+  std::sort(unreadable.begin(), unreadable.end());
+  const std::string error =
+      "the flush already holds " + std::to_string(cap_.max()) +
+      " partitions (date and app), the most --max-partitions-per-flush allows; this event's "
+      "would be one more";
+  size_t next_capped = 0;
+  int event = 0;
+  auto skip = unreadable.begin();
+  for (size_t k = 0; k < rows.rows() - rows_before && next_capped < capped_.size(); ++k, ++event) {
+    while (skip != unreadable.end() && *skip == event) ++skip, ++event;
+    if (capped_[next_capped] != k) continue;
+    ++next_capped;
+    if (envelope == contract::Envelope::kEvent) {
+      scratch_.push_back(contract::Reject{contract::RejectReason::kTooManyPartitions, error, -1,
+                                          std::string(message)});
+    } else {
+      const std::string_view bytes =
+          static_cast<size_t>(event) < events.size() ? events[event] : std::string_view();
+      scratch_.push_back(
+          contract::Reject{contract::RejectReason::kTooManyPartitions, error, event,
+                           std::string(bytes)});
+    }
+  }
+  std::stable_sort(scratch_.begin(), scratch_.end(),
+                   [](const contract::Reject& a, const contract::Reject& b) {
+                     return a.index < b.index;
+                   });
+  // The kept rows close up behind the first refused one, in order.
+  row::RowBatch kept(rows.table());
+  size_t k = 0;
+  for (uint32_t capped : capped_) {
+    if (capped > k) kept.AppendRows(rows, rows_before + k, capped - k);
+    k = capped + 1;
+  }
+  const size_t message_rows = rows.rows() - rows_before;
+  if (message_rows > k) kept.AppendRows(rows, rows_before + k, message_rows - k);
+  rows.TruncateRows(rows_before);
+  rows.AppendRows(kept, 0, kept.rows());
 }
 
 void Batch::Clear() {
   held.clear();
   rejects.clear();
   rows.Clear();
+  cap_.Clear();
+  turned_away_ = false;
   message_bytes_ = 0;
   first_sequence_ = last_sequence_ = 0;
   sequences_.clear();

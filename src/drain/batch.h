@@ -2,7 +2,14 @@
 // settled; each gives up its payload once decoded, jetstream/message.h), the rows decoded from
 // them, the rejects with the message each came from, the stream sequence range, and when its
 // first message was buffered. It closes on rows (not messages: one ledger message holds hundreds
-// of events), on bytes held, or on the age of its first message.
+// of events), on bytes held, on the age of its first message, or on partitions.
+// Partitions: with a cap (SetMaxPartitions, batch/partition_cap.h) a batch holds rows of at most
+// that many partitions, so its flush writes at most that many Parts. A message whose rows would
+// take a batch that already holds rows past the cap is not taken (Add returns held = false): the
+// caller closes the batch and adds the message to the next one. Only a message that alone spans
+// more partitions than the cap loses events to the cap: each event whose partition would be one
+// too many becomes a kTooManyPartitions reject of its own (one event, not the message), and the
+// others stay rows.
 // Ownership: owns the messages and rows. Threads: one thread at a time.
 #pragma once
 
@@ -14,6 +21,7 @@
 #include "contract/reject.h"
 #include "contract/wire_decoder.h"
 #include "drain/parallel_decoder.h"
+#include "batch/partition_cap.h"
 #include "jetstream/message.h"
 #include "lake/stamp.h"
 #include "row/row_batch.h"
@@ -32,33 +40,47 @@ struct HeldReject {
   contract::Reject reject;
 };
 
+// What an Add did with its message.
+struct Added {
+  // False only under a partition cap: the message would take this batch past it. Nothing was
+  // taken and the message was not moved from: close this batch and add it to the next one.
+  bool held = true;
+  // The rejects it produced (views valid until the next Add or Clear), for logging.
+  std::span<const HeldReject> rejects;
+};
+
 class Batch {
  public:
   Batch();
 
-  // Decodes `message` into rows and rejects and keeps it until settled. Returns the rejects it
-  // produced (views valid until the next Add or Clear), for logging.
-  std::span<const HeldReject> Add(jetstream::Message message, contract::Envelope envelope,
-                                  std::chrono::steady_clock::time_point now) {
+  // Decodes `message` into rows and rejects and keeps it until settled (moving from it only then).
+  Added Add(jetstream::Message&& message, contract::Envelope envelope,
+            std::chrono::steady_clock::time_point now) {
     const uint64_t sequence = message.stream_sequence();
     return Add(std::move(message), sequence, envelope, now);
   }
   // The same with the sequence given rather than read from JetStream's metadata: `import` numbers
   // recorded messages itself (backfill/backfill.h), which have none.
-  std::span<const HeldReject> Add(jetstream::Message message, uint64_t sequence,
-                                  contract::Envelope envelope,
-                                  std::chrono::steady_clock::time_point now);
+  Added Add(jetstream::Message&& message, uint64_t sequence, contract::Envelope envelope,
+            std::chrono::steady_clock::time_point now);
   // The same for a message `decoded` already decoded as its payload i (ParallelDecoder): the
-  // batch ends up exactly as Add would have left it.
-  std::span<const HeldReject> AddDecoded(jetstream::Message message, ParallelDecoder& decoded,
-                                         size_t i, std::chrono::steady_clock::time_point now) {
+  // batch ends up exactly as Add would have left it. A message it does not take keeps its
+  // payload: add it to the next batch with Add (the decoder's copy of it is spent).
+  Added AddDecoded(jetstream::Message&& message, ParallelDecoder& decoded, size_t i,
+                   std::chrono::steady_clock::time_point now) {
     const uint64_t sequence = message.stream_sequence();
     return AddDecoded(std::move(message), sequence, decoded, i, now);
   }
-  std::span<const HeldReject> AddDecoded(jetstream::Message message, uint64_t sequence,
-                                         ParallelDecoder& decoded, size_t i,
-                                         std::chrono::steady_clock::time_point now);
+  Added AddDecoded(jetstream::Message&& message, uint64_t sequence, ParallelDecoder& decoded,
+                   size_t i, std::chrono::steady_clock::time_point now);
   void Clear();
+
+  // The most partitions this batch may hold; 0 (the default) = no cap. REQUIRES: empty().
+  void SetMaxPartitions(size_t max);
+  size_t partitions() const { return cap_.partitions(); }
+  // The batch holds as many partitions as its cap allows, or has turned a message away for want
+  // of room: it must close.
+  bool partitions_full() const { return cap_.full() || turned_away_; }
 
   bool empty() const { return held.empty(); }
   size_t messages() const { return held.size(); }
@@ -79,12 +101,19 @@ class Batch {
   row::RowBatch rows;
 
  private:
-  // What every Add does besides decoding: the sequence, the bytes, the rejects in scratch_.
-  std::span<const HeldReject> Hold(jetstream::Message message, uint64_t sequence, size_t rows,
-                                   std::chrono::steady_clock::time_point now);
+  // What every Add does besides decoding (rows [rows_before, rows.rows()) and the rejects in
+  // scratch_): the partition cap, the sequence, the bytes, the rejects.
+  Added Hold(jetstream::Message&& message, uint64_t sequence, size_t rows_before,
+             contract::Envelope envelope, std::chrono::steady_clock::time_point now);
+  // Turns the rows of the message being held that the cap has no room for (capped_, indices from
+  // rows_before) into kTooManyPartitions rejects in scratch_, in event order, and drops them.
+  void RejectCapped(std::string_view message, size_t rows_before, contract::Envelope envelope);
 
   contract::WireDecoder decoder_;
   std::vector<contract::Reject> scratch_;
+  batch::PartitionCap cap_;
+  bool turned_away_ = false;
+  std::vector<uint32_t> capped_;  // RejectCapped's input
   size_t message_bytes_ = 0;
   std::chrono::steady_clock::time_point first_buffered_{};
   int64_t first_buffered_unix_ns_ = 0;

@@ -31,6 +31,9 @@ Status DrainOptions::Validate() const {
   if (flush_timeout <= std::chrono::nanoseconds(0)) {
     return Status::Refuse("--flush-timeout must be positive");
   }
+  if (max_partitions_per_flush < 1) {
+    return Status::Refuse("--max-partitions-per-flush must be at least 1");
+  }
   if (ack_wait.count() != 0 && ack_wait < std::chrono::seconds(3)) {
     return Status::Refuse("--ack-wait " + FormatDuration(ack_wait) +
                           ": must be at least 3s (keep-alives go out every third of it)");
@@ -62,47 +65,85 @@ Drain::Drain(DrainOptions options, jetstream::PullConsumer& source, DeadLetters&
       fetch_backoff_(options_.fetch_backoff),
       keepalive_every_(std::chrono::duration_cast<milliseconds>(options_.EffectiveAckWait()) / 3),
       decode_pool_(std::make_unique<WorkPool>(std::max<size_t>(1, options_.decode_threads))),
-      decoder_(*decode_pool_) {}
+      decoder_(*decode_pool_) {
+  for (Batch& b : batches_) b.SetMaxPartitions(options_.max_partitions_per_flush);
+}
 
 Status Drain::Run(const std::atomic<bool>& stop) {
   stop_ = &stop;
-  // Declared first, so it outlives the Settler and the Prefetcher (whose leftovers it releases).
-  KeepAlive keepalive(keepalive_every_);
-  Settler settler(SettleContext{dead_letters_, sink_, log_, nak_backoff_, keepalive, metrics_,
-                                options_.stream});
-  Prefetcher prefetcher(source_, keepalive, options_.fetch_max, kMaxFetchWait);
+  keepalive_ = std::make_unique<KeepAlive>(keepalive_every_);
+  settler_ = std::make_unique<Settler>(SettleContext{dead_letters_, sink_, log_, nak_backoff_,
+                                                     *keepalive_, metrics_, options_.stream},
+                                       options_.flush_timeout);
+  // Stopped (and emptied) while a flush is stuck, started again once it returned.
+  std::optional<Prefetcher> prefetcher;
   while (!stop.load()) {
     const auto now = steady_clock::now();
     RefreshConsumerGauges(now);
-    if (auto report = settler.TakeFinished()) {
+    if (auto report = settler_->TakeFinished()) {
       Settled(*report);
       continue;
     }
-    if (ShouldClose(now)) {
-      HandOver(settler);
+    if (settler_->stuck()) {
+      HoldNothing(prefetcher);
+      if (auto report = settler_->WaitFor(kMaxFetchWait)) Settled(*report);
       continue;
     }
-    FetchOnce(prefetcher, FetchTimeout(now), settler);
+    if (!prefetcher) prefetcher.emplace(source_, *keepalive_, options_.fetch_max, kMaxFetchWait);
+    if (ShouldClose(now)) {
+      HandOver();
+      continue;
+    }
+    if (next_fetched_ < fetched_.size()) {
+      AddFetched();
+      continue;
+    }
+    FetchOnce(*prefetcher, FetchTimeout(now));
   }
-  // Stop fetching, land what is buffered under the same rules. A failed shutdown flush naks, so
-  // nothing is lost: the next drain gets those messages after the nak delay. A fetch that came
-  // in after the last take was never buffered: nak it, so it is redelivered now rather than
-  // after the ack wait.
-  for (jetstream::Message& m : prefetcher.Stop()) {
-    keepalive.Release(m);
-    const bool naked = m.Nak(std::chrono::milliseconds(0)).ok();
-    if (metrics_ != nullptr) ++(naked ? metrics_->naks : metrics_->ack_failures);
+  return Shutdown(prefetcher);
+}
+
+// Stop fetching, land what is buffered under the same rules. A failed shutdown flush naks, so
+// nothing is lost: the next drain gets those messages after the nak delay. Messages fetched and
+// never added to a batch (a fetch that came in after the last take, or ones waiting for the next
+// batch) are nak'd, so they are redelivered now rather than after the ack wait.
+Status Drain::Shutdown(std::optional<Prefetcher>& prefetcher) {
+  if (prefetcher) {
+    std::vector<jetstream::Message> ahead = prefetcher->Stop();
+    NakUntried(ahead);
+    prefetcher.reset();
   }
-  if (!filling_->empty()) HandOver(settler);
-  if (auto report = settler.WaitIdle()) Settled(*report);
+  NakUntried(std::span<jetstream::Message>(fetched_).subspan(next_fetched_));
+  fetched_.clear();
+  next_fetched_ = 0;
+  WaitSettled();
+  if (!settler_->stuck() && !filling_->empty()) {
+    HandOver();
+    WaitSettled();
+  }
+  if (settler_->stuck()) {
+    HoldNothing(prefetcher);
+    log_.Error("stopping with a flush abandoned past --flush-timeout still running; every "
+               "message was nak'd; waiting a little for it before exiting without it",
+               {{"wait_seconds", static_cast<int64_t>(kStuckShutdownWait.count())}});
+    const auto until = steady_clock::now() + kStuckShutdownWait;
+    while (settler_->stuck() && steady_clock::now() < until) {
+      if (auto report = settler_->WaitFor(kMaxFetchWait)) Settled(*report);
+    }
+  }
   if (metrics_ != nullptr) metrics_->oldest_buffered_unix_ns = 0;
+  if (settler_->stuck()) {
+    return Status::Retry("stopped with a flush still stuck past --flush-timeout (the store or "
+                         "mount does not answer); nothing of its batch was acked, every message "
+                         "held was nak'd");
+  }
   return Status::OK();
 }
 
 bool Drain::ShouldClose(steady_clock::time_point now) const {
   if (filling_->empty()) return false;
   return filling_->rows.rows() >= options_.batch_max_rows ||
-         filling_->bytes() >= options_.batch_max_bytes ||
+         filling_->bytes() >= options_.batch_max_bytes || filling_->partitions_full() ||
          now - filling_->first_buffered() >= options_.batch_interval;
 }
 
@@ -113,8 +154,9 @@ milliseconds Drain::FetchTimeout(steady_clock::time_point now) const {
   return std::clamp(left, milliseconds(1), kMaxFetchWait);
 }
 
-void Drain::FetchOnce(Prefetcher& prefetcher, milliseconds timeout, const Settler& settler) {
+void Drain::FetchOnce(Prefetcher& prefetcher, milliseconds timeout) {
   fetched_.clear();
+  next_fetched_ = 0;
   Status s = prefetcher.Take(timeout, fetched_);
   if (metrics_ != nullptr) metrics_->connected = source_.connected();
   if (!s.ok()) {
@@ -134,10 +176,16 @@ void Drain::FetchOnce(Prefetcher& prefetcher, milliseconds timeout, const Settle
   } else {
     fetch_backoff_.Reset();
   }
+  AddFetched();
+}
+
+void Drain::AddFetched() {
   const auto now = steady_clock::now();
   // In runs, so that the pool's scratch holds at most one run's rows and a settle that starts
   // or ends meanwhile is noticed at the next run.
-  for (size_t begin = 0; begin < fetched_.size();) {
+  bool turned_away = false;
+  while (next_fetched_ < fetched_.size() && !turned_away) {
+    const size_t begin = next_fetched_;
     size_t end = begin, bytes = 0;
     while (end < fetched_.size() && end - begin < ParallelDecoder::kRunMessages &&
            bytes < ParallelDecoder::kRunBytes) {
@@ -145,52 +193,110 @@ void Drain::FetchOnce(Prefetcher& prefetcher, milliseconds timeout, const Settle
     }
     // While no batch settles the other threads would idle: the run is shared out.
     decoder_.AddRun(
-        end - begin, !settler.busy(), options_.envelope,
+        end - begin, !settler_->busy(), options_.envelope,
         [&](size_t i) { return fetched_[begin + i].data(); },
         [&](size_t i, ParallelDecoder* decoded, size_t index) {
-          Add(fetched_[begin + i], decoded, index, now);
-          return true;
+          turned_away = !Add(fetched_[begin + i], decoded, index, now);
+          if (!turned_away) ++next_fetched_;
+          return !turned_away;
         });
-    begin = end;
+  }
+  if (next_fetched_ == fetched_.size()) {
+    fetched_.clear();
+    next_fetched_ = 0;
   }
   PublishBuffered();
 }
 
-void Drain::Add(jetstream::Message& m, ParallelDecoder* decoded, size_t decoded_index,
+bool Drain::Add(jetstream::Message& m, ParallelDecoder* decoded, size_t decoded_index,
                steady_clock::time_point now) {
-  if (metrics_ != nullptr) {
-    ++metrics_->messages;
-    if (m.delivered() > 1) ++metrics_->retries;
-  }
-  const std::span<const HeldReject> rejects =
+  const bool redelivered = m.delivered() > 1;
+  const Added added =
       decoded != nullptr ? filling_->AddDecoded(std::move(m), *decoded, decoded_index, now)
                          : filling_->Add(std::move(m), options_.envelope, now);
+  if (!added.held) return false;
+  if (metrics_ != nullptr) {
+    ++metrics_->messages;
+    if (redelivered) ++metrics_->retries;
+  }
   // The subject is read only for a reject's line: a copy per message is an allocation per event
   // on the audit stream.
-  for (const HeldReject& r : rejects) {
+  for (const HeldReject& r : added.rejects) {
     const jetstream::Message& held = filling_->held[r.message].message;
     log_.Error("unreadable record; dead-lettering", {{"subject", held.subject()},
                                                      {"seq", held.stream_sequence()},
                                                      {"reject", r.reject.ToString()}});
   }
+  return true;
 }
 
-void Drain::HandOver(Settler& settler) {
-  if (auto report = settler.WaitIdle()) Settled(*report);
+void Drain::HandOver() {
+  if (settler_->busy()) {
+    if (auto report = settler_->WaitFor(kMaxFetchWait)) Settled(*report);
+    return;
+  }
   Batch& closed = *filling_;
   filling_ = filling_ == &batches_[0] ? &batches_[1] : &batches_[0];
   settling_rows_ = closed.rows.rows();
   settling_first_unix_ns_ = closed.first_buffered_unix_ns();
   PublishBuffered();
-  settler.Start(closed);
+  settler_->Start(closed);
+}
+
+void Drain::WaitSettled() {
+  while (settler_->busy() && !settler_->stuck()) {
+    if (auto report = settler_->WaitFor(kMaxFetchWait)) Settled(*report);
+  }
+  if (auto report = settler_->TakeFinished()) Settled(*report);
 }
 
 void Drain::Settled(const SettleReport& report) {
+  if (report.late) {
+    // The abandoned batch's messages were nak'd when it was abandoned; its flush's outcome
+    // changes nothing of that, and the sink is free again.
+    log_.Warn("the flush abandoned past --flush-timeout returned; nothing of its batch was acked "
+              "(it was nak'd); fetching again",
+              {{"flush_ok", report.status.ok()}, {"err", report.status.message()}});
+    return;
+  }
   settling_rows_ = 0;
   settling_first_unix_ns_ = 0;
   PublishBuffered();
   last_gauges_ = {};  // refresh the pending counts now that they changed
-  if (!report.status.ok()) PauseFor(report.nak_delay, *stop_);
+  // An abandoned flush pauses nothing: HoldNothing stops fetching until it returns.
+  if (!report.status.ok() && !report.abandoned) PauseFor(report.nak_delay, *stop_);
+}
+
+// While the flush is stuck nothing can be written (the Sink is one thread at a time, and that
+// thread is in it), so whatever this drain held would only be kept alive here, away from every
+// other drain, for as long as the store hangs.
+void Drain::HoldNothing(std::optional<Prefetcher>& prefetcher) {
+  size_t naked = fetched_.size() - next_fetched_ + filling_->messages();
+  if (prefetcher) {
+    std::vector<jetstream::Message> ahead = prefetcher->Stop();
+    naked += ahead.size();
+    NakUntried(ahead);
+    prefetcher.reset();
+  }
+  NakUntried(std::span<jetstream::Message>(fetched_).subspan(next_fetched_));
+  fetched_.clear();
+  next_fetched_ = 0;
+  for (Held& h : filling_->held) NakUntried(std::span<jetstream::Message>(&h.message, 1));
+  filling_->Clear();
+  PublishBuffered();
+  if (naked > 0) {
+    log_.Warn("a flush is stuck past --flush-timeout: nak'd every message held and stopped "
+              "fetching until it returns",
+              {{"naked", static_cast<uint64_t>(naked)}});
+  }
+}
+
+void Drain::NakUntried(std::span<jetstream::Message> messages) {
+  for (jetstream::Message& m : messages) {
+    keepalive_->Release(m);
+    const bool naked = m.Nak(std::chrono::milliseconds(0)).ok();
+    if (metrics_ != nullptr) ++(naked ? metrics_->naks : metrics_->ack_failures);
+  }
 }
 
 // Held means not yet acked: the settling batch counts until its report is taken, and its first

@@ -3,9 +3,12 @@
 // runs Settle (drain/settle.h), the only code that acks. Invariant: a message is acked only after
 // its rows are durable, terminated only after its dead letters are stored, and nak'd (with a
 // growing delay) otherwise; never acked because it was hard to read.
-// A batch closes at batch_max_rows ROWS, at batch_max_bytes held, or batch_interval after its
+// A batch closes at batch_max_rows ROWS, at batch_max_bytes held, batch_interval after its
 // FIRST message was buffered (not after the last flush: an idle stream must not flush a lone
-// message the moment it arrives, nor hold one longer than the interval).
+// message the moment it arrives, nor hold one longer than the interval), or at
+// max_partitions_per_flush partitions; a message that would take it past that waits, fetched,
+// for the next batch (drain/batch.h: only a message spanning more partitions alone loses events,
+// each to a dead letter of its own).
 // Ownership: borrows the consumer, sinks, logger and metrics (all must outlive Run).
 // Keep-alives: every message Run holds unacked (fetched ahead, buffered, settling) is kept alive
 // by one KeepAlive (drain/keep_alive.h) from its delivery until it is settled.
@@ -15,6 +18,15 @@
 // two batches, one filling and one settling, plus one prefetched fetch. Batches settle in the
 // order they closed, each acked only once its own Parts are durable; a failed one is nak'd whole
 // and, as before, fetching pauses for its nak delay.
+// A stuck flush: one still running flush_timeout after it started is abandoned (drain/settler.h:
+// its batch is nak'd at once and nothing of it is ever acked), and until it returns the drain
+// holds nothing and fetches nothing: it naks the batch it was filling and what was fetched ahead,
+// so every message it had goes to another drain after the nak delay rather than staying kept
+// alive here for as long as the store hangs; memory is the stuck batch alone. Readiness
+// (metrics flush_in_time) stays false until a flush succeeds again. A thread inside a hung write
+// cannot be interrupted, so on stop Run waits kStuckShutdownWait for it and then returns Retry with
+// flush_stuck() true, leaving that thread in the flush: the caller must then neither destroy the
+// Drain nor its Sink (sinkd drain exits the process instead, as a second SIGTERM does).
 // Threads: one thread at a time; `stop` may be set from any thread or a signal handler. Run
 // fetches on a second thread of its own (drain/prefetcher.h), so the next fetch overlaps the
 // decode of this one, settles on a third (drain/settler.h) and sends InProgress acks on a fourth
@@ -30,6 +42,8 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,6 +52,7 @@
 #include "base/log.h"
 #include "base/status.h"
 #include "base/work_pool.h"
+#include "batch/partition_cap.h"
 #include "contract/reject.h"
 #include "drain/batch.h"
 #include "drain/keep_alive.h"
@@ -69,8 +84,12 @@ struct DrainOptions {
   // Threads decoding a fetch's messages (drain/parallel_decoder.h); 1 decodes on Run's thread.
   // The command sets it to --encode-threads: decode and encode together use the cores given.
   size_t decode_threads = 1;
-  // Expected time for one flush; only feeds the default ack wait.
+  // The longest one flush may run: past it the flush is abandoned and its batch nak'd (above).
+  // Also feeds the default ack wait.
   std::chrono::nanoseconds flush_timeout = std::chrono::minutes(5);
+  // Partitions (date and app) one flush may write, so Parts per flush: a publisher controls both,
+  // and one 250,000-event message of distinct apps or dates would otherwise be 250,000 Parts.
+  size_t max_partitions_per_flush = batch::kDefaultMaxPartitionsPerFlush;
   // The consumer's AckWait; 0 = batch_interval + flush_timeout + 1 minute (11m by default).
   // Keep-alives (one InProgress per held message every ack_wait/3, from its delivery until it is
   // settled) cover messages held longer, so a shorter value only shortens how long a crashed
@@ -95,24 +114,46 @@ class Drain {
   Drain(DrainOptions options, jetstream::PullConsumer& source, DeadLetters& dead_letters,
         Sink& sink, Logger& log, metrics::DrainMetrics* metrics = nullptr);
 
+  // How long a stop waits for a flush abandoned past flush_timeout before Run gives up on it.
+  // Short: everything was nak'd already, so waiting longer only delays the exit.
+  static constexpr std::chrono::seconds kStuckShutdownWait{10};
+
   // Runs until `stop` is set, then flushes what is buffered under the same rules and returns OK.
-  // Fetch and flush failures are logged, retried and never returned: only a bug ends Run early.
+  // Fetch and flush failures are logged, retried and never returned: only a bug, or a flush still
+  // stuck kStuckShutdownWait after the stop (Retry, flush_stuck()), ends Run with an error.
+  // Called once.
   Status Run(const std::atomic<bool>& stop);
+  // A thread is inside a flush abandoned past flush_timeout (see the header comment).
+  bool flush_stuck() const { return settler_ != nullptr && settler_->stuck(); }
 
  private:
-  // Decodes each run of the fetch into the filling batch: shared out with the decode pool while
-  // `settler` is idle, in place otherwise.
-  void FetchOnce(Prefetcher& prefetcher, std::chrono::milliseconds timeout, const Settler& settler);
+  // Takes a fetch and adds it to the filling batch (AddFetched).
+  void FetchOnce(Prefetcher& prefetcher, std::chrono::milliseconds timeout);
+  // Decodes each run of the fetched messages not added yet into the filling batch (shared out
+  // with the decode pool while no batch settles, in place otherwise), up to the first message
+  // the batch turns away for want of partitions, which waits for the next batch.
+  void AddFetched();
   // Adds `m` to the filling batch (decoding it here, or from `decoded`'s payload decoded_index),
-  // counts it and logs its rejects.
-  void Add(jetstream::Message& m, ParallelDecoder* decoded, size_t decoded_index,
+  // counts it and logs its rejects; false (`m` untouched) when the batch turned it away.
+  bool Add(jetstream::Message& m, ParallelDecoder* decoded, size_t decoded_index,
            std::chrono::steady_clock::time_point now);
   bool ShouldClose(std::chrono::steady_clock::time_point now) const;
   std::chrono::milliseconds FetchTimeout(std::chrono::steady_clock::time_point now) const;
-  // Hands the filling batch to the settler once the previous one has settled, and fills the other.
-  void HandOver(Settler& settler);
-  // After a batch settled: refresh the gauges, and pause fetching for the nak delay if it failed.
+  // Hands the filling batch to the settler and fills the other, or, while the previous batch
+  // still settles, waits up to a second for it (so a stop or an overdue flush is seen).
+  void HandOver();
+  // Waits until no batch settles, or the one settling is stuck.
+  void WaitSettled();
+  // After a batch settled (or was abandoned, or its abandoned flush returned): refresh the
+  // gauges, and pause fetching for the nak delay if it failed.
   void Settled(const SettleReport& report);
+  // While a flush is stuck: nak everything held (fetched ahead, not yet added, the filling
+  // batch) and stop fetching.
+  void HoldNothing(std::optional<Prefetcher>& prefetcher);
+  // Releases and naks at once (no delay: they were never tried) messages never settled.
+  void NakUntried(std::span<jetstream::Message> messages);
+  // The stop: nak what was fetched and not added, land what is buffered, wait for it.
+  Status Shutdown(std::optional<Prefetcher>& prefetcher);
   // The buffered-rows gauges: the filling batch and the one settling.
   void PublishBuffered();
   void RefreshConsumerGauges(std::chrono::steady_clock::time_point now);
@@ -133,9 +174,14 @@ class Drain {
   std::chrono::milliseconds keepalive_every_;
   std::chrono::steady_clock::time_point last_gauges_{};
   std::vector<jetstream::Message> fetched_;
+  size_t next_fetched_ = 0;  // fetched_[next_fetched_..] wait for the filling batch
   std::unique_ptr<WorkPool> decode_pool_;
   ParallelDecoder decoder_;                 // on decode_pool_
   const std::atomic<bool>* stop_ = nullptr;  // set by Run
+  // Made by Run. Members rather than Run's locals because a stuck flush's thread keeps using the
+  // Settler after a Retry return (flush_stuck()); declared last, so destroyed first.
+  std::unique_ptr<KeepAlive> keepalive_;
+  std::unique_ptr<Settler> settler_;
 };
 
 }  // namespace sinkd::drain

@@ -14,6 +14,7 @@ void ParallelDecoder::Decode(std::span<const std::string_view> payloads,
     slot.rejects.clear();
   }
   decoded_.assign(payloads.size(), Decoded{});
+  envelope_ = envelope;
   // Each payload goes to whichever slot is free; its rows land at the end of that slot's batch,
   // and decoded_ remembers where, so the order of taking never depends on the order of decoding.
   pool_.ParallelFor(payloads.size(), [&](size_t i, size_t s) {

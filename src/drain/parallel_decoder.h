@@ -75,8 +75,9 @@ class ParallelDecoder {
     for (size_t i = in_place; i < n && going; ++i) going = add(i, this, i - in_place);
   }
 
-  // How many payloads the last Decode was given.
+  // How many payloads the last Decode was given, and as what.
   size_t size() const { return decoded_.size(); }
+  contract::Envelope envelope() const { return envelope_; }
   // Appends payload i's rows to `rows` and its rejects to `rejects` (moved: once per payload);
   // returns the number of rows appended.
   size_t TakeInto(size_t i, row::RowBatch& rows, std::vector<contract::Reject>& rejects);
@@ -96,6 +97,7 @@ class ParallelDecoder {
   WorkPool& pool_;
   std::vector<Slot> slots_;  // one per pool slot
   std::vector<Decoded> decoded_;
+  contract::Envelope envelope_ = contract::Envelope::kBatch;
   std::vector<std::string_view> payloads_;  // AddRun's shared part, for Decode
 };
 

@@ -10,6 +10,7 @@ void CountDeadLetter(metrics::DrainMetrics* m, contract::RejectReason reason) {
     case contract::RejectReason::kUnmarshal: ++m->dead_unmarshal; break;
     case contract::RejectReason::kMissingEventId: ++m->dead_missing_event_id; break;
     case contract::RejectReason::kMissingTime: ++m->dead_missing_time; break;
+    case contract::RejectReason::kTooManyPartitions: ++m->dead_too_many_partitions; break;
   }
 }
 
@@ -55,6 +56,43 @@ void NakRest(Batch& batch, SettleContext& c, SettleReport& report, const char* s
 }
 
 }  // namespace
+
+void FlushWatch::Begin(std::chrono::steady_clock::time_point deadline) {
+  std::lock_guard<std::mutex> lock(mu_);
+  flushing_ = true;
+  abandoned_ = false;
+  deadline_ = deadline;
+}
+
+bool FlushWatch::Landed() {
+  std::lock_guard<std::mutex> lock(mu_);
+  flushing_ = false;
+  return !abandoned_;
+}
+
+bool FlushWatch::AbandonIfOverdue(std::chrono::steady_clock::time_point now) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!flushing_ || abandoned_ || now < deadline_) return false;
+  abandoned_ = true;
+  return true;
+}
+
+SettleReport Abandon(Batch& batch, SettleContext& c) {
+  SettleReport report;
+  report.abandoned = true;
+  report.status = Status::Redeliver(
+      "the flush ran past --flush-timeout (" +
+      std::to_string(std::chrono::duration_cast<std::chrono::seconds>(c.flush_timeout).count()) +
+      "s) and was abandoned; it may still land a Part, which is then another copy of rows the "
+      "redelivery writes again");
+  NakRest(batch, c, report, "flush", "flush abandoned; nak for redelivery");
+  if (c.metrics != nullptr) {
+    ++c.metrics->flushes_abandoned;
+    c.metrics->flush_stuck = true;
+    c.metrics->flush_in_time = false;
+  }
+  return report;
+}
 
 SettleReport Settle(Batch& batch, SettleContext& c) {
   SettleReport report;
@@ -102,12 +140,21 @@ SettleReport Settle(Batch& batch, SettleContext& c) {
   if (!batch.rows.empty()) {
     lake::Provenance provenance{c.source, batch.first_sequence(), batch.last_sequence()};
     provenance.acknowledged = batch.Acknowledged();
+    if (c.watch != nullptr) c.watch->Begin(std::chrono::steady_clock::now() + c.flush_timeout);
     auto flushed = c.sink.Flush(batch.rows, provenance);
+    // Abandoned meanwhile: its messages were nak'd by Abandon and are someone else's now. Even an
+    // OK here acks nothing, and the batch is left for its owner, who clears it.
+    if (c.watch != nullptr && !c.watch->Landed()) {
+      report.late = true;
+      report.status = flushed.ok() ? Status::OK() : flushed.status();
+      return report;
+    }
     if (!flushed.ok()) {
       report.status = flushed.status().IsInternal() ? flushed.status()
                                                     : flushed.status().As(Status::Redeliver);
     } else {
       report.flushed = std::move(flushed).value();
+      if (c.metrics != nullptr) c.metrics->flush_in_time = true;
     }
   }
   if (!report.status.ok()) {

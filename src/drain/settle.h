@@ -12,11 +12,21 @@
 // An Internal status (a bug in sinkd) from the dead-letter or the lake step naks like any other
 // failure, so nothing is lost, and is logged as a bug to report, with the stage and the batch's
 // sequence range, not as the ordinary "nak for redelivery" line.
-// Threads: one thread at a time (the KeepAlive's own thread runs beside it).
+// A flush that does not return (a hung NFS mount, a store that accepts and never answers with no
+// request timeout) cannot be interrupted, so it is abandoned instead (FlushWatch): once past its
+// deadline another thread naks what the flush would have acked (Abandon), and when the flush
+// does return Settle settles nothing, whatever the flush says: the batch's messages are on their
+// way to another delivery, and an ack now could only race it. A Part that lands late is another
+// copy of rows the redelivery writes again, under this instance's keys (never over another
+// writer's Part: lake::Place never replaces a key); readers deduplicate on event_id, and
+// compaction removes the copy.
+// Threads: one thread at a time (the KeepAlive's own thread runs beside it), except Abandon,
+// which runs on another thread while Settle is inside the flush it abandons.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -35,6 +45,27 @@ namespace sinkd::drain {
 inline constexpr std::string_view kReportBug =
     "this is a bug in sinkd, not a fault of the broker or the lake: please report it with this line";
 
+// FlushWatch decides, for each flush, whether Settle settles its batch or the flush is abandoned:
+// exactly one of Landed (the flush returned in time) and AbandonIfOverdue (it did not) wins.
+// Threads: safe for concurrent use because one mutex guards it.
+class FlushWatch {
+ public:
+  // The settling thread, as a flush starts.
+  void Begin(std::chrono::steady_clock::time_point deadline);
+  // The settling thread, as the flush returns: true when the batch is still its to settle, false
+  // when the flush was abandoned meanwhile (then it must not touch the batch's messages).
+  bool Landed();
+  // Any thread: abandons the flush running past its deadline at `now`; true when it did (the
+  // caller then settles the batch's messages: Abandon).
+  bool AbandonIfOverdue(std::chrono::steady_clock::time_point now);
+
+ private:
+  std::mutex mu_;
+  bool flushing_ = false;
+  bool abandoned_ = false;
+  std::chrono::steady_clock::time_point deadline_{};
+};
+
 struct SettleContext {
   DeadLetters& dead_letters;
   Sink& sink;
@@ -43,6 +74,8 @@ struct SettleContext {
   KeepAlive& keepalive;                     // tracks every message of the batch
   metrics::DrainMetrics* metrics = nullptr;  // may be null
   std::string source;                       // "GARM_LEDGER": footers and Part provenance
+  FlushWatch* watch = nullptr;              // null: no flush is ever abandoned
+  std::chrono::nanoseconds flush_timeout{0};  // a flush's deadline (with `watch`)
 };
 
 struct SettleReport {
@@ -54,9 +87,21 @@ struct SettleReport {
   uint64_t naked = 0;
   uint64_t settle_failures = 0;         // acks, terms or naks the client failed to send
   std::chrono::milliseconds nak_delay{0};  // when nak'd
+  // Abandon's report: the flush ran past flush_timeout and the batch was nak'd while it went on.
+  bool abandoned = false;
+  // Settle's report of an abandoned flush that has now returned (`status` is what it returned):
+  // nothing was settled, and the batch is left as it was for its owner to clear.
+  bool late = false;
 };
 
-// Settles every message of `batch` and clears it. REQUIRES: !batch.empty().
+// Settles every message of `batch` and clears it (but for a `late` report). REQUIRES:
+// !batch.empty().
 SettleReport Settle(Batch& batch, SettleContext& context);
+
+// Naks every message of `batch` not settled yet, releasing it from the KeepAlive first, with the
+// backoff's delay, counts the flush as failed and logs it; touches nothing else of the batch (its
+// rows are still being flushed). REQUIRES: context.watch->AbandonIfOverdue returned true for the
+// flush of `batch`.
+SettleReport Abandon(Batch& batch, SettleContext& context);
 
 }  // namespace sinkd::drain

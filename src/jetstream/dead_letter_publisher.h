@@ -1,7 +1,7 @@
 // DeadLetterPublisher stores what a drain could not read on GARM_SINK_DEAD, synchronously: Publish
 // returns OK only when the stream has acknowledged the record, and only then may its message be
 // terminated. Subject garm.v1.sink.dead.<origin>; headers, exactly:
-//   Garm-Dead-Reason       unmarshal | missing_event_id | missing_time
+//   Garm-Dead-Reason       unmarshal | missing_event_id | missing_time | too_many_partitions
 //   Garm-Dead-Error        the reject's error text
 //   Garm-Dead-Stream       the origin stream (GARM_LEDGER, GARM_AUDIT)
 //   Garm-Dead-Subject      the original subject

@@ -54,6 +54,11 @@ std::string DrainMetrics::Render(int64_t now_unix_ns) const {
   w.Metric("sinkd_flushes_total", "counter", "Batches flushed and acknowledged.", D(flushes));
   w.Metric("sinkd_flush_failures_total", "counter",
            "Batches whose flush or dead-letter write failed and were nak'd.", D(flush_failures));
+  w.Metric("sinkd_flushes_abandoned_total", "counter",
+           "Flushes abandoned past --flush-timeout (their batches nak'd).", D(flushes_abandoned));
+  w.Metric("sinkd_flush_stuck", "gauge",
+           "1 while an abandoned flush has not returned: the drain holds and fetches nothing.",
+           flush_stuck.load() ? 1 : 0);
   w.Hist("sinkd_flush_duration_seconds", "Time to write one batch durably.", flush_seconds);
   w.Hist("sinkd_rows_per_flush", "Rows in one flushed batch.", rows_per_flush);
   w.Head("sinkd_dead_letters_total", "counter",
@@ -61,6 +66,8 @@ std::string DrainMetrics::Render(int64_t now_unix_ns) const {
   w.Value("sinkd_dead_letters_total", D(dead_unmarshal), ",reason=\"unmarshal\"");
   w.Value("sinkd_dead_letters_total", D(dead_missing_event_id), ",reason=\"missing_event_id\"");
   w.Value("sinkd_dead_letters_total", D(dead_missing_time), ",reason=\"missing_time\"");
+  w.Value("sinkd_dead_letters_total", D(dead_too_many_partitions),
+          ",reason=\"too_many_partitions\"");
   w.Metric("sinkd_naks_total", "counter", "Messages negatively acknowledged for redelivery.",
            D(naks));
   w.Metric("sinkd_retries_total", "counter",
@@ -82,15 +89,17 @@ std::string DrainMetrics::Render(int64_t now_unix_ns) const {
   w.Metric("sinkd_last_flush_timestamp_seconds", "gauge",
            "Unix time of the last successful flush; 0 before the first.",
            static_cast<double>(last_flush_unix_ns.load()) / 1e9);
-  w.Metric("sinkd_up", "gauge", "1 when connected, bound and the destination is reachable.",
+  w.Metric("sinkd_up", "gauge",
+           "1 when connected, bound, the destination is reachable and no flush was abandoned "
+           "since the last one that succeeded.",
            ready() ? 1 : 0);
   return std::move(w.out());
 }
 
 std::string DrainMetrics::Readiness() const {
   auto b = [](bool v) { return v ? "true" : "false"; };
-  return fmt::format("connected={} consumer_bound={} destination_reachable={}", b(connected),
-                     b(consumer_bound), b(destination_reachable));
+  return fmt::format("connected={} consumer_bound={} destination_reachable={} flush_in_time={}",
+                     b(connected), b(consumer_bound), b(destination_reachable), b(flush_in_time));
 }
 
 }  // namespace sinkd::metrics

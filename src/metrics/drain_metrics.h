@@ -1,8 +1,10 @@
 // DrainMetrics is what a running drain tells an operator, as Prometheus text: counters of messages,
 // rows, bytes, dead letters (by reason), naks and redeliveries; histograms of flush duration and
 // rows per flush; gauges of the consumer's pending and ack-pending counts, the age of the oldest
-// buffered row and the time of the last successful flush; and the three readiness facts /readyz
-// reports (connected, consumer bound, destination reachable).
+// buffered row and the time of the last successful flush; whether a flush abandoned past
+// --flush-timeout is still running; and the readiness facts /readyz reports (connected, consumer
+// bound, destination reachable, flushes in time: false from an abandoned flush until a flush
+// succeeds again).
 // Ownership: plain atomics, owned by whoever runs the drain; the HTTP listener borrows it.
 // Threads: safe for concurrent use because every field is an atomic (the drain writes, the
 // listener reads); a scrape may see one flush half-counted, never a torn value.
@@ -45,6 +47,8 @@ struct DrainMetrics {
   std::atomic<uint64_t> dead_unmarshal{0};   // dead letters newly stored, by reason
   std::atomic<uint64_t> dead_missing_event_id{0};
   std::atomic<uint64_t> dead_missing_time{0};
+  std::atomic<uint64_t> dead_too_many_partitions{0};
+  std::atomic<uint64_t> flushes_abandoned{0};  // flushes that ran past --flush-timeout
   std::atomic<uint64_t> naks{0};             // messages nak'd
   std::atomic<uint64_t> retries{0};          // messages delivered more than once
   std::atomic<uint64_t> ack_failures{0};     // acks or terms the client could not send
@@ -59,15 +63,19 @@ struct DrainMetrics {
   std::atomic<bool> connected{false};
   std::atomic<bool> consumer_bound{false};
   std::atomic<bool> destination_reachable{false};
+  std::atomic<bool> flush_in_time{true};  // false from an abandoned flush to the next success
+  std::atomic<bool> flush_stuck{false};   // a thread is still inside an abandoned flush
 
   Histogram<10> flush_seconds{{0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60}};
   Histogram<8> rows_per_flush{{1, 10, 100, 1000, 10000, 50000, 100000, 250000}};
 
-  bool ready() const { return connected && consumer_bound && destination_reachable; }
+  bool ready() const {
+    return connected && consumer_bound && destination_reachable && flush_in_time;
+  }
   // The Prometheus text exposition (version 0.0.4) of every metric; `now_unix_ns` dates the
   // oldest-buffered-row age.
   std::string Render(int64_t now_unix_ns) const;
-  // "connected=true consumer_bound=true destination_reachable=false".
+  // "connected=true consumer_bound=true destination_reachable=false flush_in_time=true".
   std::string Readiness() const;
 };
 

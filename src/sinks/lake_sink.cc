@@ -34,15 +34,52 @@ lake::Provenance ProvenanceOf(const std::string& id, std::span<const Record> rec
   return p;
 }
 
+// Flushes `records` (pushed one row each by `push`) in consecutive sub-ranges, each under keys of
+// its own: a sub-range ends once its rows reach batch_max_bytes, or before the record whose
+// partition would be one more than `cap` allows (Parts per flush stay bounded: a record's type
+// and time are the producer's). The same records always split at the same places, so a
+// redelivery writes the same keys.
+template <typename Record, typename Push>
+Status FlushInRanges(std::span<const Record> records, const std::string& id,
+                     lake::LakeWriter& writer, row::RowBatch& rows, batch::PartitionCap& cap,
+                     size_t batch_max_bytes, const Push& push) {
+  rows.Clear();
+  cap.Clear();
+  rows.Reserve(records.size());
+  size_t first = 0;  // of the rows in `rows`
+  auto flush = [&](size_t end) -> Status {
+    auto report = writer.Flush(rows, ProvenanceOf(id, records.subspan(first, end - first)));
+    if (!report.ok()) return report.status();
+    rows.Clear();
+    cap.Clear();
+    first = end;
+    return Status::OK();
+  };
+  for (size_t i = 0; i < records.size(); ++i) {
+    push(records[i], i);
+    if (!cap.Take(rows, rows.rows() - 1)) {
+      rows.TruncateRows(rows.rows() - 1);
+      SINKD_RETURN_IF_ERROR(flush(i));
+      push(records[i], i);
+      (void)cap.Take(rows, 0);  // the first of a batch always fits
+    }
+    if (rows.bytes() < batch_max_bytes && i + 1 < records.size()) continue;
+    SINKD_RETURN_IF_ERROR(flush(i + 1));
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 LakeEventSink::LakeEventSink(std::string id, std::unique_ptr<lake::Destination> destination,
-                             lake::LakeWriterOptions options, size_t batch_max_bytes)
+                             lake::LakeWriterOptions options, size_t batch_max_bytes,
+                             size_t max_partitions)
     : id_(std::move(id)),
       destination_(std::move(destination)),
       writer_(*destination_, std::move(options)),
       batch_max_bytes_(batch_max_bytes),
-      batch_(kOutboxEventColumns) {}
+      batch_(kOutboxEventColumns),
+      cap_(kOutboxEventColumns, max_partitions) {}
 
 Status LakeEventSink::Open() {
   return destination_->Ensure().WithContext("lake sink " + id_ + " (" + destination_->Describe() +
@@ -61,42 +98,34 @@ Status LakeEventSink::Deliver(std::span<const Event> events) {
     }
     micros_.push_back(*micros);
   }
-  batch_.Clear();
-  batch_.Reserve(events.size());
-  size_t first = 0;  // of the rows in batch_
-  for (size_t i = 0; i < events.size(); ++i) {
-    const Event& e = events[i];
-    PushString(batch_, 0, e.id);
-    PushString(batch_, 1, e.type);
-    PushString(batch_, 2, e.tenant_id);
-    PushString(batch_, 3, e.subject);
-    PushInt(batch_, 4, micros_[i]);
-    PushString(batch_, 5, e.sequence);
-    PushInt(batch_, 6, static_cast<int64_t>(e.txid));
-    PushInt(batch_, 7, e.seq);
-    PushString(batch_, 8, JsonOrNull(e.data_json));
-    batch_.CommitRow();
-    if (batch_.bytes() < batch_max_bytes_ && i + 1 < events.size()) continue;
-    auto report = writer_.Flush(batch_, ProvenanceOf(id_, events.subspan(first, i + 1 - first)));
-    if (!report.ok()) {
-      // A Reject (rows the Parquet writer can never encode) stays one, so a lone event is
-      // dead-lettered at once; every other failure is transient for the dispatcher.
-      const Status& s = report.status();
-      return (s.IsReject() ? s : s.As(Status::Retry)).WithContext("lake sink " + id_);
-    }
-    batch_.Clear();
-    first = i + 1;
-  }
+  Status s = FlushInRanges(events, id_, writer_, batch_, cap_, batch_max_bytes_,
+                           [&](const Event& e, size_t i) {
+                             PushString(batch_, 0, e.id);
+                             PushString(batch_, 1, e.type);
+                             PushString(batch_, 2, e.tenant_id);
+                             PushString(batch_, 3, e.subject);
+                             PushInt(batch_, 4, micros_[i]);
+                             PushString(batch_, 5, e.sequence);
+                             PushInt(batch_, 6, static_cast<int64_t>(e.txid));
+                             PushInt(batch_, 7, e.seq);
+                             PushString(batch_, 8, JsonOrNull(e.data_json));
+                             batch_.CommitRow();
+                           });
+  // A Reject (rows the Parquet writer can never encode) stays one, so a lone event is
+  // dead-lettered at once; every other failure is transient for the dispatcher.
+  if (!s.ok()) return (s.IsReject() ? s : s.As(Status::Retry)).WithContext("lake sink " + id_);
   return Status::OK();
 }
 
 LakeAuditSink::LakeAuditSink(std::string id, std::unique_ptr<lake::Destination> destination,
-                             lake::LakeWriterOptions options, size_t batch_max_bytes)
+                             lake::LakeWriterOptions options, size_t batch_max_bytes,
+                             size_t max_partitions)
     : id_(std::move(id)),
       destination_(std::move(destination)),
       writer_(*destination_, std::move(options)),
       batch_max_bytes_(batch_max_bytes),
-      batch_(kOutboxAuditColumns) {}
+      batch_(kOutboxAuditColumns),
+      cap_(kOutboxAuditColumns, max_partitions) {}
 
 Status LakeAuditSink::Open() {
   return destination_->Ensure().WithContext("lake audit sink " + id_ + " (" +
@@ -105,29 +134,20 @@ Status LakeAuditSink::Open() {
 
 Status LakeAuditSink::Write(std::span<const AuditRecord> records) {
   // Audit rows are never skipped, so nothing here refuses one: an empty id is written as it is.
-  batch_.Clear();
-  batch_.Reserve(records.size());
-  size_t first = 0;  // of the rows in batch_
-  for (size_t i = 0; i < records.size(); ++i) {
-    const AuditRecord& r = records[i];
-    PushString(batch_, 0, r.id);
-    PushString(batch_, 1, r.tenant_id);
-    PushInt(batch_, 2, r.time_micros);
-    PushString(batch_, 3, r.action);
-    PushString(batch_, 4, r.resource_type);
-    PushString(batch_, 5, r.resource_id);
-    PushString(batch_, 6, JsonOrNull(r.admission_json));
-    PushString(batch_, 7, JsonOrNull(r.details_json));
-    PushString(batch_, 8, r.sequence);
-    batch_.CommitRow();
-    if (batch_.bytes() < batch_max_bytes_ && i + 1 < records.size()) continue;
-    auto report = writer_.Flush(batch_, ProvenanceOf(id_, records.subspan(first, i + 1 - first)));
-    if (!report.ok()) {
-      return report.status().As(Status::Retry).WithContext("lake audit sink " + id_);
-    }
-    batch_.Clear();
-    first = i + 1;
-  }
+  Status s = FlushInRanges(records, id_, writer_, batch_, cap_, batch_max_bytes_,
+                           [&](const AuditRecord& r, size_t) {
+                             PushString(batch_, 0, r.id);
+                             PushString(batch_, 1, r.tenant_id);
+                             PushInt(batch_, 2, r.time_micros);
+                             PushString(batch_, 3, r.action);
+                             PushString(batch_, 4, r.resource_type);
+                             PushString(batch_, 5, r.resource_id);
+                             PushString(batch_, 6, JsonOrNull(r.admission_json));
+                             PushString(batch_, 7, JsonOrNull(r.details_json));
+                             PushString(batch_, 8, r.sequence);
+                             batch_.CommitRow();
+                           });
+  if (!s.ok()) return s.As(Status::Retry).WithContext("lake audit sink " + id_);
   return Status::OK();
 }
 

@@ -13,8 +13,12 @@
 // writer refuses (a string that is not UTF-8) — makes the call fail with Reject (permanent: the
 // dispatcher isolates and dead-letters it); any other failed flush is Retry.
 // A delivery whose rows pass `batch_max_bytes` is flushed in several consecutive sub-ranges, each
-// under its own key, so no column of a flush nears the 4 GiB its 32-bit offsets address; the same
-// batch always splits at the same events, so a redelivery still writes the same keys.
+// under its own key, so no column of a flush nears the 4 GiB its 32-bit offsets address; so is one
+// whose rows span more than `max_partitions` partitions (date and type: the producer's; a
+// sub-range ends before the event that would be one partition too many), so no flush writes more
+// Parts than that. Nothing is dead-lettered for it: the outbox is our own database, and splitting
+// loses nothing. The same batch always splits at the same events, so a redelivery still writes
+// the same keys.
 // Ownership: owns its Destination. Threads: one thread at a time (the sink's loop).
 #pragma once
 
@@ -22,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "batch/partition_cap.h"
 #include "lake/destination.h"
 #include "lake/lake_writer.h"
 #include "row/row_batch.h"
@@ -33,8 +38,10 @@ class LakeEventSink final : public EventSink {
  public:
   // REQUIRES: options.key_prefix and options.instance are safe key tokens (checked by the registry).
   // REQUIRES: row::CheckBatchMaxBytes accepts batch_max_bytes (the registry checks it).
+  // REQUIRES: max_partitions >= 1 (the registry checks it).
   LakeEventSink(std::string id, std::unique_ptr<lake::Destination> destination,
-                lake::LakeWriterOptions options, size_t batch_max_bytes = row::kDefaultBatchBytes);
+                lake::LakeWriterOptions options, size_t batch_max_bytes = row::kDefaultBatchBytes,
+                size_t max_partitions = batch::kDefaultMaxPartitionsPerFlush);
 
   const std::string& id() const override { return id_; }
   // Ensures the destination (creates the lake root, checks the bucket).
@@ -47,13 +54,15 @@ class LakeEventSink final : public EventSink {
   lake::LakeWriter writer_;
   size_t batch_max_bytes_;
   row::RowBatch batch_;  // reused between calls
+  batch::PartitionCap cap_;  // of batch_
   std::vector<int64_t> micros_;  // each event's time, parsed before anything is written
 };
 
 class LakeAuditSink final : public AuditSink {
  public:
   LakeAuditSink(std::string id, std::unique_ptr<lake::Destination> destination,
-                lake::LakeWriterOptions options, size_t batch_max_bytes = row::kDefaultBatchBytes);
+                lake::LakeWriterOptions options, size_t batch_max_bytes = row::kDefaultBatchBytes,
+                size_t max_partitions = batch::kDefaultMaxPartitionsPerFlush);
 
   const std::string& id() const override { return id_; }
   Status Open() override;
@@ -65,6 +74,7 @@ class LakeAuditSink final : public AuditSink {
   lake::LakeWriter writer_;
   size_t batch_max_bytes_;
   row::RowBatch batch_;
+  batch::PartitionCap cap_;  // of batch_
 };
 
 }  // namespace sinkd::sinks

@@ -43,6 +43,15 @@ Result<size_t> BatchMaxBytes(const config::SinkConfig& entry, config::OptionRead
   return static_cast<size_t>(bytes);
 }
 
+// A lake sink's max_partitions_per_flush: a delivery spanning more is flushed in sub-ranges.
+Result<size_t> MaxPartitions(config::OptionReader& o) {
+  SINKD_ASSIGN_OR_RETURN(int64_t n,
+                         o.Int("max_partitions_per_flush",
+                               static_cast<int64_t>(batch::kDefaultMaxPartitionsPerFlush), 1,
+                               std::numeric_limits<int64_t>::max()));
+  return static_cast<size_t>(n);
+}
+
 Result<std::unique_ptr<lake::Destination>> Destination(const config::SinkConfig& entry,
                                                        config::OptionReader& o,
                                                        const SinkEnvironment& env) {
@@ -58,9 +67,10 @@ Result<std::unique_ptr<EventSink>> MakeLakeEvents(const config::SinkConfig& entr
   SINKD_ASSIGN_OR_RETURN(lake::LakeWriterOptions options,
                          LakeOptions(entry, o, env, "outbox_events"));
   SINKD_ASSIGN_OR_RETURN(size_t max_bytes, BatchMaxBytes(entry, o));
+  SINKD_ASSIGN_OR_RETURN(size_t max_partitions, MaxPartitions(o));
   SINKD_ASSIGN_OR_RETURN(std::unique_ptr<lake::Destination> dest, Destination(entry, o, env));
   return std::unique_ptr<EventSink>(std::make_unique<LakeEventSink>(
-      entry.id, std::move(dest), std::move(options), max_bytes));
+      entry.id, std::move(dest), std::move(options), max_bytes, max_partitions));
 }
 
 Result<std::unique_ptr<AuditSink>> MakeLakeAudit(const config::SinkConfig& entry,
@@ -69,9 +79,10 @@ Result<std::unique_ptr<AuditSink>> MakeLakeAudit(const config::SinkConfig& entry
   SINKD_ASSIGN_OR_RETURN(lake::LakeWriterOptions options,
                          LakeOptions(entry, o, env, "outbox_audit"));
   SINKD_ASSIGN_OR_RETURN(size_t max_bytes, BatchMaxBytes(entry, o));
+  SINKD_ASSIGN_OR_RETURN(size_t max_partitions, MaxPartitions(o));
   SINKD_ASSIGN_OR_RETURN(std::unique_ptr<lake::Destination> dest, Destination(entry, o, env));
   return std::unique_ptr<AuditSink>(std::make_unique<LakeAuditSink>(
-      entry.id, std::move(dest), std::move(options), max_bytes));
+      entry.id, std::move(dest), std::move(options), max_bytes, max_partitions));
 }
 
 Result<std::unique_ptr<EventSink>> MakeJetStream(const config::SinkConfig& entry,

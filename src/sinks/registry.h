@@ -9,7 +9,8 @@
 // durable flush of Parquet files and 128 events per flush would mean thousands of tiny files). `lake`: lake_dir (or what the destination factory accepts), key_prefix
 // (default outbox_events / outbox_audit), zstd_level (3), row_group_rows (122880),
 // batch_max_bytes (512MiB, 1 MiB to 2 GiB, bytes or a size string such as "256MiB": the rows one
-// flush holds; a delivery past it is flushed in several Parts).
+// flush holds; a delivery past it is flushed in several Parts), max_partitions_per_flush (1000: a
+// delivery spanning more partitions is flushed in several sub-ranges).
 // `jetstream`: url (default $NATS_URL or nats://127.0.0.1:4222), subject_prefix (required),
 // timeout_ms (5000).
 // Threads: one thread at a time; built sinks are independent objects.

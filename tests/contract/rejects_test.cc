@@ -174,6 +174,7 @@ TEST(Rejects, ReasonNamesAreTheDeadLetterVocabulary) {
   EXPECT_EQ(ReasonName(RejectReason::kUnmarshal), "unmarshal");
   EXPECT_EQ(ReasonName(RejectReason::kMissingEventId), "missing_event_id");
   EXPECT_EQ(ReasonName(RejectReason::kMissingTime), "missing_time");
+  EXPECT_EQ(ReasonName(RejectReason::kTooManyPartitions), "too_many_partitions");
 }
 
 // With both problems, the id is reported: it is checked first, as in the Go sink.
