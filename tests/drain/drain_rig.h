@@ -21,7 +21,8 @@
 namespace sinkd::testing {
 
 // Fails the first `failures` flushes (Redeliver, or `failure` when set), takes `delay` per flush,
-// then writes through; records rows and sequence range per successful flush. The drain's thread
+// waits while `hang` is set (a write into a hung mount: nothing the drain does ends it), then
+// writes through; records rows and sequence range per successful flush. The drain's thread
 // writes the records, the test's reads them: only through the locked accessors.
 class ScriptedSink : public drain::Sink {
  public:
@@ -36,6 +37,7 @@ class ScriptedSink : public drain::Sink {
       return failure.ok() ? Status::Redeliver("scripted failure") : failure;
     }
     std::this_thread::sleep_for(delay.load());
+    while (hang.load()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     auto r = real_.Flush(rows, provenance);
     if (r.ok()) {
       std::lock_guard<std::mutex> lock(mu_);
@@ -64,6 +66,7 @@ class ScriptedSink : public drain::Sink {
   std::atomic<int> attempts{0};
   std::atomic<int> in_flight{0};  // Flush calls running now
   std::atomic<std::chrono::milliseconds> delay{std::chrono::milliseconds(0)};
+  std::atomic<bool> hang{false};
 
  private:
   struct InFlight {
@@ -118,20 +121,28 @@ class DrainRig {
     sink = std::make_unique<ScriptedSink>(*real_sink);
   }
   ~DrainRig() {
+    // A hung flush must end before the drain is destroyed (its Settler waits for it), also when
+    // a test stops early.
+    if (sink) sink->hang = false;
     Stop();
     if (::testing::Test::HasFailure()) std::fprintf(stderr, "drain log:\n%s", LogText().c_str());
     if (log_file != nullptr) std::fclose(log_file);
   }
 
-  // Binds the durable and runs the drain on a thread.
-  ::testing::AssertionResult Start() {
+  // Binds (another consumer object on) the durable, with the drain's settings.
+  Result<std::unique_ptr<jetstream::PullConsumer>> Bind() {
     jetstream::ConsumerConfig cc;
     cc.stream = options.stream;
     cc.durable = durable;
     cc.filter = audit_ ? jetstream::kAuditFilter : jetstream::kLedgerFilter;
     cc.ack_wait = options.EffectiveAckWait();
     cc.max_ack_pending = options.EffectiveMaxAckPending();
-    auto consumer_or = jetstream::PullConsumer::Bind(*connection, cc);
+    return jetstream::PullConsumer::Bind(*connection, cc);
+  }
+
+  // Binds the durable and runs the drain on a thread.
+  ::testing::AssertionResult Start() {
+    auto consumer_or = Bind();
     if (!consumer_or.ok()) return ::testing::AssertionFailure() << consumer_or.status().ToString();
     consumer = std::move(consumer_or).value();
     Status reachable = publisher->CheckReachable();
