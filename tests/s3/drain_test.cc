@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "outbox/process.h"
 #include "s3_server.h"
 
 namespace sinkd::s3 {
@@ -173,6 +174,114 @@ TEST(S3Drain, ADrainThroughThirtyPercentFaultsLandsEveryEventInTheBucket) {
   for (const auto& e : proxy.Log()) faults += e["fault"] != "none";
   EXPECT_GT(faults, 5u);
   EXPECT_NE(log.find("s3 request failed; retrying"), std::string::npos);
+}
+
+// The failure: a flush into a store that accepts the upload and never answers (with
+// --s3-request-timeout 0 no request deadline ends it) was waited for with no deadline while the
+// drain's keep-alives held its batch, so no other drain on the durable got those messages. Now
+// past --flush-timeout (2 s) the flush is abandoned and its messages nak'd: a second drain writes
+// them within the ack wait (3 s) plus the flush timeout (and a margin for the nak and a batch
+// interval), nothing is lost (DuckDB counts every event_id), the stuck drain reports itself not
+// ready and one SIGTERM still ends it (after a bounded wait for the hung flush).
+TEST(S3Drain, AFlushStuckOnAStoreThatNeverAnswersHandsItsMessagesToAnotherDrain) {
+  TempDir tmp;
+  const int nats_port = FreePort();
+  ASSERT_GT(nats_port, 0);
+  Child nats({"nats-server", "-js", "-a", "127.0.0.1", "-p", std::to_string(nats_port), "-sd",
+              (tmp / "js").string()},
+             tmp / "nats.log");
+  ASSERT_TRUE(WaitUntil([&] { return Connects(nats_port); }, std::chrono::seconds(15)))
+      << "nats-server did not start: " << ReadFile(tmp / "nats.log");
+  const std::string nats_url = "nats://127.0.0.1:" + std::to_string(nats_port);
+  CommandResult provision = RunCommand({SinkdBinary().string(), "provision", "--nats-url", nats_url});
+  ASSERT_EQ(provision.exit_code, 0) << provision.out << provision.err;
+  CommandResult generate =
+      RunCommand({SinkdBinary().string(), "generate", "ledger", "--messages", "20",
+                  "--events-per-batch", "50", "--expected-events", "1000", "--bad-share", "0",
+                  "-o", (tmp / "in.bin").string()});
+  ASSERT_EQ(generate.exit_code, 0) << generate.err;
+  CommandResult publish = RunCommand({SinkdBinary().string(), "publish", "ledger", "--nats-url",
+                                      nats_url, (tmp / "in.bin").string()});
+  ASSERT_EQ(publish.exit_code, 0) << publish.err;
+
+  S3Server server;
+  ASSERT_TRUE(server.ok()) << server.error();
+  FaultRates rates;
+  rates.stall = ".parquet";  // every Part upload is taken and never answered
+  FaultProxy stalling(server.port(), rates);
+  ASSERT_TRUE(stalling.ok()) << stalling.error();
+  const std::vector<std::string> env = {
+      std::string("AWS_ACCESS_KEY_ID=") + sinkd::testing::kTestKey,
+      std::string("AWS_SECRET_ACCESS_KEY=") + sinkd::testing::kTestSecret, "AWS_SESSION_TOKEN=",
+      "AWS_ENDPOINT_URL=", "S3_BUCKET=", "LAKE_DIR="};
+  const std::vector<std::string> common = {"--nats-url", nats_url, "--s3-bucket", "garm-lake",
+                                           "--batch-interval", "300ms", "--ack-wait", "3s",
+                                           "--flush-timeout", "2s"};
+  auto drain_args = [&](const std::string& endpoint, const std::string& instance,
+                        std::vector<std::string> more) {
+    std::vector<std::string> args = {SinkdBinary().string(), "drain", "ledger", "--s3-endpoint",
+                                     endpoint, "--instance-id", instance};
+    args.insert(args.end(), common.begin(), common.end());
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+  };
+  const int metrics_port = sinkd::outbox::testing::FreeLoopbackPort();
+  Child stuck(drain_args(stalling.endpoint(), "stuck-1",
+                         {"--s3-request-timeout", "0", "--metrics-listen",
+                          "127.0.0.1:" + std::to_string(metrics_port)}),
+              tmp / "stuck.log", env);
+  auto stalled = [&] {
+    for (const auto& e : stalling.Log()) {
+      if (e["fault"] == "stall") return true;
+    }
+    return false;
+  };
+  ASSERT_TRUE(WaitUntil(stalled, std::chrono::seconds(20)))
+      << "premise: the stuck drain's first Part upload must have reached the stalling store\n"
+      << ReadFile(tmp / "stuck.log");
+  const auto stalled_at = std::chrono::steady_clock::now();
+
+  Child other(drain_args(server.endpoint(), "other-2", {}), tmp / "other.log", env);
+  const std::string glob = (server.BucketDir() / "ledger/**/*._S3rver_object").string();
+  auto distinct = [&]() -> std::string {
+    if (server.Keys().empty()) return "0";
+    auto q = DuckDb("SELECT count(DISTINCT event_id) FROM read_parquet(" + SqlQuote(glob) +
+                    ", hive_partitioning=true)");
+    return q.ok && !q.rows.empty() ? q.rows[0][0] : "error: " + q.error;
+  };
+  // 3 s ack wait + 2 s flush timeout; 10 s more for the second process to start, the nak delay
+  // (1 s), its batch interval and its flush. Before the fix the first attempt alone stalled 30 s
+  // (curl's low-speed limit) and there were six.
+  const bool all = WaitUntil([&] { return distinct() == "1000"; }, std::chrono::seconds(15),
+                             std::chrono::milliseconds(500));
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - stalled_at).count();
+  std::printf("the other drain wrote every held event %.1f s after the stall\n", seconds);
+  ASSERT_TRUE(all) << "distinct events in the bucket: " << distinct() << "\nstuck drain:\n"
+                   << ReadFile(tmp / "stuck.log").substr(0, 6000) << "\nother drain:\n"
+                   << ReadFile(tmp / "other.log").substr(0, 3000);
+
+  const auto ready = sinkd::outbox::testing::HttpGet(metrics_port, "/readyz");
+  EXPECT_EQ(ready.code, 503) << ready.body;
+  EXPECT_NE(ready.body.find("flush_in_time=false"), std::string::npos) << ready.body;
+  const auto page = sinkd::outbox::testing::HttpGet(metrics_port, "/metrics").body;
+  EXPECT_NE(page.find("sinkd_flush_stuck{origin=\"ledger\"} 1"), std::string::npos) << page;
+  EXPECT_NE(page.find("sinkd_flushes_abandoned_total{origin=\"ledger\"} 1"), std::string::npos)
+      << page;
+
+  const auto stopping = std::chrono::steady_clock::now();
+  const int stuck_exit = stuck.Stop(std::chrono::seconds(40));
+  const double stop_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - stopping).count();
+  const std::string stuck_log = ReadFile(tmp / "stuck.log");
+  EXPECT_EQ(stuck_exit, 1) << "one SIGTERM ends a drain whose flush is stuck\n" << stuck_log;
+  EXPECT_LT(stop_seconds, 20.0) << "a bounded wait for the hung flush (10 s), then exit";
+  EXPECT_NE(stuck_log.find("exiting without it"), std::string::npos) << stuck_log;
+  EXPECT_EQ(other.Stop(std::chrono::seconds(30)), 0);
+  EXPECT_EQ(distinct(), "1000") << "nothing lost";
+  for (const std::string& key : server.Keys()) {
+    EXPECT_EQ(key.find("stuck-1"), std::string::npos) << "the stalled store took a Part: " << key;
+  }
 }
 
 }  // namespace

@@ -148,6 +148,10 @@ FaultProxy::FaultProxy(int upstream_port, const FaultRates& r) {
                                    "--rate-latency", std::to_string(r.latency),
                                    "--latency-ms", std::to_string(r.latency_ms),
                                    "--log", (dir_.path() / "faults.jsonl").string()};
+  if (!r.stall.empty()) {
+    args.push_back("--stall");
+    args.push_back(r.stall);
+  }
   process_ = std::make_unique<NodeProcess>(args, dir_.path() / "proxy.err");
 }
 

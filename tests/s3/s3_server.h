@@ -83,6 +83,7 @@ struct FaultRates {
   double latency = 0;
   int latency_ms = 20;
   int seed = 1;
+  std::string stall;  // a request whose URL contains this is never answered ("": none)
 };
 
 class FaultProxy {

@@ -2,7 +2,9 @@
 // at configurable rates, answered 500 InternalError or 503 SlowDown without reaching the store,
 // reset before it reaches the store, forwarded and then reset or answered 500 after the store did
 // the work (the answer is lost: the case that makes a retried create meet its own object), or
-// delayed. Faults are drawn from a seeded generator, so a run is repeatable.
+// delayed. Faults are drawn from a seeded generator, so a run is repeatable. A request whose URL
+// contains the --stall text is read and never answered (a store that accepts and hangs), before
+// any drawn fault.
 //
 //   node fault-proxy.js UPSTREAM_PORT [options]
 //     --port N             listen port (default 0: the OS chooses)
@@ -14,6 +16,7 @@
 //     --rate-500-after R   forward, let the store answer, then answer 500    (default 0)
 //     --rate-latency R     delay the request by --latency-ms                  (default 0)
 //     --latency-ms N       (default 50)
+//     --stall TEXT         never answer a request whose URL contains TEXT     (default: none)
 //     --log FILE           one JSON line per request: method, url, fault
 // First line printed: "fault-proxy listening on 127.0.0.1:<port>". SIGTERM/SIGINT exit 0.
 import fs from 'node:fs';
@@ -37,6 +40,7 @@ function parseArgs(argv) {
     else if (a === '--latency-ms') opts.latencyMs = Number(value());
     else if (a === '--rate-latency') opts.latencyRate = Number(value());
     else if (a === '--log') opts.log = value();
+    else if (a === '--stall') opts.stall = value();
     else if (a.startsWith('--rate-') && a.slice(7) in opts.rates) opts.rates[a.slice(7)] = Number(value());
     else if (a.startsWith('--')) throw new Error(`unknown option ${a}`);
     else positional.push(a);
@@ -82,6 +86,13 @@ function main() {
   };
 
   const server = http.createServer((req, res) => {
+    if (opts.stall && req.url.includes(opts.stall)) {
+      if (log !== null) {
+        fs.writeSync(log, JSON.stringify({ method: req.method, url: req.url, fault: 'stall', delay: 0 }) + '\n');
+      }
+      req.resume();  // the body is taken, the answer never comes
+      return;
+    }
     const fault = pick();
     const delay = random() < opts.latencyRate ? opts.latencyMs : 0;
     if (log !== null) {
