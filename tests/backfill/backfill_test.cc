@@ -17,6 +17,7 @@
 #include "lake/dir_destination.h"
 #include "support/support.h"
 #include "support/wrapped_destination.h"
+#include "garm/ledger/v1/event.pb.h"
 #include "traffic/traffic_generator.h"
 
 namespace sinkd {
@@ -234,6 +235,47 @@ TEST(Backfill, BatchesCloseAfterTheSameMessageAtAnyDecodeThreadCountAndRunLength
   EXPECT_TRUE(lakes[2] == lakes[0]) << "2 threads, runs of 7: another lake than one by one";
   EXPECT_EQ(flushes[3], flushes[0]);
   EXPECT_TRUE(lakes[3] == lakes[0]) << "AddRun, runs of 5 views: another lake than one by one";
+}
+
+// A Batch of `apps` events, event i of app "<prefix><i>".
+std::string AppsBatch(const std::string& prefix, int apps) {
+  garm::ledger::v1::Batch batch;
+  for (int i = 0; i < apps; ++i) {
+    garm::ledger::v1::Event* e = batch.add_events();
+    e->set_event_id(prefix + "-e" + std::to_string(i));
+    e->mutable_time()->set_seconds(1'790'640'000);
+    e->set_app(prefix + std::to_string(i));
+  }
+  return batch.SerializeAsString();
+}
+
+// `import` shares the drain's Batch, so its flushes have the same cap: a message that would take
+// a batch past it starts the next batch, and the events of one that alone spans more partitions
+// than the cap go to the dead-letter file (too_many_partitions), one line each.
+TEST(Backfill, AMessageSpanningMorePartitionsThanTheCapSendsTheRestToTheDeadLetterFile) {
+  TempDir tmp;
+  auto dir = DirLake(tmp / "lake");
+  std::FILE* devnull = std::fopen("/dev/null", "w");
+  Logger log(devnull);
+  backfill::BackfillOptions options = Options();
+  options.max_partitions_per_flush = 4;
+  backfill::Backfill backfill(*dir, options, log);
+  ASSERT_TRUE(backfill.Add(AppsBatch("x", 3), "in").ok());
+  ASSERT_TRUE(backfill.Add(AppsBatch("y", 6), "in").ok());
+  ASSERT_TRUE(backfill.Finish().ok());
+  std::fclose(devnull);
+  EXPECT_EQ(backfill.report().flushes, 2u) << "message 2 did not fit beside message 1";
+  EXPECT_EQ(backfill.report().rows, 7u);
+  EXPECT_EQ(backfill.report().parts, 7u);
+  EXPECT_EQ(backfill.report().rejects, 2u);
+  ASSERT_EQ(backfill.report().dead_letter_keys.size(), 1u);
+  auto dead = DuckDb("SELECT reason, sequence, event_index FROM read_json(" +
+                     SqlQuote((tmp / "lake" / backfill.report().dead_letter_keys[0]).string()) +
+                     ") ORDER BY event_index");
+  ASSERT_TRUE(dead.ok) << dead.error;
+  EXPECT_EQ(dead.rows, (std::vector<std::vector<std::string>>{{"too_many_partitions", "2", "4"},
+                                                              {"too_many_partitions", "2", "5"}}));
+  EXPECT_EQ(RowsAndDistinct(tmp / "lake"), "7 7");
 }
 
 }  // namespace

@@ -42,11 +42,41 @@ TEST(DrainCli, BadBatchFlagsAreRefusedBeforeAnythingConnects) {
   EXPECT_NE(r.err.find("--batch-max-rows"), std::string::npos) << r.err;
   r = SinkdNoEnv({"drain", "audit", "--lake-dir", "/tmp/x", "--ack-wait", "1s"});
   EXPECT_NE(r.err.find("--ack-wait"), std::string::npos) << r.err;
+  r = SinkdNoEnv({"drain", "ledger", "--lake-dir", "/tmp/x", "--max-partitions-per-flush", "0"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("--max-partitions-per-flush must be at least 1"), std::string::npos)
+      << r.err;
+  r = SinkdNoEnv({"import", "ledger", "--lake-dir", "/tmp/x", "--max-partitions-per-flush", "0",
+                  "/dev/null"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("--max-partitions-per-flush must be at least 1"), std::string::npos)
+      << r.err;
   r = SinkdNoEnv({"drain"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("sinkd drain needs a subcommand: audit, ledger"), std::string::npos) << r.err;
   r = SinkdNoEnv({"tail"});
   EXPECT_NE(r.err.find("sinkd tail needs a subcommand: audit, ledger"), std::string::npos) << r.err;
+}
+
+// The cap is a drain setting like the batch limits: [drain.ledger] max_partitions_per_flush
+// reaches the flag (config show says where it came from), and 0 is refused naming the flag.
+TEST(DrainCli, ThePartitionCapIsReadFromTheDrainsSection) {
+  testing::TempDir dir;
+  const std::string file = (dir / "sinkd.toml").string();
+  testing::WriteFile(file, "[lake]\ndir = \"/tmp/x\"\n\n[drain.ledger]\nmax_partitions_per_flush = 7\n");
+  auto show = SinkdNoEnv({"config", "show", "--config", file});
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_NE(show.out.find("drain.ledger.max_partitions_per_flush = 7  # " + file + ":5:28\n"),
+            std::string::npos)
+      << show.out;
+  EXPECT_NE(show.out.find("drain.audit.max_partitions_per_flush = 1000  # default\n"),
+            std::string::npos)
+      << show.out;
+  testing::WriteFile(file, "[lake]\ndir = \"/tmp/x\"\n\n[drain.ledger]\nmax_partitions_per_flush = 0\n");
+  auto zero = SinkdNoEnv({"drain", "ledger", "--config", file});
+  EXPECT_EQ(zero.exit_code, 1);
+  EXPECT_NE(zero.err.find("--max-partitions-per-flush must be at least 1"), std::string::npos)
+      << zero.err;
 }
 
 // A batch closes one fetch past --batch-max-bytes, and a string column's offsets are 32-bit:

@@ -143,6 +143,40 @@ TEST(LakeSink, ADeliveryPastItsByteLimitIsFlushedInConsecutiveRanges) {
   EXPECT_EQ(r.rows[0], (std::vector<std::string>{"6", "6", "400002"}));
 }
 
+// A type and a time are the producer's: a delivery spanning more partitions than
+// max_partitions_per_flush is flushed in consecutive sub-ranges, each ending before the event
+// that would be one partition too many, so no flush writes more Parts than that; nothing is
+// dead-lettered (the outbox is our own database) and an event of a partition already in the
+// sub-range never starts a new one.
+TEST(LakeSink, ADeliverySpanningMorePartitionsThanItsCapIsFlushedInConsecutiveRanges) {
+  TempDir tmp;
+  auto dest = lake::DirDestination::Make(tmp.path().string());
+  ASSERT_TRUE(dest.ok());
+  LakeEventSink sink("lake", std::move(dest).value(), Options(), row::kDefaultBatchBytes, 3);
+  ASSERT_TRUE(sink.Open().ok());
+  std::vector<Event> events;
+  // Events 1-4 are types a, b, a, c (three partitions), 5 is d (a fourth), 6-7 are e and d.
+  const char* types[] = {"a", "b", "a", "c", "d", "e", "d"};
+  for (int n = 1; n <= 7; ++n) {
+    events.push_back(MakeEvent(n, types[n - 1], "2026-12-01T00:00:00Z"));
+  }
+  ASSERT_TRUE(sink.Deliver(events).ok());
+  std::vector<std::string> names;
+  for (const auto& e : fs::recursive_directory_iterator(tmp.path())) {
+    if (e.path().extension() == ".parquet") names.push_back(e.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "part-test-1-1-4-0.parquet", "part-test-1-1-4-1.parquet",
+                       "part-test-1-1-4-2.parquet", "part-test-1-5-7-0.parquet",
+                       "part-test-1-5-7-1.parquet"}))
+      << "events 1-4 in three Parts, then 5-7 (types d, e) in two";
+  auto r = DuckDb("SELECT count(*), count(DISTINCT event_id) FROM read_parquet(" +
+                  Glob(tmp.path()) + ")");
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.rows[0], (std::vector<std::string>{"7", "7"}));
+}
+
 // An event the lake cannot take would fail every redelivery: it is a permanent failure, and
 // nothing of its batch is written.
 TEST(LakeSink, AnEventWithoutAnIdOrAReadableTimeIsRejectedAndNothingIsWritten) {

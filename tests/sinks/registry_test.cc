@@ -90,6 +90,22 @@ TEST(Registry, ALakeSinksBatchByteLimitIsReadAndCappedAtTwoGiB) {
   ExpectInvalid(registry.MakeAuditSink(c.audit_sinks[0], env).status(), "batch_max_bytes");
 }
 
+// The partitions one lake flush may write is read from the entry; below 1 nothing could be
+// written, so it is refused naming the key.
+TEST(Registry, ALakeSinksPartitionCapIsReadAndMustBeAtLeastOne) {
+  sinkd::testing::TempDir tmp;
+  const SinkRegistry registry = SinkRegistry::Builtin();
+  const auto c = Parse(
+      "[[sinks.events]]\nid = \"ok\"\ntype = \"lake\"\nmax_partitions_per_flush = 5\n"
+      "[[sinks.events]]\nid = \"none\"\ntype = \"lake\"\nmax_partitions_per_flush = 0\n"
+      "[[sinks.audit]]\nid = \"archive\"\ntype = \"lake\"\nmax_partitions_per_flush = 0\n");
+  const SinkEnvironment env = Env(tmp.path().string());
+  auto ok = registry.MakeEventSink(c.event_sinks[0], env);
+  EXPECT_TRUE(ok.ok()) << ok.status().ToString();
+  ExpectInvalid(registry.MakeEventSink(c.event_sinks[1], env).status(), "max_partitions_per_flush");
+  ExpectInvalid(registry.MakeAuditSink(c.audit_sinks[0], env).status(), "max_partitions_per_flush");
+}
+
 // A program linking sinkd can register its own sink type and configure it like a built-in.
 class MySink final : public EventSink {
  public:
