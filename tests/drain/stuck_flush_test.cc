@@ -111,9 +111,10 @@ TEST(StuckFlush, AFlushPastItsTimeoutIsAbandonedAndAnotherDrainWritesItsMessages
   // The hung flush returns OK and lands its Part late (a copy): nothing is acked for it, and the
   // drain stays not ready until a flush of its own succeeds.
   rig.sink->hang = false;
-  ASSERT_TRUE(WaitUntil([&] { return !rig.metrics.flush_stuck.load(); }, 10s));
+  ASSERT_TRUE(WaitUntil([&] { return rig.sink->flushes() == 1; }, 10s))
+      << "premise: the late flush itself succeeded";
+  EXPECT_TRUE(WaitUntil([&] { return !rig.metrics.flush_stuck.load(); }, 10s));
   EXPECT_EQ(rig.metrics.flushes.load(), 0u) << "the abandoned batch was acked after its flush";
-  EXPECT_EQ(rig.sink->flushes(), 1u) << "premise: the late flush itself succeeded";
   EXPECT_FALSE(rig.metrics.ready()) << rig.metrics.Readiness();
   const auto [distinct, rows] = DistinctAndRows(rig.lake_dir());
   EXPECT_EQ(distinct, 8u);
