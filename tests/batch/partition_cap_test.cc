@@ -1,0 +1,68 @@
+// PartitionCap counts what PartitionRows would make Parts of (the day, then each partition column)
+// as rows come, and has room for exactly `max` of them.
+#include "batch/partition_cap.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "batch/civil_date.h"
+#include "batch/partitioner.h"
+#include "row/ledger_columns.h"
+
+namespace sinkd::batch {
+namespace {
+
+// A ledger row of app `app` at `micros`; every other column its zero value.
+void AddCapRow(row::RowBatch& batch, int64_t micros, std::string_view app) {
+  const auto& columns = batch.table().columns;
+  for (size_t i = 0; i < columns.size(); ++i) {
+    row::ColumnBuffer& c = batch.column(static_cast<int>(i));
+    switch (c.type) {
+      case row::ColumnType::kString:
+        c.strings.push_back(columns[i].name == "app" ? app : std::string_view("x"));
+        break;
+      case row::ColumnType::kTimestamp: c.int64s.push_back(micros); break;
+      case row::ColumnType::kInt64: c.int64s.push_back(0); break;
+      case row::ColumnType::kInt32: c.int32s.push_back(0); break;
+      case row::ColumnType::kDouble: c.doubles.push_back(0); break;
+      case row::ColumnType::kBool: c.bools.push_back(0); break;
+    }
+  }
+  batch.CommitRow();
+}
+
+// The day is a partition as much as the app (a publisher controls both): one app over three days
+// is three partitions, and with room for two the third day is refused while rows of the first
+// two still fit. Rolled back, the partitions counted since are forgotten, so the refused day
+// fits again.
+TEST(PartitionCap, DaysAndAppsBothCountAndTheCapHasRoomForExactlyMax) {
+  constexpr int64_t kNoon = 20725 * kMicrosPerDay + kMicrosPerDay / 2;
+  row::RowBatch batch(row::kLedgerColumns);
+  PartitionCap cap(row::kLedgerColumns, 2);
+  AddCapRow(batch, kNoon, "svc");
+  AddCapRow(batch, kNoon + kMicrosPerDay, "svc");
+  AddCapRow(batch, kNoon + 2 * kMicrosPerDay, "svc");
+  AddCapRow(batch, kNoon + 1, "svc");
+  AddCapRow(batch, kNoon, "other");
+  EXPECT_TRUE(cap.Take(batch, 0));
+  EXPECT_TRUE(cap.Take(batch, 1));
+  EXPECT_TRUE(cap.full());
+  EXPECT_FALSE(cap.Take(batch, 2)) << "a third day is a third partition";
+  EXPECT_TRUE(cap.Take(batch, 3)) << "the first day again: no new partition";
+  EXPECT_FALSE(cap.Take(batch, 4)) << "another app on the first day is a new partition";
+  EXPECT_EQ(cap.partitions(), 2u);
+  EXPECT_EQ(PartitionRows(batch).size(), 4u) << "what the cap counts is what PartitionRows makes";
+  cap.RollBack(1);
+  EXPECT_EQ(cap.partitions(), 1u);
+  EXPECT_TRUE(cap.Take(batch, 2)) << "room again for one more";
+  EXPECT_FALSE(cap.Take(batch, 1));
+  cap.Clear();
+  EXPECT_EQ(cap.partitions(), 0u);
+  PartitionCap none(row::kLedgerColumns, 0);
+  for (size_t r = 0; r < batch.rows(); ++r) EXPECT_TRUE(none.Take(batch, r)) << "0: no cap";
+  EXPECT_EQ(none.partitions(), 0u);
+}
+
+}  // namespace
+}  // namespace sinkd::batch
