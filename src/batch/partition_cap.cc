@@ -4,14 +4,6 @@
 
 namespace sinkd::batch {
 
-bool Matches(const PartitionCap::OwnedKey& stored, const internal::KeyView& key) {
-  if (stored.day != key.day || stored.values.size() != key.values.size()) return false;
-  for (size_t i = 0; i < key.values.size(); ++i) {
-    if (stored.values[i] != key.values[i]) return false;
-  }
-  return true;
-}
-
 PartitionCap::PartitionCap(const row::ColumnTable& table, size_t max)
     : max_(max), columns_(PartitionColumns(table)) {
   key_.values.resize(columns_.size());

@@ -57,6 +57,13 @@ class PartitionCap {
   uint32_t last_ = internal::KeyIds<OwnedKey>::kNone;  // the partition of the last row taken
 };
 
-bool Matches(const PartitionCap::OwnedKey& stored, const internal::KeyView& key);
+// Inline: it runs once or twice for every row a batch takes.
+inline bool Matches(const PartitionCap::OwnedKey& stored, const internal::KeyView& key) {
+  if (stored.day != key.day || stored.values.size() != key.values.size()) return false;
+  for (size_t i = 0; i < key.values.size(); ++i) {
+    if (stored.values[i] != key.values[i]) return false;
+  }
+  return true;
+}
 
 }  // namespace sinkd::batch
