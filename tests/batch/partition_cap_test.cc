@@ -7,30 +7,12 @@
 #include <string>
 
 #include "batch/civil_date.h"
+#include "batch/ledger_rows.h"
 #include "batch/partitioner.h"
 #include "row/ledger_columns.h"
 
 namespace sinkd::batch {
 namespace {
-
-// A ledger row of app `app` at `micros`; every other column its zero value.
-void AddCapRow(row::RowBatch& batch, int64_t micros, std::string_view app) {
-  const auto& columns = batch.table().columns;
-  for (size_t i = 0; i < columns.size(); ++i) {
-    row::ColumnBuffer& c = batch.column(static_cast<int>(i));
-    switch (c.type) {
-      case row::ColumnType::kString:
-        c.strings.push_back(columns[i].name == "app" ? app : std::string_view("x"));
-        break;
-      case row::ColumnType::kTimestamp: c.int64s.push_back(micros); break;
-      case row::ColumnType::kInt64: c.int64s.push_back(0); break;
-      case row::ColumnType::kInt32: c.int32s.push_back(0); break;
-      case row::ColumnType::kDouble: c.doubles.push_back(0); break;
-      case row::ColumnType::kBool: c.bools.push_back(0); break;
-    }
-  }
-  batch.CommitRow();
-}
 
 // The day is a partition as much as the app (a publisher controls both): one app over three days
 // is three partitions, and with room for two the third day is refused while rows of the first
@@ -40,11 +22,11 @@ TEST(PartitionCap, DaysAndAppsBothCountAndTheCapHasRoomForExactlyMax) {
   constexpr int64_t kNoon = 20725 * kMicrosPerDay + kMicrosPerDay / 2;
   row::RowBatch batch(row::kLedgerColumns);
   PartitionCap cap(row::kLedgerColumns, 2);
-  AddCapRow(batch, kNoon, "svc");
-  AddCapRow(batch, kNoon + kMicrosPerDay, "svc");
-  AddCapRow(batch, kNoon + 2 * kMicrosPerDay, "svc");
-  AddCapRow(batch, kNoon + 1, "svc");
-  AddCapRow(batch, kNoon, "other");
+  AddRow(batch, "e", kNoon, "svc");
+  AddRow(batch, "e", kNoon + kMicrosPerDay, "svc");
+  AddRow(batch, "e", kNoon + 2 * kMicrosPerDay, "svc");
+  AddRow(batch, "e", kNoon + 1, "svc");
+  AddRow(batch, "e", kNoon, "other");
   EXPECT_TRUE(cap.Take(batch, 0));
   EXPECT_TRUE(cap.Take(batch, 1));
   EXPECT_TRUE(cap.full());

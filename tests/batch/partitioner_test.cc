@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "batch/civil_date.h"
+#include "batch/ledger_rows.h"
 #include "batch/part_schema.h"
 #include "row/ledger_columns.h"
 
@@ -15,27 +16,6 @@ namespace {
 
 constexpr int64_t kDay = kMicrosPerDay;
 constexpr int64_t k2026_09_29 = 20725 * kDay;  // 2026-09-29T00:00:00Z
-
-// Appends a ledger row with the given id, time and app; every other column gets its zero value.
-void AddRow(row::RowBatch& batch, const std::string& id, int64_t micros, std::string_view app) {
-  const auto& columns = batch.table().columns;
-  for (size_t i = 0; i < columns.size(); ++i) {
-    row::ColumnBuffer& c = batch.column(static_cast<int>(i));
-    switch (c.type) {
-      case row::ColumnType::kString:
-        c.strings.push_back(columns[i].name == "event_id" ? id
-                            : columns[i].name == "app"    ? app
-                                                          : std::string_view());
-        break;
-      case row::ColumnType::kTimestamp: c.int64s.push_back(micros); break;
-      case row::ColumnType::kInt64: c.int64s.push_back(0); break;
-      case row::ColumnType::kInt32: c.int32s.push_back(0); break;
-      case row::ColumnType::kDouble: c.doubles.push_back(0); break;
-      case row::ColumnType::kBool: c.bools.push_back(0); break;
-    }
-  }
-  batch.CommitRow();
-}
 
 // "e<n>", appended piece by piece: gcc 12 warns (-Wrestrict, a false positive) on "e" + string.
 std::string EventId(int n) {

@@ -107,29 +107,56 @@ class Child {
   int status_ = 0;
 };
 
+// A nats-server (JetStream on loopback, its store in `tmp`) with the streams provisioned and
+// `messages` generated ledger Batches of 50 distinct events each published on GARM_LEDGER.
+class PublishedLedger {
+ public:
+  PublishedLedger(const TempDir& tmp, int messages) {
+    const int port = FreePort();
+    nats_ = std::make_unique<Child>(
+        std::vector<std::string>{"nats-server", "-js", "-a", "127.0.0.1", "-p",
+                                 std::to_string(port), "-sd", (tmp / "js").string()},
+        tmp / "nats.log");
+    if (port <= 0 || !WaitUntil([&] { return Connects(port); }, std::chrono::seconds(15))) {
+      error_ = "nats-server did not start: " + ReadFile(tmp / "nats.log");
+      return;
+    }
+    url_ = "nats://127.0.0.1:" + std::to_string(port);
+    const std::string events = std::to_string(messages * 50);
+    for (const std::vector<std::string>& step : std::vector<std::vector<std::string>>{
+             {"provision", "--nats-url", url_},
+             {"generate", "ledger", "--messages", std::to_string(messages), "--events-per-batch",
+              "50", "--expected-events", events, "--bad-share", "0", "-o",
+              (tmp / "in.bin").string()},
+             {"publish", "ledger", "--nats-url", url_, (tmp / "in.bin").string()}}) {
+      std::vector<std::string> argv = {SinkdBinary().string()};
+      argv.insert(argv.end(), step.begin(), step.end());
+      const CommandResult r = RunCommand(argv);
+      if (r.exit_code != 0) {
+        error_ = "sinkd " + step[0] + " failed: " + r.out + r.err;
+        return;
+      }
+    }
+  }
+  ::testing::AssertionResult ok() const {
+    if (error_.empty()) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << error_;
+  }
+  const std::string& url() const { return url_; }
+
+ private:
+  std::unique_ptr<Child> nats_;
+  std::string url_;
+  std::string error_;
+};
+
 // The drain is where an early ack loses data: a flush that fails must nak, and only a flush whose
 // objects all exist may ack. With 30% of S3 requests failing, every event must still arrive.
 TEST(S3Drain, ADrainThroughThirtyPercentFaultsLandsEveryEventInTheBucket) {
   TempDir tmp;
-  const int nats_port = FreePort();
-  ASSERT_GT(nats_port, 0);
-  Child nats({"nats-server", "-js", "-a", "127.0.0.1", "-p", std::to_string(nats_port), "-sd",
-              (tmp / "js").string()},
-             tmp / "nats.log");
-  ASSERT_TRUE(WaitUntil([&] { return Connects(nats_port); }, std::chrono::seconds(15)))
-      << "nats-server did not start: " << ReadFile(tmp / "nats.log");
-  const std::string nats_url = "nats://127.0.0.1:" + std::to_string(nats_port);
-
-  CommandResult provision = RunCommand({SinkdBinary().string(), "provision", "--nats-url", nats_url});
-  ASSERT_EQ(provision.exit_code, 0) << provision.out << provision.err;
-  CommandResult generate =
-      RunCommand({SinkdBinary().string(), "generate", "ledger", "--messages", "40",
-                  "--events-per-batch", "50", "--expected-events", "2000", "--bad-share", "0",
-                  "-o", (tmp / "in.bin").string()});
-  ASSERT_EQ(generate.exit_code, 0) << generate.err;
-  CommandResult publish = RunCommand({SinkdBinary().string(), "publish", "ledger", "--nats-url",
-                                      nats_url, (tmp / "in.bin").string()});
-  ASSERT_EQ(publish.exit_code, 0) << publish.err;
+  PublishedLedger ledger(tmp, 40);
+  ASSERT_TRUE(ledger.ok());
+  const std::string nats_url = ledger.url();
 
   S3Server server;
   ASSERT_TRUE(server.ok()) << server.error();
@@ -185,24 +212,9 @@ TEST(S3Drain, ADrainThroughThirtyPercentFaultsLandsEveryEventInTheBucket) {
 // ready and one SIGTERM still ends it (after a bounded wait for the hung flush).
 TEST(S3Drain, AFlushStuckOnAStoreThatNeverAnswersHandsItsMessagesToAnotherDrain) {
   TempDir tmp;
-  const int nats_port = FreePort();
-  ASSERT_GT(nats_port, 0);
-  Child nats({"nats-server", "-js", "-a", "127.0.0.1", "-p", std::to_string(nats_port), "-sd",
-              (tmp / "js").string()},
-             tmp / "nats.log");
-  ASSERT_TRUE(WaitUntil([&] { return Connects(nats_port); }, std::chrono::seconds(15)))
-      << "nats-server did not start: " << ReadFile(tmp / "nats.log");
-  const std::string nats_url = "nats://127.0.0.1:" + std::to_string(nats_port);
-  CommandResult provision = RunCommand({SinkdBinary().string(), "provision", "--nats-url", nats_url});
-  ASSERT_EQ(provision.exit_code, 0) << provision.out << provision.err;
-  CommandResult generate =
-      RunCommand({SinkdBinary().string(), "generate", "ledger", "--messages", "20",
-                  "--events-per-batch", "50", "--expected-events", "1000", "--bad-share", "0",
-                  "-o", (tmp / "in.bin").string()});
-  ASSERT_EQ(generate.exit_code, 0) << generate.err;
-  CommandResult publish = RunCommand({SinkdBinary().string(), "publish", "ledger", "--nats-url",
-                                      nats_url, (tmp / "in.bin").string()});
-  ASSERT_EQ(publish.exit_code, 0) << publish.err;
+  PublishedLedger ledger(tmp, 20);
+  ASSERT_TRUE(ledger.ok());
+  const std::string nats_url = ledger.url();
 
   S3Server server;
   ASSERT_TRUE(server.ok()) << server.error();
