@@ -63,7 +63,8 @@ TEST(DrainCli, BadBatchFlagsAreRefusedBeforeAnythingConnects) {
 TEST(DrainCli, ThePartitionCapIsReadFromTheDrainsSection) {
   testing::TempDir dir;
   const std::string file = (dir / "sinkd.toml").string();
-  testing::WriteFile(file, "[lake]\ndir = \"/tmp/x\"\n\n[drain.ledger]\nmax_partitions_per_flush = 7\n");
+  testing::WriteFile(file,
+                     "[lake]\ndir = \"/tmp/x\"\n\n[drain.ledger]\nmax_partitions_per_flush = 7\n");
   auto show = SinkdNoEnv({"config", "show", "--config", file});
   ASSERT_EQ(show.exit_code, 0) << show.err;
   EXPECT_NE(show.out.find("drain.ledger.max_partitions_per_flush = 7  # " + file + ":5:28\n"),
@@ -72,7 +73,8 @@ TEST(DrainCli, ThePartitionCapIsReadFromTheDrainsSection) {
   EXPECT_NE(show.out.find("drain.audit.max_partitions_per_flush = 1000  # default\n"),
             std::string::npos)
       << show.out;
-  testing::WriteFile(file, "[lake]\ndir = \"/tmp/x\"\n\n[drain.ledger]\nmax_partitions_per_flush = 0\n");
+  testing::WriteFile(file,
+                     "[lake]\ndir = \"/tmp/x\"\n\n[drain.ledger]\nmax_partitions_per_flush = 0\n");
   auto zero = SinkdNoEnv({"drain", "ledger", "--config", file});
   EXPECT_EQ(zero.exit_code, 1);
   EXPECT_NE(zero.err.find("--max-partitions-per-flush must be at least 1"), std::string::npos)

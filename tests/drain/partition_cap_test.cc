@@ -75,8 +75,8 @@ TEST(PartitionCap, AMessageThatWouldPassTheCapIsTurnedAwayWholeAndTheNextBatchTa
   ASSERT_TRUE(AddTo(batch, first, 1).held);
   EXPECT_FALSE(batch.partitions_full());
   jetstream::Message message = jetstream::Message::Recorded(second, "garm.v1.ledger.acme.svc");
-  const drain::Added turned =
-      batch.Add(std::move(message), 2, contract::Envelope::kBatch, std::chrono::steady_clock::now());
+  const auto now = std::chrono::steady_clock::now();
+  const drain::Added turned = batch.Add(std::move(message), 2, contract::Envelope::kBatch, now);
   EXPECT_FALSE(turned.held);
   EXPECT_EQ(message.data(), second) << "a message turned away keeps its payload";
   EXPECT_EQ(batch.rows.rows(), 3u) << "its rows were taken back";
@@ -86,8 +86,7 @@ TEST(PartitionCap, AMessageThatWouldPassTheCapIsTurnedAwayWholeAndTheNextBatchTa
   EXPECT_TRUE(batch.partitions_full()) << "it must close now";
   drain::Batch next;
   next.SetMaxPartitions(5);
-  const drain::Added taken =
-      next.Add(std::move(message), 2, contract::Envelope::kBatch, std::chrono::steady_clock::now());
+  const drain::Added taken = next.Add(std::move(message), 2, contract::Envelope::kBatch, now);
   EXPECT_TRUE(taken.held);
   EXPECT_EQ(next.rows.rows(), 3u);
   EXPECT_TRUE(next.rejects.empty());
