@@ -43,12 +43,12 @@ TEST(DrainCli, BadBatchFlagsAreRefusedBeforeAnythingConnects) {
   r = SinkdNoEnv({"drain", "audit", "--lake-dir", "/tmp/x", "--ack-wait", "1s"});
   EXPECT_NE(r.err.find("--ack-wait"), std::string::npos) << r.err;
   r = SinkdNoEnv({"drain", "ledger", "--lake-dir", "/tmp/x", "--max-partitions-per-flush", "0"});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--max-partitions-per-flush must be at least 1"), std::string::npos)
       << r.err;
   r = SinkdNoEnv({"import", "ledger", "--lake-dir", "/tmp/x", "--max-partitions-per-flush", "0",
                   "/dev/null"});
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--max-partitions-per-flush must be at least 1"), std::string::npos)
       << r.err;
   r = SinkdNoEnv({"drain"});
@@ -76,7 +76,7 @@ TEST(DrainCli, ThePartitionCapIsReadFromTheDrainsSection) {
   testing::WriteFile(file,
                      "[lake]\ndir = \"/tmp/x\"\n\n[drain.ledger]\nmax_partitions_per_flush = 0\n");
   auto zero = SinkdNoEnv({"drain", "ledger", "--config", file});
-  EXPECT_EQ(zero.exit_code, 1);
+  EXPECT_EQ(zero.exit_code, 2);
   EXPECT_NE(zero.err.find("--max-partitions-per-flush must be at least 1"), std::string::npos)
       << zero.err;
 }
