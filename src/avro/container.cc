@@ -1,0 +1,190 @@
+// Bytes of an object container file:
+//   magic        4 bytes  "Obj" 0x01
+//   metadata     map<bytes>: long count, count × (string key, bytes value), long 0
+//   sync         16 bytes
+//   block*       long record count, long byte size, size bytes of records (after the codec),
+//                the 16 sync bytes again
+#include "avro/container.h"
+
+#include <cstring>
+
+#include "avro/datum.h"
+#include "avro/deflate.h"
+
+namespace sinkd::avro {
+
+namespace {
+
+constexpr char kMagic[4] = {'O', 'b', 'j', 1};
+
+void AppendString(std::string_view s, std::string& out) {
+  AppendLong(static_cast<int64_t>(s.size()), out);
+  out += s;
+}
+
+std::string_view CodecName(Codec codec) { return codec == Codec::kNull ? "null" : "deflate"; }
+
+Status Corrupt(std::string_view what) {
+  return Status::Reject("avro: corrupt container: " + std::string(what));
+}
+
+}  // namespace
+
+ContainerWriter::ContainerWriter(Schema schema, Metadata metadata, WriterOptions options)
+    : schema_(std::move(schema)), metadata_(std::move(metadata)), options_(options) {
+  for (const auto& [key, value] : metadata_) {
+    if (key.rfind("avro.", 0) == 0) {
+      status_ = Status::Refuse("avro: header key \"" + key + "\" is reserved");
+    }
+  }
+  if (options_.deflate_level < 1 || options_.deflate_level > 9) {
+    status_ = Status::Refuse("avro: deflate level outside 1-9");
+  }
+}
+
+Status ContainerWriter::Append(const Value& record) {
+  if (!status_.ok()) return status_;
+  const size_t mark = block_.size();
+  Status s = EncodeDatum(schema_, schema_.root_index(), record, block_);
+  if (!s.ok()) {
+    block_.resize(mark);
+    return status_ = s;
+  }
+  ++block_records_;
+  if (block_.size() >= options_.block_bytes) return status_ = FlushBlock();
+  return Status::OK();
+}
+
+Status ContainerWriter::FlushBlock() {
+  if (block_records_ == 0) return Status::OK();
+  std::string data;
+  if (options_.codec == Codec::kDeflate) {
+    SINKD_ASSIGN_OR_RETURN(data, Deflate(block_, options_.deflate_level));
+  } else {
+    data.swap(block_);
+  }
+  AppendLong(block_records_, blocks_);
+  AppendString(data, blocks_);
+  blocks_.append(reinterpret_cast<const char*>(options_.sync.data()), options_.sync.size());
+  block_.clear();
+  block_records_ = 0;
+  return Status::OK();
+}
+
+Result<std::string> ContainerWriter::Finish() {
+  if (finished_) return Status::Internal("avro: Finish called twice");
+  finished_ = true;
+  if (status_.ok()) status_ = FlushBlock();
+  if (!status_.ok()) return status_;
+  std::string out(kMagic, sizeof kMagic);
+  AppendLong(static_cast<int64_t>(metadata_.size() + 2), out);
+  AppendString("avro.schema", out);
+  AppendString(schema_.json(), out);
+  AppendString("avro.codec", out);
+  AppendString(CodecName(options_.codec), out);
+  for (const auto& [key, value] : metadata_) {
+    AppendString(key, out);
+    AppendString(value, out);
+  }
+  AppendLong(0, out);
+  out.append(reinterpret_cast<const char*>(options_.sync.data()), options_.sync.size());
+  out += blocks_;
+  return out;
+}
+
+const std::string* ContainerFile::Find(std::string_view key) const {
+  for (const auto& [k, v] : metadata) {
+    if (k == key) return &v;
+  }
+  return nullptr;
+}
+
+namespace {
+
+// The header's map<bytes>, read with the datum reader's bounds.
+Result<Metadata> ReadMetadata(DatumReader& in) {
+  Metadata out;
+  for (;;) {
+    SINKD_ASSIGN_OR_RETURN(int64_t count, in.ReadLong());
+    if (count == 0) return out;
+    if (count < 0) {
+      if (count == INT64_MIN) return Corrupt("a header count out of range");
+      count = -count;
+      SINKD_ASSIGN_OR_RETURN(const int64_t size, in.ReadLong());
+      if (size < 0) return Corrupt("a negative header block size");
+    }
+    // Each entry takes at least two bytes (two empty lengths).
+    if (static_cast<uint64_t>(count) > in.remaining() / 2)
+      return Corrupt("a header count past the end");
+    for (int64_t i = 0; i < count; ++i) {
+      std::string kv[2];
+      for (std::string& s : kv) {
+        SINKD_ASSIGN_OR_RETURN(const int64_t length, in.ReadLong());
+        if (length < 0 || static_cast<uint64_t>(length) > in.remaining()) {
+          return Corrupt("a header string past the end");
+        }
+        SINKD_ASSIGN_OR_RETURN(s, in.ReadRaw(static_cast<size_t>(length)));
+      }
+      out.emplace_back(std::move(kv[0]), std::move(kv[1]));
+    }
+  }
+}
+
+}  // namespace
+
+Result<ContainerFile> ReadContainer(std::string_view bytes, const ReadLimits& limits) {
+  if (bytes.size() > limits.max_file_bytes) {
+    return Status::Reject("avro: a container of " + std::to_string(bytes.size()) +
+                          " bytes, past the limit of " + std::to_string(limits.max_file_bytes));
+  }
+  if (bytes.size() < sizeof kMagic || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) {
+    return Corrupt("no Obj\\x01 magic");
+  }
+  DatumReader in(bytes.substr(sizeof kMagic), limits.max_values);
+  ContainerFile file;
+  SINKD_ASSIGN_OR_RETURN(file.metadata, ReadMetadata(in));
+  const std::string* schema = file.Find("avro.schema");
+  if (schema == nullptr) return Corrupt("no avro.schema in the header");
+  const std::string* codec = file.Find("avro.codec");
+  file.codec = codec == nullptr ? "null" : *codec;
+  if (file.codec != "null" && file.codec != "deflate") {
+    return Status::Reject("avro: codec \"" + file.codec + "\" is not supported (null, deflate)");
+  }
+  SINKD_ASSIGN_OR_RETURN(file.schema, Schema::Parse(*schema));
+  SINKD_ASSIGN_OR_RETURN(const std::string sync, in.ReadRaw(file.sync.size()));
+  std::memcpy(file.sync.data(), sync.data(), sync.size());
+  uint64_t values = 0;
+  while (in.remaining() > 0) {
+    SINKD_ASSIGN_OR_RETURN(const int64_t count, in.ReadLong());
+    SINKD_ASSIGN_OR_RETURN(const int64_t size, in.ReadLong());
+    if (count < 0 || size < 0 || static_cast<uint64_t>(size) > in.remaining()) {
+      return Corrupt("a block's count or size is negative or past the end");
+    }
+    SINKD_ASSIGN_OR_RETURN(std::string data, in.ReadRaw(static_cast<size_t>(size)));
+    SINKD_ASSIGN_OR_RETURN(const std::string marker, in.ReadRaw(file.sync.size()));
+    if (std::memcmp(marker.data(), file.sync.data(), file.sync.size()) != 0) {
+      return Corrupt("a block not followed by the file's sync marker");
+    }
+    if (file.codec == "deflate") {
+      SINKD_ASSIGN_OR_RETURN(data, Inflate(data, limits.max_block_bytes));
+    } else if (data.size() > limits.max_block_bytes) {
+      return Status::Reject("avro: a block past " + std::to_string(limits.max_block_bytes) +
+                            " bytes");
+    }
+    DatumReader block(data, limits.max_values - values);
+    const uint64_t min_bytes = file.schema.root().min_bytes;
+    if (min_bytes > 0 && static_cast<uint64_t>(count) > data.size() / min_bytes) {
+      return Corrupt("a block's record count past its bytes");
+    }
+    for (int64_t i = 0; i < count; ++i) {
+      Result<Value> record = block.Read(file.schema, file.schema.root_index());
+      if (!record.ok()) return record.status();
+      file.records.push_back(std::move(record).value());
+    }
+    if (block.remaining() != 0) return Corrupt("a block with bytes after its last record");
+    values += block.values();
+  }
+  return file;
+}
+
+}  // namespace sinkd::avro

@@ -1,0 +1,94 @@
+// An Avro object container file (Avro specification, "Object Container Files"), written and read
+// whole in memory — the size of an Iceberg manifest or manifest list:
+//   "Obj" 0x01 | metadata map<bytes> (avro.schema, avro.codec, the caller's keys) | 16-byte sync
+//   then blocks: long record count | long byte size | records (codec-compressed) | the sync
+// Codecs: null and deflate (raw RFC 1951), the two every Avro reader must know.
+// Threads: ContainerWriter is one thread at a time; ReadContainer is a pure function.
+// Errors: the writer keeps the first failure (Append does nothing after it, Finish returns it);
+// the reader returns Reject for anything corrupt or past its limits, naming it, and never reads
+// past the bytes it was given.
+// Never touches a file, a socket or the clock.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "avro/schema.h"
+#include "avro/value.h"
+#include "base/result.h"
+
+namespace sinkd::avro {
+
+enum class Codec : uint8_t { kNull, kDeflate };
+
+using Metadata = std::vector<std::pair<std::string, std::string>>;
+
+struct WriterOptions {
+  Codec codec = Codec::kDeflate;
+  // zlib level, 1-9. 6 is zlib's default; manifests are a few KiB, so the level costs little
+  // either way.
+  int deflate_level = 6;
+  // Records are gathered into a block until it holds this many bytes (before compression).
+  size_t block_bytes = 64 * 1024;
+  // The marker after the header and every block. Readers resynchronise on it, so it must be
+  // unlikely to occur in the data: random, or a hash of something unique to the file. Passed
+  // in, so that the same records give the same bytes (no hidden randomness).
+  std::array<uint8_t, 16> sync{};
+};
+
+class ContainerWriter {
+ public:
+  // `metadata`: the caller's header keys, written after avro.schema and avro.codec, in order.
+  // A key starting with "avro." leaves the writer failed with Refuse (the specification reserves
+  // them).
+  ContainerWriter(Schema schema, Metadata metadata, WriterOptions options = {});
+
+  // Encodes one record of the schema's root type. Refuse (from EncodeDatum) for a value that does
+  // not fit; the record is then not written and the writer is failed.
+  Status Append(const Value& record);
+
+  // The whole file. REQUIRES: called once.
+  Result<std::string> Finish();
+
+  const Status& status() const { return status_; }
+
+ private:
+  Status FlushBlock();
+
+  Schema schema_;
+  Metadata metadata_;
+  WriterOptions options_;
+  std::string blocks_;  // finished blocks, each with its sync marker
+  std::string block_;   // records of the block being filled
+  int64_t block_records_ = 0;
+  Status status_;
+  bool finished_ = false;
+};
+
+struct ReadLimits {
+  uint64_t max_file_bytes = 256u << 20;
+  uint64_t max_block_bytes = 64u << 20;  // a block after inflating
+  uint64_t max_values = 16u << 20;       // values built in all (records, fields, items)
+};
+
+struct ContainerFile {
+  Schema schema;
+  std::string codec;  // "null" or "deflate"
+  Metadata metadata;  // every header key, avro.schema and avro.codec included, in file order
+  std::array<uint8_t, 16> sync{};
+  std::vector<Value> records;
+
+  // The value of header key `key`, or nullptr.
+  const std::string* Find(std::string_view key) const;
+};
+
+// Reads a whole container file. Reject for a wrong magic, a header without avro.schema or with
+// an unknown codec, a schema that does not parse, a block whose sync marker differs or whose
+// records do not fill it exactly, and every corruption DatumReader names.
+Result<ContainerFile> ReadContainer(std::string_view bytes, const ReadLimits& limits = {});
+
+}  // namespace sinkd::avro
