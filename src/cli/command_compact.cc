@@ -340,8 +340,8 @@ Result<const CompactTable*> ChosenTable(const CompactFlags& flags, const std::st
 void AddCompactCommand(CLI::App& root, Invocation& invocation) {
   CLI::App* cmd = root.add_subcommand(
       "compact",
-      "merge a table's small Parts into outputs of about --target-bytes, one row per event_id; "
-      "inputs are deleted by a later pass, --grace after their output appeared");
+      "merge a table's small Parts into outputs of about --target-bytes, one row per event_id "
+      "(the outbox tables: per outbox position); inputs are deleted by a later pass, --grace after their output appeared");
   auto flags = std::make_shared<CompactFlags>();
   auto positional = std::make_shared<std::string>();
   auto config = std::make_shared<ConfigFlags>(*cmd, "compact");

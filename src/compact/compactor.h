@@ -1,5 +1,5 @@
 // Compactor merges a lake's small Parts, partition by partition, into larger outputs with one row
-// per event id, and deletes what those outputs supersede once no reader can still need it.
+// per record (per event id; per outbox position for the outbox tables), and deletes what those outputs supersede once no reader can still need it.
 //
 // A pass, in this order:
 //   1. List `<prefix>/`. Only keys in a partition directory of the table

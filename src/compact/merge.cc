@@ -79,7 +79,10 @@ struct Cell {
 class Merger {
  public:
   Merger(lake::Destination& destination, const MergeSpec& spec)
-      : destination_(destination), spec_(spec), table_(*spec.table) {
+      : destination_(destination),
+        spec_(spec),
+        table_(*spec.table),
+        copy_column_(row::CopyColumn(*spec.table)) {
     for (size_t c = 0, p = 0; c < table_.columns.size(); ++c) {
       partition_index_.push_back(table_.columns[c].partition ? static_cast<int>(p++) : -1);
     }
@@ -110,6 +113,7 @@ class Merger {
   lake::Destination& destination_;
   const MergeSpec& spec_;
   const row::ColumnTable& table_;
+  const int copy_column_;  // rows equal in it are copies: one is kept (row::CopyColumn)
   std::vector<int> partition_index_;
   std::vector<Cursor> cursors_;
   std::vector<int> heap_;
@@ -173,7 +177,7 @@ Status Merger::CheckShape(Cursor& cursor) {
     }
     file_of[c] = static_cast<int>(f);
   }
-  for (int c : {table_.time_column, table_.id_column}) {
+  for (int c : {table_.time_column, table_.id_column, copy_column_}) {
     if (file_of[c] < 0) {
       return Status::Refuse(cursor.key + ": no " + std::string(table_.columns[c].name) +
                             " column: its rows cannot be ordered or deduplicated");
@@ -363,25 +367,29 @@ Status Merger::Advance(Cursor& cursor) {
   return Status::OK();
 }
 
-// Split merges only: the distinct ids over every input (the merge's rows_out), and whether each
-// streamed input really is in order, reading only the time and id columns.
+// Split merges only: the distinct copy keys over every input (the merge's rows_out), and whether
+// each streamed input really is in order, reading only the time, id and copy columns.
 Status Merger::PrePass() {
   for (Cursor& cursor : cursors_) {
     const parquet::FileFooter& footer = cursor.reader->footer();
-    const int columns[2] = {cursor.file_columns[cursor.slot[table_.time_column]],
-                            cursor.file_columns[cursor.slot[table_.id_column]]};
+    const int columns[3] = {cursor.file_columns[cursor.slot[table_.time_column]],
+                            cursor.file_columns[cursor.slot[table_.id_column]],
+                            cursor.file_columns[cursor.slot[copy_column_]]};
+    const size_t read = copy_column_ == table_.id_column ? 2 : 3;
     bool has_prev = false;
     int64_t prev_time = 0;
     std::string prev_id;
     for (size_t rg = 0; rg < footer.row_groups.size(); ++rg) {
-      auto values = cursor.reader->ReadRowGroup(rg, columns);
+      auto values = cursor.reader->ReadRowGroup(rg, std::span<const int>(columns, read));
       if (!values.ok()) return Fail(cursor, values.status());
       const ColumnValues& times = (*values)[0];
       const ColumnValues& ids = (*values)[1];
+      const ColumnValues& copies = (*values)[read - 1];
       for (size_t r = 0; r < ids.size(); ++r) {
         const std::string_view id =
             std::string_view(ids.bytes).substr(ids.offsets[r], ids.offsets[r + 1] - ids.offsets[r]);
-        seen_.Insert(id);
+        seen_.Insert(std::string_view(copies.bytes)
+                         .substr(copies.offsets[r], copies.offsets[r + 1] - copies.offsets[r]));
         if (cursor.memory) continue;
         const int64_t t = times.int64s[r];
         if (has_prev && (t < prev_time || (t == prev_time && id < prev_id))) cursor.memory = true;
@@ -516,7 +524,9 @@ Status Merger::WriteOutput(lake::PartUpload& upload, uint64_t index, uint64_t* b
     heap_.pop_back();
     Cursor& cursor = cursors_[top];
     const size_t row = cursor.Row();
-    if (seen_.Insert(cursor.head_id)) {
+    const std::string_view copy_key =
+        copy_column_ == table_.id_column ? cursor.head_id : CellOf(cursor, row, copy_column_).s;
+    if (seen_.Insert(copy_key)) {
       // A NULL reaching a REQUIRED output column means a footer's statistics counted no NULL
       // where there was one: refuse the Part rather than write a placeholder as a value.
       int null_column = -1;

@@ -1,17 +1,20 @@
 // One merge: the inputs of one partition streamed through a k-way merge on (time, id, the row's
-// values) into outputs of about target_bytes, keeping the first row of every id (the earliest
-// time: the row the README's dedupe query keeps; among rows of one id and one time, the least by
-// its values, so the result does not depend on the inputs' order). Each output is placed through
-// lake::Place under its key (compact/output.h), never replacing one.
+// values) into outputs of about target_bytes, keeping the first row of every record (the earliest
+// time: the row the README's dedupe query keeps; among copies of one time, the least by their
+// values, so the result does not depend on the inputs' order). Rows are copies of one record when
+// their copy column (row::CopyColumn) is equal: event_id for the ledger and audit streams, the
+// outbox position (`sequence`) for the outbox tables, whose ids are the producer's and need not
+// be unique. Each output is placed through lake::Place under its key (compact/output.h), never
+// replacing one.
 // Inputs: every sinkd Part is sorted by (time, id) already and is streamed row group by row
 // group; a Part written by anything else (DuckDB: the Go sink's lake), or a sinkd Part found out
 // of order, is read whole and sorted in memory as one run. Columns are matched by name with the
-// table's: a column the table does not have, a type that differs, or a Part without the time or id
-// column is refused; a missing column is NULL (the output's column is then OPTIONAL: NULL is
-// "not recorded", never ''); a missing partition column takes the key's value. The output has the
-// table's own shape (batch/part_schema.h: types, field ids, Bloom filter, UTC timestamps).
-// A split merge (inputs above target_bytes) first reads the time and id columns of every input
-// to count the distinct ids, so each output's footer can say how many outputs there are and the
+// table's: a column the table does not have, a type that differs, or a Part without the time, id
+// or copy column is refused; a missing column is NULL (the output's column is then OPTIONAL: NULL
+// is "not recorded", never ''); a missing partition column takes the key's value. The output has
+// the table's own shape (batch/part_schema.h: types, field ids, Bloom filter, UTC timestamps).
+// A split merge (inputs above target_bytes) first reads the time, id and copy columns of every
+// input to count the records, so each output's footer can say how many outputs there are and the
 // outputs hold equal shares of rows: output i holds rows [i·r, (i+1)·r) of the merged sequence,
 // whichever compactor wrote it.
 // Threads: one thread at a time.

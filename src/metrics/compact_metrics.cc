@@ -23,7 +23,8 @@ std::string CompactMetrics::Render() const {
   metric("sinkd_compact_rows_in_total", "counter", "Rows read by merges.", d(rows_in));
   metric("sinkd_compact_rows_out_total", "counter", "Rows written by merges.", d(rows_out));
   metric("sinkd_compact_duplicates_dropped_total", "counter",
-         "Rows dropped by merges because another row had the same event_id.",
+         "Rows dropped by merges as copies of a row kept (the same event_id; outbox tables: "
+         "the same position).",
          d(duplicates_dropped));
   metric("sinkd_compact_bytes_written_total", "counter",
          "Parquet bytes of compacted Parts written.", d(bytes_written));

@@ -49,9 +49,18 @@ struct ColumnTable {
   std::string_view name;            // "ledger", "outbox_events", …
   std::span<const ColumnSpec> columns;
   int time_column;                  // the instant rows are sorted by and dated from
-  int id_column;                    // the deduplication key (sorted second, Bloom-filtered)
+  int id_column;                    // the record's id (sorted second, Bloom-filtered)
   int schema_version;               // written into every Part's footer
+  // The string column whose value a redelivery repeats and no two records share: rows equal in
+  // it are copies of one record, and compaction keeps one of them. -1: id_column. The outbox
+  // lakes name their position here: their id is the producer's (audit_events.id is not unique).
+  int copy_column = -1;
 };
+
+// The column rows are deduplicated on: copy_column, or id_column when the table names none.
+constexpr int CopyColumn(const ColumnTable& table) {
+  return table.copy_column >= 0 ? table.copy_column : table.id_column;
+}
 
 // Index of the column named `name`, or -1.
 constexpr int ColumnIndex(const ColumnTable& table, std::string_view name) {

@@ -18,7 +18,7 @@ using row::WireShape;
 
 inline constexpr std::array<ColumnSpec, 9> kOutboxEventColumnList = {{
     {"event_id", ColumnType::kString, false, WireShape::kNone, 0, 0,
-     "ComputeEvent.id (evt_…), stable across redeliveries: the deduplication key"},
+     "ComputeEvent.id (evt_…), the producer's: two outbox rows may share one"},
     {"type", ColumnType::kString, true, WireShape::kNone, 0, 0,
      "event type (reservation.placed, …); also a partition column (`type=` in the key)"},
     {"tenant", ColumnType::kString, false, WireShape::kNone, 0, 0, "ComputeEvent.tenantId"},
@@ -27,7 +27,7 @@ inline constexpr std::array<ColumnSpec, 9> kOutboxEventColumnList = {{
     {"time", ColumnType::kTimestamp, false, WireShape::kNone, 0, 0,
      "ComputeEvent.time, UTC, microseconds"},
     {"sequence", ColumnType::kString, false, WireShape::kNone, 0, 0,
-     "<txid>:<seq>, the outbox position"},
+     "<txid>:<seq>, the outbox position: the deduplication key"},
     {"txid", ColumnType::kInt64, false, WireShape::kNone, 0, 0,
      "outbox.txid (xid8; below 2^63 in any real cluster)"},
     {"seq", ColumnType::kInt64, false, WireShape::kNone, 0, 0, "outbox.seq"},
@@ -37,13 +37,17 @@ inline constexpr std::array<ColumnSpec, 9> kOutboxEventColumnList = {{
 
 // 2: `type` is inside the file too (version 1 Parts have it in the key only).
 inline constexpr int kOutboxEventSchemaVersion = 2;
+// Copies are told by the outbox position (`sequence`, "<txid>:<seq>"), what a redelivery
+// repeats; event_id is the producer's, and two outbox rows may carry one.
+static_assert(kOutboxEventColumnList[5].name == "sequence" &&
+              kOutboxEventColumnList[5].type == ColumnType::kString);
 inline constexpr row::ColumnTable kOutboxEventColumns{
     "outbox_events", kOutboxEventColumnList, /*time_column=*/4, /*id_column=*/0,
-    kOutboxEventSchemaVersion};
+    kOutboxEventSchemaVersion, /*copy_column=*/5};
 
 inline constexpr std::array<ColumnSpec, 9> kOutboxAuditColumnList = {{
     {"event_id", ColumnType::kString, false, WireShape::kNone, 0, 0,
-     "audit_events.id: the deduplication key"},
+     "audit_events.id, the producer's: may be empty or repeated"},
     {"tenant", ColumnType::kString, false, WireShape::kNone, 0, 0, "audit_events.tenant_id"},
     {"time", ColumnType::kTimestamp, false, WireShape::kNone, 0, 0,
      "audit_events.time, UTC, microseconds"},
@@ -57,12 +61,15 @@ inline constexpr std::array<ColumnSpec, 9> kOutboxAuditColumnList = {{
     {"details_json", ColumnType::kString, false, WireShape::kNone, 0, 0,
      "audit_events.details as JSON text, null when NULL"},
     {"sequence", ColumnType::kString, false, WireShape::kNone, 0, 0,
-     "<txid>:<seq>, the audit_events position"},
+     "<txid>:<seq>, the audit_events position: the deduplication key"},
 }};
 
 inline constexpr int kOutboxAuditSchemaVersion = 1;
+// audit_events.id may be empty or repeated: copies are told by the position (`sequence`) alone.
+static_assert(kOutboxAuditColumnList[8].name == "sequence" &&
+              kOutboxAuditColumnList[8].type == ColumnType::kString);
 inline constexpr row::ColumnTable kOutboxAuditColumns{
     "outbox_audit", kOutboxAuditColumnList, /*time_column=*/2, /*id_column=*/0,
-    kOutboxAuditSchemaVersion};
+    kOutboxAuditSchemaVersion, /*copy_column=*/8};
 
 }  // namespace sinkd::sinks

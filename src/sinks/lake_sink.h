@@ -7,8 +7,8 @@
 // redelivered batch writes the same rows under the same keys: found in place (the same bytes),
 // nothing written. A key holding other bytes (a fixed instance whose range now reads differently)
 // is never replaced: the Part goes under the key's next alternative (lake/lake_writer.h), and the
-// delivery succeeds. A bisected batch writes a sub-range under other keys, and readers
-// deduplicate on event_id.
+// delivery succeeds. A bisected batch writes a sub-range under other keys, and readers (and
+// compaction) deduplicate on the position, `sequence`.
 // An event the lake cannot take — no id, a time that is not RFC 3339, or a value the Parquet
 // writer refuses (a string that is not UTF-8) — makes the call fail with Reject (permanent: the
 // dispatcher isolates and dead-letters it); any other failed flush is Retry.
