@@ -165,6 +165,7 @@ Result<FlushReport> LakeWriter::Flush(row::RowBatch& batch, const Provenance& pr
     bool ahead = false;
     Status status;
     std::string bytes;
+    parquet::FileStatistics statistics;
   };
   std::vector<Encoded> encoded(partitions.size());
   std::vector<size_t> ahead;
@@ -172,11 +173,13 @@ Result<FlushReport> LakeWriter::Flush(row::RowBatch& batch, const Provenance& pr
     encoded[n].ahead = partitions[n].rows.size() <= options_.parquet.row_group_rows;
     if (encoded[n].ahead) ahead.push_back(n);
   }
-  auto encode = [&](size_t n, parquet::OutputStream& out, uint64_t& bytes) {
+  auto encode = [&](size_t n, parquet::OutputStream& out, uint64_t& bytes,
+                    parquet::FileStatistics& statistics) {
     parquet::PartWriter writer(schema, options_.parquet, out, pool_.get());
     Status s = writer.WriteRows(view, partitions[n].rows);
     if (s.ok()) s = writer.Finish(metadata_for(n));
     if (!s.ok()) writer.Abandon();
+    if (s.ok()) statistics = writer.statistics();
     bytes = writer.bytes_written();
     return s;
   };
@@ -203,7 +206,7 @@ Result<FlushReport> LakeWriter::Flush(row::RowBatch& batch, const Provenance& pr
       Encoded& e = encoded[ahead[begin + i]];
       parquet::MemoryOutputStream out;
       uint64_t bytes = 0;
-      e.status = encode(ahead[begin + i], out, bytes);
+      e.status = encode(ahead[begin + i], out, bytes, e.statistics);
       e.bytes = out.Release();
     });
   };
@@ -234,6 +237,7 @@ Result<FlushReport> LakeWriter::Flush(row::RowBatch& batch, const Provenance& pr
     key_fields.values = partition.values;
     key_fields.number = n;
     uint64_t bytes = 0;
+    parquet::FileStatistics statistics;
     Result<PlacedObject> placed = Place(
         destination_,
         [&](uint32_t alternative) {
@@ -242,16 +246,18 @@ Result<FlushReport> LakeWriter::Flush(row::RowBatch& batch, const Provenance& pr
         },
         [&](PartUpload& upload) {
           const Encoded& e = encoded[n];
-          if (!e.ahead) return encode(n, upload, bytes);
+          if (!e.ahead) return encode(n, upload, bytes, statistics);
           if (!e.status.ok()) return e.status;
           bytes = e.bytes.size();
+          statistics = e.statistics;
           return upload.Append(std::span(reinterpret_cast<const uint8_t*>(e.bytes.data()),
                                          e.bytes.size()));
         });
     if (!placed.ok()) return fail(RedeliverUnlessPermanent(placed.status()).WithContext("flush"));
     if (placed->placed == Placed::kNew) placed_here.push_back(placed->key);
-    report.parts.push_back(
-        PartReport{placed->key, partition.rows.size(), bytes, placed->placed == Placed::kSame});
+    report.parts.push_back(PartReport{placed->key, partition.rows.size(), bytes,
+                                      placed->placed == Placed::kSame, partition.date,
+                                      partition.values, std::move(statistics)});
     report.rows += partition.rows.size();
     report.bytes += bytes;
     // Placed: its memory goes back before the next Part's. Not `= std::string()`: libstdc++'s

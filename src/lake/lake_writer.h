@@ -109,6 +109,13 @@ struct PartReport {
   uint64_t rows = 0;
   uint64_t bytes = 0;
   bool found_in_place = false;  // kSame: an earlier attempt had placed these exact bytes
+  // The partition as the rows give it, exact (the key may shorten a value): its UTC date
+  // (YYYY-MM-DD) and one raw value per partition column, in table order.
+  std::string date;
+  std::vector<std::string> values;
+  // The Part's footer statistics, as the writer made them: what a table commit records for it
+  // (Iceberg's manifest entry), without reading the Part again.
+  parquet::FileStatistics statistics;
 };
 
 struct FlushReport {

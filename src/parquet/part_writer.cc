@@ -435,6 +435,10 @@ uint64_t PartWriter::bytes_written() const { return rep_->offset; }
 uint64_t PartWriter::rows_written() const {
   return static_cast<uint64_t>(rep_->footer.num_rows);
 }
+FileStatistics PartWriter::statistics() const {
+  assert(rep_->closed && rep_->status.ok() && "REQUIRES: Finish() returned OK");
+  return Summarize(rep_->footer);
+}
 const Status& PartWriter::status() const { return rep_->status; }
 
 }  // namespace sinkd::parquet

@@ -33,6 +33,7 @@
 
 #include "base/status.h"
 #include "base/work_pool.h"
+#include "parquet/file_statistics.h"
 #include "parquet/output_stream.h"
 #include "parquet/schema.h"
 #include "parquet/table_view.h"
@@ -82,6 +83,10 @@ class PartWriter {
   uint64_t bytes_written() const;
   // Rows in the row groups written so far.
   uint64_t rows_written() const;
+  // The footer's statistics of every column (file_statistics.h), from the footer in memory: a
+  // table commit describes the Part with them instead of reading it back.
+  // REQUIRES: Finish() returned OK.
+  FileStatistics statistics() const;
   // The sticky status: OK, or the first failure.
   const Status& status() const;
 
