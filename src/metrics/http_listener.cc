@@ -18,6 +18,8 @@
 #include <mutex>
 #include <vector>
 
+#include "metrics/process_metrics.h"
+
 namespace sinkd::metrics {
 
 namespace {
@@ -271,7 +273,9 @@ class HttpListener::Server final : public httplib::Server {
   Server(Render render, Ready ready, const Limits& limits)
       : render_(std::move(render)), ready_(std::move(ready)), limits_(limits) {
     Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-      res.set_content(render_(), "text/plain; version=0.0.4; charset=utf-8");
+      // Every page says which binary answers and how its process fares, whichever command serves.
+      res.set_content(render_() + RenderProcessMetrics(),
+                      "text/plain; version=0.0.4; charset=utf-8");
     });
     Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
       res.set_content("ok\n", "text/plain");

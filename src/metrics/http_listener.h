@@ -1,11 +1,12 @@
 // HttpListener serves a process's figures over HTTP/1.1 with cpp-httplib: GET (or HEAD) /metrics
-// (Prometheus text from a render callback), /healthz (200 while the process is up) and /readyz
+// (Prometheus text from a render callback, followed on every page by sinkd_build_info and the
+// process_* metrics of process_metrics.h), /healthz (200 while the process is up) and /readyz
 // (200 when the ready callback says so; 503 otherwise, with its reason); 405 for another method,
 // 404 for another path, the query string ignored. It is a scrape target, not a web server: one
 // request per connection, and every connection is bounded (Limits) so that no client, however
 // slow, malformed or numerous, holds a thread for long — and none can stall the process it reports
-// on, whose threads it never blocks. The drain serves its DrainMetrics through it and
-// `sinkd dispatch` its per-sink outbox figures.
+// on, whose threads it never blocks. The drain serves its DrainMetrics through it, `sinkd dispatch`
+// its per-sink outbox figures and `sinkd compact --follow` its CompactMetrics.
 // What a client gets when it misbehaves: a request head or body past max_request_bytes is 431
 // (414 for a request line past cpp-httplib's 8 KiB), an incomplete request when request_timeout
 // (counted from accept) runs out is 408 (or a close, if not even the request line came), a

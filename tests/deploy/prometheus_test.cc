@@ -207,6 +207,20 @@ TEST(MetricNames, EveryNameTheAlertsAndTheDashboardUseIsOneSinkdServes) {
   }
 }
 
+// What every page carries whichever command serves it (metrics/process_metrics.h): the build and
+// the standard process_* figures, unlabelled, each once.
+void ExpectBuildAndProcessMetrics(const std::string& page) {
+  const std::set<std::string> names = ExposedNames(page);
+  for (const char* name :
+       {"sinkd_build_info", "process_cpu_seconds_total", "process_resident_memory_bytes",
+        "process_virtual_memory_bytes", "process_open_fds", "process_max_fds",
+        "process_start_time_seconds"}) {
+    EXPECT_TRUE(names.count(name)) << name << "\n" << page;
+  }
+  EXPECT_NE(page.find("\nsinkd_build_info{version=\""), std::string::npos) << page;
+  EXPECT_NE(page.find("\nprocess_open_fds "), std::string::npos) << page;
+}
+
 TEST(LiveMetrics, ADrainsMetricsPagePassesPromtoolCheckMetrics) {
   SINKD_REQUIRE_TOOL("promtool", "prometheus");
   const std::string page = ScrapeLiveDrain();
@@ -217,6 +231,7 @@ TEST(LiveMetrics, ADrainsMetricsPagePassesPromtoolCheckMetrics) {
   EXPECT_NE(page.find("sinkd_flush_duration_seconds_bucket{origin=\"ledger\",le=\"+Inf\"} "),
             std::string::npos)
       << page;
+  ExpectBuildAndProcessMetrics(page);
 }
 
 TEST(LiveMetrics, ADispatchersMetricsPagePassesPromtoolCheckMetrics) {
@@ -226,6 +241,7 @@ TEST(LiveMetrics, ADispatchersMetricsPagePassesPromtoolCheckMetrics) {
   const CommandResult r = RunCommand({"promtool", "check", "metrics"}, page);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err << page;
   EXPECT_EQ(r.out + r.err, "") << "promtool's lint findings:\n" << r.out << r.err;
+  ExpectBuildAndProcessMetrics(page);
 }
 
 // The ten names of design §5, each labelled with its table, on the page promtool lints clean.
@@ -247,6 +263,7 @@ TEST(LiveMetrics, ACompactorsMetricsPagePassesPromtoolCheckMetrics) {
     EXPECT_NE(page.find(std::string("\n") + name + "{table=\"ledger\"} "), std::string::npos)
         << name << " without its table label\n" << page;
   }
+  ExpectBuildAndProcessMetrics(page);
 }
 
 }  // namespace

@@ -108,7 +108,7 @@ TEST(HttpListener, AnswersTheThreePathsAndGivesEveryOtherRequestAStatusCode) {
   ASSERT_TRUE(rig.started);
   const std::string metrics = Exchange(rig.port(), "GET /metrics?x=1 HTTP/1.1\r\nHost: a\r\n\r\n");
   EXPECT_EQ(StatusOf(metrics), 200) << metrics;
-  EXPECT_EQ(BodyOf(metrics), "sinkd_up 1\n");
+  EXPECT_EQ(BodyOf(metrics).rfind("sinkd_up 1\n# HELP sinkd_build_info ", 0), 0u) << metrics;
   EXPECT_NE(metrics.find("Content-Type: text/plain; version=0.0.4; charset=utf-8\r\n"),
             std::string::npos) << metrics;
   const std::string head = Exchange(rig.port(), "HEAD /metrics HTTP/1.1\r\nHost: a\r\n\r\n");
