@@ -11,8 +11,9 @@
 #
 # Each campaign prints one block of figures and the verdict of each promise; the exit status is
 # non-zero when any promise is broken. Every process runs with fake secrets exported
-# (AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, a password in the PostgreSQL URL); the last block
-# greps every captured log for them.
+# (AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, a password in the PostgreSQL URL and in libpq's
+# keyword form, a NATS token and a NATS password in URL lists); the last block also runs
+# `config show` and failed connects with every form, then greps every captured log for them.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -36,6 +37,10 @@ export AWS_SECRET_ACCESS_KEY="chaosSecretKey${SALT}XyZ"
 export AWS_SESSION_TOKEN="chaosSessionToken${SALT}QwE"
 export AWS_REGION=us-east-1
 PG_PASSWORD="chaosPgPassword${SALT}AsD"
+# Secrets that ride in NATS URLs: a token (nats://TOKEN@host) and a user's password, each in
+# a URL of a comma-separated list.
+NATS_TOKEN="chaosNatsToken${SALT}RtY"
+NATS_PASSWORD="chaosNatsPassword${SALT}FgH"
 
 FAILED=()
 PIDS=()   # every background process this script started, ended by id on exit
@@ -457,9 +462,12 @@ start_pg() {  # start_pg DIR: sets PG_DATA, PG_PORT, PG_URL
 }
 psqlc() { PGPASSWORD=$PG_PASSWORD psql -X -q -At -h 127.0.0.1 -p "$PG_PORT" -U postgres -d postgres "$@"; }
 dispatch_config() {  # dispatch_config FILE INSTANCE LAKE [extra dispatch lines]
+  # Dispatcher a takes the URI form, b libpq's keyword form (blanks around '=', a quoted value).
+  local url=$PG_URL
+  [ "$2" = b ] && url="host=127.0.0.1 port=$PG_PORT user=postgres dbname=postgres password = '$PG_PASSWORD'"
   cat >"$1" <<EOF
 [postgres]
-url = "$PG_URL"
+url = "$url"
 [dispatch]
 poll_interval = "50ms"
 lease_ttl = "4s"
@@ -633,12 +641,41 @@ campaign_compact() {
 }
 
 # ---- secrets -----------------------------------------------------------------------------------
+# Every form of secret given to `config show` and to connects that fail (a NATS list whose URLs
+# carry a password and a token, the token alone, libpq's keyword form, S3 credentials), their
+# output kept as logs for the scan.
+secret_probes() {
+  local D=$RUN/secrets list pg_keyword
+  mkdir -p "$D"
+  list="nats://chaos:${NATS_PASSWORD}@127.0.0.1:1,nats://${NATS_TOKEN}@127.0.0.1:2"
+  pg_keyword="host=127.0.0.1 port=1 user=postgres password = '${PG_PASSWORD}' dbname=postgres"
+  cat >"$D/sinkd.toml" <<EOF
+[nats]
+url = "$list"
+[postgres]
+url = "$pg_keyword"
+[[sinks.events]]
+id = "bus"
+type = "jetstream"
+url = "$list"
+subject_prefix = "chaos"
+EOF
+  "$SINKD" config show --config "$D/sinkd.toml" >"$D/config-show.log" 2>&1 || true
+  "$SINKD" provision --nats-url "$list" >"$D/provision.log" 2>&1 || true
+  "$SINKD" tail ledger --nats-url "nats://${NATS_TOKEN}@127.0.0.1:1" >"$D/tail.log" 2>&1 || true
+  "$SINKD" drain ledger --nats-url "$list" --lake-dir "$D/lake" >"$D/drain.log" 2>&1 || true
+  "$SINKD" dispatch --config "$D/sinkd.toml" >"$D/dispatch.log" 2>&1 || true
+  "$SINKD" drain audit --nats-url "nats://127.0.0.1:1" --s3-endpoint http://127.0.0.1:1 \
+    --s3-bucket chaos >"$D/s3.log" 2>&1 || true
+}
+
 campaign_secrets() {
   block secrets "every captured log of this run grepped for the fake secret values"
   local files hits name value total=0
+  secret_probes
   files=$(find "$RUN" -type f \( -name '*.log' -o -name '*.out' -o -name '*.jsonl' \) | wc -l)
   figure "log files" "$files"
-  for name in AWS_SECRET_ACCESS_KEY AWS_SESSION_TOKEN PG_PASSWORD; do
+  for name in AWS_SECRET_ACCESS_KEY AWS_SESSION_TOKEN PG_PASSWORD NATS_TOKEN NATS_PASSWORD; do
     value=${!name}
     hits=$(grep -rlF --include='*.log' --include='*.out' --include='*.jsonl' -- "$value" "$RUN" 2>/dev/null | wc -l || true)
     [ "$hits" = 0 ] || { grep -rlF -- "$value" "$RUN" | head -3 | sed 's/^/    found in /'; } || true
