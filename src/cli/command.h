@@ -69,6 +69,7 @@ void AddSchemaCommand(CLI::App& root, Invocation& invocation);
 void AddProvisionCommand(CLI::App& root, Invocation& invocation);
 void AddDrainCommand(CLI::App& root, Invocation& invocation);
 void AddTailCommand(CLI::App& root, Invocation& invocation);
+void AddDeadCommand(CLI::App& root, Invocation& invocation);
 void AddPublishCommand(CLI::App& root, Invocation& invocation);
 void AddOutboxCommand(CLI::App& root, Invocation& invocation);
 void AddDispatchCommand(CLI::App& root, Invocation& invocation);

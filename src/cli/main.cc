@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   sinkd::cli::AddProvisionCommand(root, invocation);
   sinkd::cli::AddDrainCommand(root, invocation);
   sinkd::cli::AddTailCommand(root, invocation);
+  sinkd::cli::AddDeadCommand(root, invocation);
   sinkd::cli::AddPublishCommand(root, invocation);
   sinkd::cli::AddOutboxCommand(root, invocation);
   sinkd::cli::AddDispatchCommand(root, invocation);

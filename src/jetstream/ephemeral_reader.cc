@@ -55,7 +55,7 @@ Result<std::unique_ptr<EphemeralReader>> EphemeralReader::Open(Connection& conne
   so.Stream = stream.c_str();
   so.ManualAck = true;  // AckNone: there is nothing to ack; stop the library from trying
   jsConsumerConfig& cc = so.Config;
-  cc.Description = "sinkd tail: ephemeral, acks nothing";
+  cc.Description = "sinkd reader (tail, dead, lake verify): ephemeral, acks nothing";
   cc.AckPolicy = js_AckNone;
   cc.InactiveThreshold = std::chrono::nanoseconds(kInactiveThreshold).count();
   cc.FilterSubject = filter.c_str();
