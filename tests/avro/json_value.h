@@ -4,23 +4,17 @@
 // from a string.
 #pragma once
 
-#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "avro/schema.h"
 #include "avro/value.h"
+#include "base/sha256.h"
 
 namespace sinkd::avro {
 
 inline nlohmann::json HexJson(const std::string& bytes) {
-  std::string hex;
-  char two[3];
-  for (unsigned char c : bytes) {
-    std::snprintf(two, sizeof two, "%02x", c);
-    hex += two;
-  }
-  return nlohmann::json{{"hex", hex}};
+  return nlohmann::json{{"hex", HexEncode(bytes)}};
 }
 
 inline nlohmann::json ToJson(const Schema& schema, size_t index, const Value& v) {

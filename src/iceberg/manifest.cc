@@ -1,0 +1,295 @@
+#include "iceberg/manifest.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "base/sha256.h"
+
+namespace sinkd::iceberg {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json Optional(Json type) { return Json::array({"null", std::move(type)}); }
+
+Json AvroField(const std::string& name, Json type, int32_t id) {
+  Json f = {{"name", name}, {"type", std::move(type)}};
+  if (f["type"].is_array()) f["default"] = nullptr;
+  f["field-id"] = id;
+  return f;
+}
+
+// Iceberg's map with int keys: an array of key/value records (Spec Appendix A).
+Json IntKeyedMap(int32_t key_id, int32_t value_id, Json value_type) {
+  // Appended rather than `"k" + std::to_string(…)`: gcc 12 warns falsely (-Wrestrict) on that.
+  std::string name = "k";
+  name.append(std::to_string(key_id)).append("_v").append(std::to_string(value_id));
+  return {
+      {"type", "array"},
+      {"logicalType", "map"},
+      {"items",
+       {{"type", "record"},
+        {"name", name},
+        {"fields",
+         {AvroField("key", "int", key_id), AvroField("value", std::move(value_type), value_id)}}}}};
+}
+
+Json PartitionStruct(const TableSpec& spec) {
+  Json fields = Json::array();
+  for (const PartitionField& p : spec.partition) {
+    Json type =
+        p.transform == "day" ? Json{{"type", "int"}, {"logicalType", "date"}} : Json("string");
+    fields.push_back(AvroField(p.name, Optional(std::move(type)), p.field_id));
+  }
+  return {{"type", "record"}, {"name", "r102"}, {"fields", fields}};
+}
+
+std::string ManifestSchema(const TableSpec& spec) {
+  const Json data_file = {
+      {"type", "record"},
+      {"name", "r2"},
+      {"fields",
+       {AvroField("content", "int", 134), AvroField("file_path", "string", 100),
+        AvroField("file_format", "string", 101), AvroField("partition", PartitionStruct(spec), 102),
+        AvroField("record_count", "long", 103), AvroField("file_size_in_bytes", "long", 104),
+        AvroField("column_sizes", Optional(IntKeyedMap(117, 118, "long")), 108),
+        AvroField("value_counts", Optional(IntKeyedMap(119, 120, "long")), 109),
+        AvroField("null_value_counts", Optional(IntKeyedMap(121, 122, "long")), 110),
+        AvroField("lower_bounds", Optional(IntKeyedMap(126, 127, "bytes")), 125),
+        AvroField("upper_bounds", Optional(IntKeyedMap(129, 130, "bytes")), 128),
+        AvroField("key_metadata", Optional("bytes"), 131),
+        AvroField("split_offsets",
+                  Optional({{"type", "array"}, {"items", "long"}, {"element-id", 133}}), 132),
+        AvroField("sort_order_id", Optional("int"), 140)}}};
+  const Json entry = {
+      {"type", "record"},
+      {"name", "manifest_entry"},
+      {"fields",
+       {AvroField("status", "int", 0), AvroField("snapshot_id", Optional("long"), 1),
+        AvroField("sequence_number", Optional("long"), 3),
+        AvroField("file_sequence_number", Optional("long"), 4),
+        AvroField("data_file", data_file, 2)}}};
+  return entry.dump();
+}
+
+std::string ManifestListSchema() {
+  const Json summary = {{"type", "record"},
+                        {"name", "r508"},
+                        {"fields",
+                         {AvroField("contains_null", "boolean", 509),
+                          AvroField("contains_nan", Optional("boolean"), 518),
+                          AvroField("lower_bound", Optional("bytes"), 510),
+                          AvroField("upper_bound", Optional("bytes"), 511)}}};
+  const Json list = {
+      {"type", "record"},
+      {"name", "manifest_file"},
+      {"fields",
+       {AvroField("manifest_path", "string", 500), AvroField("manifest_length", "long", 501),
+        AvroField("partition_spec_id", "int", 502), AvroField("content", "int", 517),
+        AvroField("sequence_number", "long", 515), AvroField("min_sequence_number", "long", 516),
+        AvroField("added_snapshot_id", "long", 503), AvroField("added_files_count", "int", 504),
+        AvroField("existing_files_count", "int", 505), AvroField("deleted_files_count", "int", 506),
+        AvroField("added_rows_count", "long", 512), AvroField("existing_rows_count", "long", 513),
+        AvroField("deleted_rows_count", "long", 514),
+        AvroField("partitions",
+                  Optional({{"type", "array"}, {"items", summary}, {"element-id", 508}}), 507),
+        AvroField("key_metadata", Optional("bytes"), 519)}}};
+  return list.dump();
+}
+
+avro::Value Opt(const std::optional<int64_t>& v) { return v ? avro::Value(*v) : avro::Value(); }
+avro::Value Opt(const std::optional<std::string>& v) { return v ? avro::Value(*v) : avro::Value(); }
+
+// The int-keyed maps of a data file; an absent value leaves its column out of that map.
+template <typename Get>
+avro::Value ColumnMap(const DataFile& file, Get get) {
+  avro::Array out;
+  for (const ColumnMetrics& c : file.columns) {
+    avro::Value v = get(c);
+    if (v.is_null()) continue;
+    out.items.push_back(avro::Record{{{"key", c.field_id}, {"value", std::move(v)}}});
+  }
+  return out;
+}
+
+avro::Value DataFileValue(const TableSpec& spec, const DataFile& file) {
+  avro::Record partition;
+  partition.fields.push_back({spec.partition[0].name, file.day});
+  for (size_t i = 1; i < spec.partition.size(); ++i) {
+    partition.fields.push_back({spec.partition[i].name, file.values[i - 1]});
+  }
+  avro::Array offsets;
+  for (uint64_t o : file.split_offsets) offsets.items.push_back(static_cast<int64_t>(o));
+  const auto count = [](uint64_t n) { return avro::Value(static_cast<int64_t>(n)); };
+  return avro::Record{{
+      {"content", 0},
+      {"file_path", file.path},
+      {"file_format", "PARQUET"},
+      {"partition", std::move(partition)},
+      {"record_count", count(file.records)},
+      {"file_size_in_bytes", count(file.file_size)},
+      {"column_sizes", ColumnMap(file, [&](const ColumnMetrics& c) { return count(c.bytes); })},
+      {"value_counts", ColumnMap(file, [&](const ColumnMetrics& c) { return count(c.values); })},
+      {"null_value_counts", ColumnMap(file,
+                                      [&](const ColumnMetrics& c) {
+                                        return c.nulls ? count(*c.nulls) : avro::Value();
+                                      })},
+      {"lower_bounds", ColumnMap(file, [](const ColumnMetrics& c) { return Opt(c.lower); })},
+      {"upper_bounds", ColumnMap(file, [](const ColumnMetrics& c) { return Opt(c.upper); })},
+      {"split_offsets", std::move(offsets)},
+      {"sort_order_id", kSortOrderId},
+  }};
+}
+
+// Unique to the file (its path), so the same records give the same bytes.
+avro::WriterOptions AvroOptions(const std::string& path, avro::Codec codec) {
+  avro::WriterOptions o;
+  o.codec = codec;
+  const std::string digest = Sha256(path);
+  std::memcpy(o.sync.data(), digest.data(), o.sync.size());
+  return o;
+}
+
+Result<std::string> Write(const std::string& schema_json, avro::Metadata metadata,
+                          const avro::WriterOptions& options,
+                          const std::vector<avro::Value>& records) {
+  SINKD_ASSIGN_OR_RETURN(avro::Schema schema, avro::Schema::Parse(schema_json));
+  avro::ContainerWriter writer(std::move(schema), std::move(metadata), options);
+  for (const avro::Value& r : records) SINKD_RETURN_IF_ERROR(writer.Append(r));
+  return writer.Finish();
+}
+
+Status CheckEntry(const TableSpec& spec, const ManifestEntry& e) {
+  const bool added = e.status == EntryStatus::kAdded;
+  if (!added && (!e.snapshot_id || !e.sequence_number || !e.file_sequence_number)) {
+    return Status::Refuse(
+        "iceberg: an EXISTING or DELETED entry without its snapshot id and "
+        "sequence numbers: " +
+        e.file.path);
+  }
+  if (e.file.values.size() + 1 != spec.partition.size()) {
+    return Status::Refuse("iceberg: a partition tuple that does not match the spec: " +
+                          e.file.path);
+  }
+  return Status::OK();
+}
+
+// The partition summaries of the entries: day bounds compared as numbers, strings as bytes.
+std::vector<FieldSummary> Summaries(const TableSpec& spec,
+                                    const std::vector<ManifestEntry>& entries) {
+  std::vector<FieldSummary> out(spec.partition.size());
+  if (entries.empty()) return out;
+  int32_t lo = entries[0].file.day, hi = lo;
+  for (const ManifestEntry& e : entries) {
+    lo = std::min(lo, e.file.day);
+    hi = std::max(hi, e.file.day);
+  }
+  out[0].lower = DayBytes(lo);
+  out[0].upper = DayBytes(hi);
+  for (size_t i = 1; i < out.size(); ++i) {
+    for (const ManifestEntry& e : entries) {
+      const std::string& v = e.file.values[i - 1];
+      if (!out[i].lower || v < *out[i].lower) out[i].lower = v;
+      if (!out[i].upper || v > *out[i].upper) out[i].upper = v;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string DayBytes(int32_t day) {
+  std::string out(4, '\0');
+  std::memcpy(out.data(), &day, 4);  // little-endian host, little-endian format
+  return out;
+}
+
+Result<Manifest> WriteManifest(const TableSpec& spec, const std::string& path, int64_t snapshot_id,
+                               int64_t sequence_number, const std::vector<ManifestEntry>& entries,
+                               avro::Codec codec) {
+  Manifest m;
+  m.file.path = path;
+  m.file.added_snapshot_id = snapshot_id;
+  m.file.sequence_number = sequence_number;
+  m.file.min_sequence_number = sequence_number;
+  std::vector<avro::Value> records;
+  for (const ManifestEntry& e : entries) {
+    SINKD_RETURN_IF_ERROR(CheckEntry(spec, e));
+    const auto rows = static_cast<int64_t>(e.file.records);
+    switch (e.status) {
+      case EntryStatus::kAdded:
+        ++m.file.added_files;
+        m.file.added_rows += rows;
+        break;
+      case EntryStatus::kExisting:
+        ++m.file.existing_files;
+        m.file.existing_rows += rows;
+        break;
+      case EntryStatus::kDeleted:
+        ++m.file.deleted_files;
+        m.file.deleted_rows += rows;
+        break;
+    }
+    if (e.status == EntryStatus::kExisting) {
+      m.file.min_sequence_number = std::min(m.file.min_sequence_number, *e.sequence_number);
+    }
+    records.push_back(avro::Record{{{"status", static_cast<int32_t>(e.status)},
+                                    {"snapshot_id", Opt(e.snapshot_id)},
+                                    {"sequence_number", Opt(e.sequence_number)},
+                                    {"file_sequence_number", Opt(e.file_sequence_number)},
+                                    {"data_file", DataFileValue(spec, e.file)}}});
+  }
+  m.file.partitions = Summaries(spec, entries);
+  const avro::Metadata header = {{"schema", spec.schema.dump()},
+                                 {"schema-id", "0"},
+                                 {"partition-spec", PartitionFieldsJson(spec).dump()},
+                                 {"partition-spec-id", "0"},
+                                 {"format-version", "2"},
+                                 {"content", "data"}};
+  SINKD_ASSIGN_OR_RETURN(m.bytes,
+                         Write(ManifestSchema(spec), header, AvroOptions(path, codec), records));
+  m.file.length = m.bytes.size();
+  return m;
+}
+
+Result<std::string> WriteManifestList(const std::vector<ManifestFile>& manifests,
+                                      int64_t snapshot_id, std::optional<int64_t> parent_id,
+                                      int64_t sequence_number, avro::Codec codec) {
+  std::vector<avro::Value> records;
+  for (const ManifestFile& m : manifests) {
+    avro::Array partitions;
+    for (const FieldSummary& s : m.partitions) {
+      partitions.items.push_back(avro::Record{{{"contains_null", s.contains_null},
+                                               {"contains_nan", avro::Value()},
+                                               {"lower_bound", Opt(s.lower)},
+                                               {"upper_bound", Opt(s.upper)}}});
+    }
+    records.push_back(avro::Record{{
+        {"manifest_path", m.path},
+        {"manifest_length", static_cast<int64_t>(m.length)},
+        {"partition_spec_id", m.spec_id},
+        {"content", 0},
+        {"sequence_number", m.sequence_number},
+        {"min_sequence_number", m.min_sequence_number},
+        {"added_snapshot_id", m.added_snapshot_id},
+        {"added_files_count", m.added_files},
+        {"existing_files_count", m.existing_files},
+        {"deleted_files_count", m.deleted_files},
+        {"added_rows_count", m.added_rows},
+        {"existing_rows_count", m.existing_rows},
+        {"deleted_rows_count", m.deleted_rows},
+        {"partitions", std::move(partitions)},
+    }});
+  }
+  avro::Metadata header = {{"snapshot-id", std::to_string(snapshot_id)}};
+  if (parent_id) header.emplace_back("parent-snapshot-id", std::to_string(*parent_id));
+  header.emplace_back("sequence-number", std::to_string(sequence_number));
+  header.emplace_back("format-version", "2");
+  // The list has no path of its own here: its sync marker is derived from the snapshot id.
+  return Write(ManifestListSchema(), std::move(header),
+               AvroOptions(std::string("snapshot-").append(std::to_string(snapshot_id)), codec),
+               records);
+}
+
+}  // namespace sinkd::iceberg
