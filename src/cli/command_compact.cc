@@ -169,14 +169,17 @@ Result<compact::PassReport> CompactPass(compact::Compactor& compactor, const Com
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   metrics.inputs_deleted.fetch_add(r.inputs_deleted);
+  metrics.partitions_failed.fetch_add(r.partitions_failed);
   if (!report.ok()) {
     metrics.pass_failures.fetch_add(1);
-    // A pass that refused a Part still compacted every other partition: its backlog is real.
-    if (report.status().IsRefuse()) {
-      metrics.partitions_pending.store(static_cast<int64_t>(r.partitions_pending));
-    }
+    // A pass that refused a Part or failed a partition still compacted every other partition:
+    // its backlog is real.
+    if (r.completed) metrics.partitions_pending.store(static_cast<int64_t>(r.partitions_pending));
     for (const std::string& refused : r.refused) {
       log.Error("compaction refused a Part", {{"part", refused}});
+    }
+    for (const std::string& failed : r.failed) {
+      log.Error("compaction skipped a failed partition", {{"partition", failed}});
     }
     log.Error("compaction pass failed", {{"error", report.status().message()},
                                          {"outputs", r.outputs},

@@ -234,14 +234,29 @@ Result<PassReport> Compactor::RunPass(const PassHooks& hooks, PassReport* out) {
     }
   }
 
+  // A partition whose delete or merge fails is reported and skipped for the rest of the pass;
+  // the others go on (one bad directory or key must not stall the whole lake).
+  std::map<std::string, std::string> key_partition;
+  for (const auto& [partition, members] : partitions) {
+    for (const Object& o : members) key_partition[o.stored.key] = partition;
+  }
+  std::set<std::string> failed;
+  auto fail = [&](const std::string& partition, const Status& why) {
+    if (failed.insert(partition).second) report.failed.push_back(partition + ": " + why.message());
+  };
+
   const int64_t now = options_.now_unix_ms();
   GracePlan grace = PlanDeletions(GraceInputs{&objects, &supersedes, now, options_.grace_ms});
   std::set<std::string> deleted;
   for (const std::string& key : grace.due) {
+    // Oldest first within a partition: after a failure its later deletions wait for a later
+    // pass, so an output is still never gone before what it supersedes.
+    const std::string& partition = key_partition[key];
+    if (failed.count(partition)) continue;
     Status s = destination_.Delete(key);
     if (!s.ok()) {
-      if (!deleted.empty()) (void)destination_.Sync();
-      return s.As(Status::Redeliver).WithContext("delete " + key);
+      fail(partition, s.WithContext("delete " + key));
+      continue;
     }
     deleted.insert(key);
     ++report.inputs_deleted;
@@ -255,6 +270,11 @@ Result<PassReport> Compactor::RunPass(const PassHooks& hooks, PassReport* out) {
   bool stopped = false;
   for (auto& [partition, members] : partitions) {
     if (!stopped && hooks.stop_requested && hooks.stop_requested()) stopped = true;
+    if (failed.count(partition)) {
+      ++report.partitions_pending;
+      if (hooks.on_partition) hooks.on_partition(++done, report.partitions);
+      continue;
+    }
     std::vector<const Object*> live;
     for (const Object& o : members) {
       if (deleted.count(o.stored.key) || grace.superseded.count(o.stored.key) ||
@@ -266,9 +286,9 @@ Result<PassReport> Compactor::RunPass(const PassHooks& hooks, PassReport* out) {
     const int64_t end = *DateEndUnixMs(members.front().parsed.date);
     PolicyInputs policy{options_.target_bytes, options_.min_parts,
                         now >= end + options_.settle_ms};
-    bool merged = false, pending = false;
+    bool merged = false, pending = false, broken = false;
     // Re-planned after a refusal: the refused Part leaves the candidates, the rest still merge.
-    for (size_t round = 0; round <= members.size(); ++round) {
+    for (size_t round = 0; round <= members.size() && !broken; ++round) {
       std::vector<Candidate> candidates;
       for (const Object* o : live) {
         candidates.push_back(Candidate{o->stored.key, o->stored.size, o->parsed.output});
@@ -294,7 +314,11 @@ Result<PassReport> Compactor::RunPass(const PassHooks& hooks, PassReport* out) {
         spec.target_bytes = options_.target_bytes;
         spec.parquet = options_.parquet;
         Result<MergeOutcome> outcome = Merge(destination_, spec, hooks.on_output);
-        if (!outcome.ok()) return outcome.status().WithContext("compact " + partition);
+        if (!outcome.ok()) {
+          fail(partition, outcome.status());
+          broken = pending = true;
+          break;
+        }
         report.bytes_read += outcome->bytes_read;
         report.bytes_written += outcome->bytes_written;
         report.outputs += outcome->outputs.size();
@@ -318,19 +342,30 @@ Result<PassReport> Compactor::RunPass(const PassHooks& hooks, PassReport* out) {
         replan = true;
         break;
       }
-      if (!replan) break;
+      if (!replan || broken) break;
       pending = false;
     }
     if (merged) ++report.partitions_merged;
     if (pending) ++report.partitions_pending;
     if (hooks.on_partition) hooks.on_partition(++done, report.partitions);
   }
+  report.completed = true;
+  std::string refusals;
   if (!report.refused.empty()) {
     std::string all;
     for (const std::string& why : report.refused) all += (all.empty() ? "" : "; ") + why;
-    return Status::Refuse(std::to_string(report.refused.size()) +
-                          " Part(s) cannot be read and were left in place: " + all);
+    refusals = std::to_string(report.refused.size()) +
+               " Part(s) cannot be read and were left in place: " + all;
   }
+  report.partitions_failed = report.failed.size();
+  if (!report.failed.empty()) {
+    std::string all;
+    for (const std::string& why : report.failed) all += (all.empty() ? "" : "; ") + why;
+    return Status::Redeliver(std::to_string(report.failed.size()) +
+                             " partition(s) failed and were skipped: " + all +
+                             (refusals.empty() ? "" : "; " + refusals));
+  }
+  if (!refusals.empty()) return Status::Refuse(refusals);
   return report;
 }
 

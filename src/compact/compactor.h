@@ -82,6 +82,13 @@ struct PassReport {
   // Merges given up because another compactor's output took their key with other bytes, or an
   // input vanished under them (deleted by another compactor): nothing lost, nothing written.
   uint64_t merges_discarded = 0;
+  // Partitions where a delete or a merge failed ("<partition>: <why>"): skipped for the rest of
+  // the pass (counted pending), every other partition compacted; also in RunPass's Redeliver.
+  std::vector<std::string> failed;
+  uint64_t partitions_failed = 0;  // failed.size()
+  // True once every partition was visited (the pass was not cut short by a listing, a footer
+  // read or a sync that failed): the counts, partitions_pending included, are the pass's own.
+  bool completed = false;
 };
 
 struct PassHooks {
@@ -99,10 +106,13 @@ class Compactor {
 
   // One pass: due deletions first, then the merges the policy picks, partitions in key order.
   // Returns the report when every store call succeeded and every Part could be read. Errors:
-  // Redeliver for a store failure (list, read, place, delete, sync: the next pass retries; what
-  // was placed stays placed), Refuse naming the Parts that cannot be read when the pass otherwise
-  // completed (those Parts are left untouched and skipped; every other partition was compacted).
-  // `report`, when given, receives the counts even when an error is returned.
+  // Redeliver for a store failure: the listing, an output's footer or the sync after deletions
+  // ends the pass; a failed delete or merge (read, place) fails only its partition, which is
+  // skipped while every other one is compacted, and the error names each failed partition (the
+  // next pass retries; what was placed stays placed). Refuse naming the Parts that cannot be read
+  // when the pass otherwise succeeded (those Parts are left untouched and skipped; every other
+  // partition was compacted). `report`, when given, receives the counts even when an error is
+  // returned.
   Result<PassReport> RunPass(const PassHooks& hooks, PassReport* report = nullptr);
 
   const CompactOptions& options() const { return options_; }

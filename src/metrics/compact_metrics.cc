@@ -16,6 +16,9 @@ std::string CompactMetrics::Render() const {
          d(passes));
   metric("sinkd_compact_pass_failures_total", "counter",
          "Compaction passes that failed, or refused a Part they could not read.", d(pass_failures));
+  metric("sinkd_compact_partitions_failed_total", "counter",
+         "Partitions a pass skipped because a delete or a merge in them failed.",
+         d(partitions_failed));
   metric("sinkd_compact_outputs_total", "counter", "Compacted Parts written.", d(outputs));
   metric("sinkd_compact_inputs_deleted_total", "counter",
          "Parts deleted once an output superseding them was older than the grace.",

@@ -1,7 +1,7 @@
 // CompactMetrics is what `sinkd compact --follow` tells an operator, as Prometheus text (the names
-// of design §5, every one labelled table="ledger"|…): passes and failed passes, outputs written,
-// inputs deleted after their grace, rows in and out, duplicates dropped and bytes written (all
-// counters); the partitions left to merge after the last pass (the backlog) and the time of the
+// of design §5, every one labelled table="ledger"|…): passes and failed passes, partitions a
+// failure skipped, outputs written, inputs deleted after their grace, rows in and out, duplicates
+// dropped and bytes written (all counters); the partitions left to merge after the last pass (the backlog) and the time of the
 // last successful pass (gauges). Ready (/readyz) once the destination answered.
 // Ownership: plain atomics, owned by the command; the HTTP listener borrows it.
 // Threads: safe for concurrent use (the pass writes, the listener reads); a scrape may see one
@@ -19,6 +19,7 @@ struct CompactMetrics {
 
   std::atomic<uint64_t> passes{0};         // passes that ended OK
   std::atomic<uint64_t> pass_failures{0};  // passes that failed or refused a Part
+  std::atomic<uint64_t> partitions_failed{0};  // partitions a failed delete or merge skipped
   std::atomic<uint64_t> outputs{0};
   std::atomic<uint64_t> inputs_deleted{0};
   std::atomic<uint64_t> rows_in{0};

@@ -229,6 +229,57 @@ TEST(CompactCli, APartItCannotReadFailsThePassWithExitOneNamingItAndIsLeftUntouc
   EXPECT_EQ(testing::ReadFile(bad), "PAR1 this is not a Parquet file PAR1");
 }
 
+// A partition whose directory cannot be written fails its merge: the pass goes on with the others,
+// exits 1 naming it, and a following compactor counts it in sinkd_compact_partitions_failed_total.
+TEST(CompactCli, APartitionThatCannotBeWrittenIsSkippedCountedAndExitsOneAfterTheOthers) {
+  SmallPartsLake lake;
+  ASSERT_TRUE(lake.Make());
+  std::vector<std::filesystem::path> partitions;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(lake.lake + "/ledger")) {
+    if (e.is_directory() && e.path().filename().string().rfind("app=", 0) == 0) {
+      partitions.push_back(e.path());
+    }
+  }
+  std::sort(partitions.begin(), partitions.end());
+  ASSERT_GE(partitions.size(), 2u) << "the premise: several partitions";
+  const std::string first = std::filesystem::relative(partitions[0], lake.lake).string();
+  testing::UnwritableDir locked(partitions[0]);
+  auto r = Compact({"ledger", "--lake-dir", lake.lake, "--min-parts", "2", "--grace", "0s"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("1 partition(s) failed and were skipped: " + first + ": "),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("\"msg\":\"compaction skipped a failed partition\""), std::string::npos)
+      << r.err;
+  size_t outputs = 0, locked_outputs = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(lake.lake + "/ledger")) {
+    if (e.path().filename().string().rfind("compact-", 0) != 0) continue;
+    ++outputs;
+    locked_outputs += e.path().parent_path() == partitions[0];
+  }
+  EXPECT_EQ(outputs, partitions.size() - 1) << "every other partition compacted";
+  EXPECT_EQ(locked_outputs, 0u);
+
+  TempDir run;
+  const int port = sinkd::outbox::testing::FreeLoopbackPort();
+  Background compact({SinkdBinary().string(), "compact", "ledger", "--lake-dir", lake.lake,
+                      "--min-parts", "2", "--grace", "0s", "--follow", "--every", "1h",
+                      "--metrics-listen", "127.0.0.1:" + std::to_string(port)},
+                     run / "compact.log");
+  ASSERT_TRUE(testing::WaitUntil(
+      [&] { return compact.Log().find("\"msg\":\"compaction pass") != std::string::npos; }, 60s))
+      << compact.Log();
+  const auto metrics = sinkd::outbox::testing::HttpGet(port, "/metrics");
+  EXPECT_NE(metrics.body.find("sinkd_compact_partitions_failed_total{table=\"ledger\"} 1\n"),
+            std::string::npos)
+      << metrics.body;
+  EXPECT_NE(metrics.body.find("sinkd_compact_partitions_pending{table=\"ledger\"} 1\n"),
+            std::string::npos)
+      << metrics.body;
+  compact.Signal(SIGTERM);
+  EXPECT_EQ(compact.Wait(20s), 0) << compact.Log();
+}
+
 // `sinkd` under a 2 GiB address-space limit (prlimit --as), as a small host or a container runs
 // it; without a limit under a sanitizer, whose allocator reserves terabytes of address space.
 testing::CommandResult SinkdLimited(const std::vector<std::string>& args) {

@@ -244,7 +244,7 @@ TEST(LiveMetrics, ADispatchersMetricsPagePassesPromtoolCheckMetrics) {
   ExpectBuildAndProcessMetrics(page);
 }
 
-// The ten names of design §5, each labelled with its table, on the page promtool lints clean.
+// The names of design §5 (and the failed partitions), each labelled with its table, on the page promtool lints clean.
 TEST(LiveMetrics, ACompactorsMetricsPagePassesPromtoolCheckMetrics) {
   SINKD_REQUIRE_TOOL("promtool", "prometheus");
   const std::string page = ScrapeLiveCompact();
@@ -255,7 +255,7 @@ TEST(LiveMetrics, ACompactorsMetricsPagePassesPromtoolCheckMetrics) {
   const std::set<std::string> names = ExposedNames(page);
   for (const char* name :
        {"sinkd_compact_passes_total", "sinkd_compact_pass_failures_total",
-        "sinkd_compact_outputs_total", "sinkd_compact_inputs_deleted_total",
+        "sinkd_compact_partitions_failed_total", "sinkd_compact_outputs_total", "sinkd_compact_inputs_deleted_total",
         "sinkd_compact_rows_in_total", "sinkd_compact_rows_out_total",
         "sinkd_compact_duplicates_dropped_total", "sinkd_compact_bytes_written_total",
         "sinkd_compact_partitions_pending", "sinkd_compact_last_pass_success_unix_seconds"}) {

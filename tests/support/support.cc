@@ -1,8 +1,10 @@
 #include "support/support.h"
 
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -48,6 +50,54 @@ TempDir::~TempDir() {
                                  std::filesystem::perm_options::add, ec);
   }
   std::filesystem::remove_all(path_, ec);
+}
+
+namespace {
+
+// Whether this process can create a file in `dir` (the probe is removed again).
+bool CanCreateIn(const std::filesystem::path& dir) {
+  const std::filesystem::path probe = dir / ".sinkd-writable-probe";
+  const int fd = open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+  if (fd < 0) return false;
+  close(fd);
+  unlink(probe.c_str());
+  return true;
+}
+
+// Sets or clears the immutable attribute of `dir` (chattr +i / -i); false when refused.
+bool SetImmutable(const std::filesystem::path& dir, bool on) {
+  const int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return false;
+  int flags = 0;
+  bool ok = ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0;
+  if (ok) {
+    flags = on ? (flags | FS_IMMUTABLE_FL) : (flags & ~FS_IMMUTABLE_FL);
+    ok = ioctl(fd, FS_IOC_SETFLAGS, &flags) == 0;
+  }
+  close(fd);
+  return ok;
+}
+
+}  // namespace
+
+UnwritableDir::UnwritableDir(std::filesystem::path dir) : dir_(std::move(dir)) {
+  std::filesystem::permissions(dir_, std::filesystem::perms::owner_write |
+                                         std::filesystem::perms::group_write |
+                                         std::filesystem::perms::others_write,
+                               std::filesystem::perm_options::remove);
+  if (!CanCreateIn(dir_)) return;
+  immutable_ = SetImmutable(dir_, true);
+  if (!immutable_ || CanCreateIn(dir_)) {
+    ADD_FAILURE() << dir_ << " stays writable: neither mode 0555 nor the immutable attribute "
+                  << "holds here (root on a file system without chattr +i?)";
+  }
+}
+
+UnwritableDir::~UnwritableDir() {
+  if (immutable_) SetImmutable(dir_, false);
+  std::error_code ec;
+  std::filesystem::permissions(dir_, std::filesystem::perms::owner_write,
+                               std::filesystem::perm_options::add, ec);
 }
 
 CommandResult RunCommand(const std::vector<std::string>& argv, const std::string& input,

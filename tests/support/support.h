@@ -31,6 +31,22 @@ class TempDir {
   std::filesystem::path path_;
 };
 
+// Makes an existing directory unwritable for this process until destruction: nothing can be
+// created in, renamed into or deleted from it. Mode 0555 for an ordinary user; root ignores modes,
+// so as root the directory is made immutable (chattr +i). Fails the test when neither takes hold
+// (root on a file system without the attribute), never skips it.
+class UnwritableDir {
+ public:
+  explicit UnwritableDir(std::filesystem::path dir);
+  ~UnwritableDir();
+  UnwritableDir(const UnwritableDir&) = delete;
+  UnwritableDir& operator=(const UnwritableDir&) = delete;
+
+ private:
+  std::filesystem::path dir_;
+  bool immutable_ = false;
+};
+
 struct CommandResult {
   int exit_code = -1;  // the exit status, or 128+signal when killed
   std::string out;
