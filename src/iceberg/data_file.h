@@ -24,6 +24,7 @@ struct ColumnMetrics {
   std::optional<uint64_t> nulls;     // null_value_counts
   std::optional<std::string> lower;  // lower_bounds, single-value bytes
   std::optional<std::string> upper;  // upper_bounds
+  bool operator==(const ColumnMetrics&) const = default;
 };
 
 struct DataFile {
@@ -36,6 +37,7 @@ struct DataFile {
   std::vector<std::string> values;
   std::vector<ColumnMetrics> columns;   // every column with a field id, in file order
   std::vector<uint64_t> split_offsets;  // row-group starts, ascending
+  bool operator==(const DataFile&) const = default;
 };
 
 // The entry of a Part at `path` of `file_size` bytes whose writer produced `statistics`, with the

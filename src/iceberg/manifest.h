@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "avro/container.h"
@@ -40,6 +41,7 @@ struct FieldSummary {
   bool contains_null = false;
   std::optional<std::string> lower;  // single-value bytes in the partition field's type
   std::optional<std::string> upper;
+  bool operator==(const FieldSummary&) const = default;
 };
 
 // One manifest as the manifest list names it.
@@ -53,6 +55,7 @@ struct ManifestFile {
   int32_t added_files = 0, existing_files = 0, deleted_files = 0;
   int64_t added_rows = 0, existing_rows = 0, deleted_rows = 0;
   std::vector<FieldSummary> partitions;
+  bool operator==(const ManifestFile&) const = default;
 };
 
 struct Manifest {
@@ -73,6 +76,17 @@ Result<std::string> WriteManifestList(const std::vector<ManifestFile>& manifests
                                       int64_t snapshot_id, std::optional<int64_t> parent_id,
                                       int64_t sequence_number,
                                       avro::Codec codec = avro::Codec::kDeflate);
+
+// Reads a manifest's entries (written by sinkd or another writer of the v2 schema), matching the
+// partition struct to `spec` by field id. Sequence numbers and snapshot ids are returned as
+// stored: an empty one is inherited from the manifest's list entry (ManifestFile), which the
+// caller applies. Returns Reject, naming the file's problem, for corrupt Avro (avro/container.h),
+// a missing required field, a partition field of the spec absent from the struct, a content
+// other than data.
+Result<std::vector<ManifestEntry>> ReadManifest(std::string_view bytes, const TableSpec& spec);
+
+// Reads a manifest list. Reject as ReadManifest.
+Result<std::vector<ManifestFile>> ReadManifestList(std::string_view bytes);
 
 // The single-value serialization of a day (4-byte little-endian int, Spec Appendix D).
 std::string DayBytes(int32_t day);

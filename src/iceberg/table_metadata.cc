@@ -1,6 +1,7 @@
 #include "iceberg/table_metadata.h"
 
 #include <cassert>
+#include <type_traits>
 
 namespace sinkd::iceberg {
 
@@ -157,6 +158,148 @@ std::string ToJson(const TableMetadata& m) {
 int64_t SnapshotIdFrom(uint64_t random_bits) {
   const auto id = static_cast<int64_t>(random_bits & 0x7FFF'FFFF'FFFF'FFFFull);
   return id == 0 ? 1 : id;
+}
+
+}  // namespace sinkd::iceberg
+
+namespace sinkd::iceberg {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Status Malformed(const std::string& what) {
+  return Status::Reject("iceberg: table metadata: " + what);
+}
+
+// The member `key` of `j` when it has the wanted JSON type, else Reject.
+template <typename T>
+Result<T> Member(const Json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end()) return Malformed(std::string("no \"") + key + "\"");
+  if constexpr (std::is_same_v<T, std::string>) {
+    if (it->is_string()) return it->template get<std::string>();
+  } else {
+    if (it->is_number_integer()) return it->template get<T>();
+  }
+  return Malformed(std::string("\"") + key + "\" has the wrong type");
+}
+
+Result<Json> Array(const Json& j, const char* key, bool required) {
+  auto it = j.find(key);
+  if (it == j.end() && !required) return Json::array();
+  if (it == j.end() || !it->is_array()) return Malformed(std::string("no list \"") + key + "\"");
+  return *it;
+}
+
+Result<Summary> Strings(const Json& j, const char* key) {
+  Summary out;
+  auto it = j.find(key);
+  if (it == j.end()) return out;
+  if (!it->is_object()) return Malformed(std::string("\"") + key + "\" is not an object");
+  for (const auto& [k, v] : it->items()) {
+    if (!v.is_string()) return Malformed(std::string("a value of \"") + key + "\" is not a string");
+    out.emplace_back(k, v.get<std::string>());
+  }
+  return out;
+}
+
+// The element of `list` whose `id_key` equals `id`.
+Result<Json> ById(const Json& list, const char* id_key, int64_t id, const char* what) {
+  for (const auto& e : list) {
+    if (e.is_object() && e.contains(id_key) && e[id_key] == id) return e;
+  }
+  return Malformed(std::string("no ") + what + " " + std::to_string(id));
+}
+
+Result<TableSpec> ParseSpec(const Json& j) {
+  TableSpec spec;
+  SINKD_ASSIGN_OR_RETURN(const int64_t schema_id, Member<int64_t>(j, "current-schema-id"));
+  SINKD_ASSIGN_OR_RETURN(const Json schemas, Array(j, "schemas", true));
+  SINKD_ASSIGN_OR_RETURN(spec.schema, ById(schemas, "schema-id", schema_id, "schema"));
+  SINKD_ASSIGN_OR_RETURN(const int64_t spec_id, Member<int64_t>(j, "default-spec-id"));
+  SINKD_ASSIGN_OR_RETURN(const Json specs, Array(j, "partition-specs", true));
+  SINKD_ASSIGN_OR_RETURN(const Json partition, ById(specs, "spec-id", spec_id, "partition spec"));
+  SINKD_ASSIGN_OR_RETURN(const Json fields, Array(partition, "fields", true));
+  for (const auto& f : fields) {
+    PartitionField p;
+    SINKD_ASSIGN_OR_RETURN(p.source_id, Member<int32_t>(f, "source-id"));
+    SINKD_ASSIGN_OR_RETURN(p.field_id, Member<int32_t>(f, "field-id"));
+    SINKD_ASSIGN_OR_RETURN(p.name, Member<std::string>(f, "name"));
+    SINKD_ASSIGN_OR_RETURN(p.transform, Member<std::string>(f, "transform"));
+    spec.partition.push_back(std::move(p));
+  }
+  SINKD_ASSIGN_OR_RETURN(const int64_t order_id, Member<int64_t>(j, "default-sort-order-id"));
+  SINKD_ASSIGN_OR_RETURN(const Json orders, Array(j, "sort-orders", true));
+  SINKD_ASSIGN_OR_RETURN(spec.sort_order, ById(orders, "order-id", order_id, "sort order"));
+  SINKD_ASSIGN_OR_RETURN(const Json keys, Array(spec.sort_order, "fields", false));
+  if (keys.size() >= 2) {
+    SINKD_ASSIGN_OR_RETURN(spec.time_field_id, Member<int32_t>(keys[0], "source-id"));
+    SINKD_ASSIGN_OR_RETURN(spec.id_field_id, Member<int32_t>(keys[1], "source-id"));
+  }
+  SINKD_ASSIGN_OR_RETURN(spec.last_column_id, Member<int32_t>(j, "last-column-id"));
+  SINKD_ASSIGN_OR_RETURN(spec.last_partition_id, Member<int32_t>(j, "last-partition-id"));
+  return spec;
+}
+
+Result<Snapshot> ParseSnapshot(const Json& j) {
+  Snapshot s;
+  SINKD_ASSIGN_OR_RETURN(s.id, Member<int64_t>(j, "snapshot-id"));
+  if (j.contains("parent-snapshot-id")) {
+    SINKD_ASSIGN_OR_RETURN(s.parent_id, Member<int64_t>(j, "parent-snapshot-id"));
+  }
+  SINKD_ASSIGN_OR_RETURN(s.sequence_number, Member<int64_t>(j, "sequence-number"));
+  SINKD_ASSIGN_OR_RETURN(s.timestamp_ms, Member<int64_t>(j, "timestamp-ms"));
+  SINKD_ASSIGN_OR_RETURN(s.manifest_list, Member<std::string>(j, "manifest-list"));
+  SINKD_ASSIGN_OR_RETURN(s.summary, Strings(j, "summary"));
+  if (j.contains("schema-id")) {
+    SINKD_ASSIGN_OR_RETURN(s.schema_id, Member<int32_t>(j, "schema-id"));
+  }
+  return s;
+}
+
+}  // namespace
+
+Result<TableMetadata> ParseTableMetadata(std::string_view json) {
+  const Json j = Json::parse(json, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return Malformed("not a JSON object");
+  SINKD_ASSIGN_OR_RETURN(const int64_t version, Member<int64_t>(j, "format-version"));
+  if (version != 2) return Malformed("format-version " + std::to_string(version) + ", not 2");
+  TableMetadata m;
+  SINKD_ASSIGN_OR_RETURN(m.uuid, Member<std::string>(j, "table-uuid"));
+  SINKD_ASSIGN_OR_RETURN(m.location, Member<std::string>(j, "location"));
+  SINKD_ASSIGN_OR_RETURN(m.last_sequence_number, Member<int64_t>(j, "last-sequence-number"));
+  SINKD_ASSIGN_OR_RETURN(m.last_updated_ms, Member<int64_t>(j, "last-updated-ms"));
+  SINKD_ASSIGN_OR_RETURN(m.spec, ParseSpec(j));
+  SINKD_ASSIGN_OR_RETURN(m.properties, Strings(j, "properties"));
+  if (j.contains("current-snapshot-id") && !j["current-snapshot-id"].is_null()) {
+    SINKD_ASSIGN_OR_RETURN(const int64_t current, Member<int64_t>(j, "current-snapshot-id"));
+    if (current != -1) m.current_snapshot_id = current;
+  }
+  SINKD_ASSIGN_OR_RETURN(const Json snapshots, Array(j, "snapshots", false));
+  for (const auto& s : snapshots) {
+    SINKD_ASSIGN_OR_RETURN(Snapshot snapshot, ParseSnapshot(s));
+    m.snapshots.push_back(std::move(snapshot));
+  }
+  if (m.current_snapshot_id && m.Current() == nullptr) {
+    return Malformed("the current snapshot " + std::to_string(*m.current_snapshot_id) +
+                     " is not among the snapshots");
+  }
+  SINKD_ASSIGN_OR_RETURN(const Json snapshot_log, Array(j, "snapshot-log", false));
+  for (const auto& e : snapshot_log) {
+    LogEntry entry;
+    SINKD_ASSIGN_OR_RETURN(entry.snapshot_id, Member<int64_t>(e, "snapshot-id"));
+    SINKD_ASSIGN_OR_RETURN(entry.timestamp_ms, Member<int64_t>(e, "timestamp-ms"));
+    m.snapshot_log.push_back(std::move(entry));
+  }
+  SINKD_ASSIGN_OR_RETURN(const Json metadata_log, Array(j, "metadata-log", false));
+  for (const auto& e : metadata_log) {
+    LogEntry entry;
+    SINKD_ASSIGN_OR_RETURN(entry.metadata_file, Member<std::string>(e, "metadata-file"));
+    SINKD_ASSIGN_OR_RETURN(entry.timestamp_ms, Member<int64_t>(e, "timestamp-ms"));
+    m.metadata_log.push_back(std::move(entry));
+  }
+  return m;
 }
 
 }  // namespace sinkd::iceberg

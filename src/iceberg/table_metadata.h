@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -84,6 +85,13 @@ TableMetadata WithSnapshot(const TableMetadata& base, Snapshot snapshot, int64_t
 // The metadata file's JSON text (format-version 2, current-snapshot-id -1 when there is none,
 // refs.main when there is one).
 std::string ToJson(const TableMetadata& metadata);
+
+// Parses a metadata file (format-version 2), as ToJson writes it and as other v2 writers do.
+// The TableSpec is rebuilt from the current schema, the default partition spec and the default
+// sort order (time and id field ids from its first two fields; 0 when it has fewer). Unknown keys
+// are ignored. Returns Reject naming the first missing or mistyped field, or a format version
+// other than 2.
+Result<TableMetadata> ParseTableMetadata(std::string_view json);
 
 // A positive snapshot id from 64 random bits (the caller's randomness): the sign bit cleared, and
 // never 0.

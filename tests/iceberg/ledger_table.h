@@ -28,6 +28,7 @@ struct LedgerTable {
   std::vector<DataFile> files;
   std::vector<std::string> manifests;  // file:// URIs, oldest first
   std::vector<std::string> lists;      // one per snapshot
+  std::vector<ManifestFile> listed;    // what the last list names
   uint64_t rows = 0;
   int versions = 0;  // metadata files written
 };
@@ -63,7 +64,6 @@ inline LedgerTable WriteLedgerTable(const std::filesystem::path& lake_root, int 
     return FileUri(t.table / "metadata" / name);
   };
   std::string previous = write_metadata();
-  std::vector<ManifestFile> listed;
   const char* apps[] = {"billing", "crm-sync", "search"};
   for (int f = 0; f < flushes; ++f) {
     row::RowBatch rows(row::kLedgerColumns);
@@ -102,9 +102,9 @@ inline LedgerTable WriteLedgerTable(const std::filesystem::path& lake_root, int 
     if (!m.ok()) return t;
     WriteBytes(manifest, m->bytes);
     t.manifests.push_back(manifest);
-    listed.push_back(m->file);
+    t.listed.push_back(m->file);
     const std::optional<int64_t> parent = meta.current_snapshot_id;
-    Result<std::string> list = WriteManifestList(listed, snapshot_id, parent, sequence, codec);
+    Result<std::string> list = WriteManifestList(t.listed, snapshot_id, parent, sequence, codec);
     EXPECT_TRUE(list.ok()) << list.status().ToString();
     if (!list.ok()) return t;
     const std::string list_uri =

@@ -1,0 +1,121 @@
+// sinkd reads back the table files it will have to re-read when a commit races (the newest
+// metadata, the current list, the manifests to carry over): what it wrote, and the same files
+// rewritten by python3-avro (another writer's field order in blocks and its deflate), giving
+// the same entries; corrupt metadata is refused naming the field.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "iceberg/ledger_table.h"
+
+namespace sinkd::iceberg {
+namespace {
+
+std::string Path(const std::string& uri) { return uri.substr(std::string("file://").size()); }
+
+// `uri` as python3-avro reads it and then writes it again (deflate), under `out`.
+std::string RewrittenByPython(const std::string& uri, const std::filesystem::path& out) {
+  const auto tool = [](const char* name) {
+    return (testing::SourceDir() / "tools" / name).string();
+  };
+  testing::CommandResult read =
+      testing::RunCommand({"/usr/bin/python3", tool("avro-dump.py"), Path(uri)});
+  EXPECT_EQ(read.exit_code, 0) << read.err;
+  nlohmann::json dump = nlohmann::json::parse(read.out, nullptr, false);
+  nlohmann::json spec = {{"schema", dump["schema"]},
+                         {"codec", "deflate"},
+                         {"metadata", nlohmann::json::object()},
+                         {"records", dump["records"]}};
+  for (const auto& [k, v] : dump["metadata"].items()) {
+    if (k.rfind("avro.", 0) != 0) spec["metadata"][k] = v;
+  }
+  testing::CommandResult write =
+      testing::RunCommand({"/usr/bin/python3", tool("avro-write.py"), out.string()}, spec.dump());
+  EXPECT_EQ(write.exit_code, 0) << write.err;
+  return testing::ReadFile(out);
+}
+
+TEST(IcebergReaders, ManifestsAndListsReadBackAsWrittenAndAsPythonAvroRewritesThem) {
+  testing::TempDir tmp;
+  const LedgerTable t = WriteLedgerTable(tmp.path() / "lake", 2, 200);
+  ASSERT_EQ(t.manifests.size(), 2u);
+  const TableSpec spec = SpecOf(row::kLedgerColumns);
+  size_t first = 0;  // index into t.files of the manifest's first entry
+  for (const std::string& uri : t.manifests) {
+    const std::string ours = testing::ReadFile(Path(uri));
+    const std::string theirs = RewrittenByPython(uri, tmp / "m.avro");
+    size_t count = 0;
+    for (const std::string* bytes : {&ours, &theirs}) {
+      Result<std::vector<ManifestEntry>> entries = ReadManifest(*bytes, spec);
+      ASSERT_TRUE(entries.ok()) << entries.status().ToString();
+      ASSERT_FALSE(entries->empty());
+      for (size_t i = 0; i < entries->size(); ++i) {
+        const ManifestEntry& e = (*entries)[i];
+        EXPECT_EQ(e.status, EntryStatus::kAdded);
+        EXPECT_FALSE(e.sequence_number.has_value()) << "inherited";
+        EXPECT_TRUE(e.file == t.files.at(first + i)) << e.file.path;
+      }
+      count = entries->size();
+    }
+    first += count;
+  }
+  EXPECT_EQ(first, t.files.size());
+
+  Result<std::vector<ManifestFile>> ours = ReadManifestList(testing::ReadFile(Path(t.lists[1])));
+  Result<std::vector<ManifestFile>> theirs =
+      ReadManifestList(RewrittenByPython(t.lists[1], tmp / "l.avro"));
+  ASSERT_TRUE(ours.ok()) << ours.status().ToString();
+  ASSERT_TRUE(theirs.ok()) << theirs.status().ToString();
+  ASSERT_EQ(ours->size(), 2u);
+  EXPECT_TRUE(*ours == t.listed) << "every field of every list entry, partition bounds included";
+  EXPECT_TRUE(*theirs == t.listed);
+  EXPECT_EQ((*ours)[1].path, t.manifests[1]);
+  EXPECT_EQ((*ours)[1].sequence_number, 2);
+  EXPECT_EQ((*ours)[0].added_rows + (*ours)[1].added_rows, static_cast<int64_t>(t.rows));
+}
+
+TEST(IcebergReaders, MetadataParsesBackToTheSameJsonAndCorruptMetadataIsRefusedNamingTheField) {
+  testing::TempDir tmp;
+  const LedgerTable t = WriteLedgerTable(tmp.path(), 2, 50);
+  const std::string text = testing::ReadFile(t.table / "metadata/v3.metadata.json");
+  Result<TableMetadata> m = ParseTableMetadata(text);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ(ToJson(*m), text) << "nothing lost or reordered on the way";
+  ASSERT_NE(m->Current(), nullptr);
+  EXPECT_EQ(m->Current()->sequence_number, 2);
+  EXPECT_EQ(m->spec.time_field_id, 2);
+  EXPECT_EQ(m->spec.id_field_id, 1);
+  EXPECT_EQ(m->spec.partition.size(), 2u);
+  EXPECT_TRUE(m->spec.schema == SpecOf(row::kLedgerColumns).schema);
+  Result<TableMetadata> empty =
+      ParseTableMetadata(testing::ReadFile(t.table / "metadata/v1.metadata.json"));
+  ASSERT_TRUE(empty.ok()) << empty.status().ToString();
+  EXPECT_FALSE(empty->current_snapshot_id.has_value()) << "-1 is no snapshot";
+
+  nlohmann::ordered_json doc = nlohmann::ordered_json::parse(text);
+  const auto refused = [&](nlohmann::ordered_json changed, const std::string& named) {
+    Result<TableMetadata> r = ParseTableMetadata(changed.dump());
+    ASSERT_FALSE(r.ok()) << named;
+    EXPECT_TRUE(r.status().IsReject()) << r.status().ToString();
+    EXPECT_NE(r.status().message().find(named), std::string::npos) << r.status().ToString();
+  };
+  nlohmann::ordered_json bad = doc;
+  bad["format-version"] = 1;
+  refused(bad, "format-version 1");
+  bad = doc;
+  bad.erase("table-uuid");
+  refused(bad, "table-uuid");
+  bad = doc;
+  bad["current-snapshot-id"] = 12345;
+  refused(bad, "12345");
+  bad = doc;
+  bad["snapshots"][0]["summary"]["operation"] = 1;
+  refused(bad, "summary");
+  bad = doc;
+  bad["default-spec-id"] = 7;
+  refused(bad, "partition spec 7");
+  EXPECT_TRUE(ParseTableMetadata("{").status().IsReject());
+}
+
+}  // namespace
+}  // namespace sinkd::iceberg
