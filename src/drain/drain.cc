@@ -17,7 +17,6 @@ using std::chrono::steady_clock;
 // The longest a fetch may block: how quickly a signal is noticed.
 constexpr milliseconds kMaxFetchWait{1000};
 // How often the consumer's pending counts are read for the metrics.
-constexpr std::chrono::seconds kGaugeEvery{5};
 
 }  // namespace
 
@@ -40,6 +39,9 @@ Status DrainOptions::Validate() const {
   }
   if (max_ack_pending < 0) return Status::Refuse("--max-ack-pending must not be negative");
   if (decode_threads < 1) return Status::Refuse("decode threads must be at least 1");
+  if (consumer_check_every <= std::chrono::milliseconds(0)) {
+    return Status::Refuse("the consumer check interval must be positive");
+  }
   SINKD_RETURN_IF_ERROR(nak_backoff.Validate("nak back-off"));
   return fetch_backoff.Validate("fetch back-off");
 }
@@ -79,7 +81,7 @@ Status Drain::Run(const std::atomic<bool>& stop) {
   std::optional<Prefetcher> prefetcher;
   while (!stop.load()) {
     const auto now = steady_clock::now();
-    RefreshConsumerGauges(now);
+    CheckConsumer(now);
     if (auto report = settler_->TakeFinished()) {
       Settled(*report);
       continue;
@@ -262,7 +264,7 @@ void Drain::Settled(const SettleReport& report) {
   settling_rows_ = 0;
   settling_first_unix_ns_ = 0;
   PublishBuffered();
-  last_gauges_ = {};  // refresh the pending counts now that they changed
+  last_check_ = {};  // refresh the pending counts and the ack floor now that they changed
   // An abandoned flush pauses nothing: HoldNothing stops fetching until it returns.
   if (!report.status.ok() && !report.abandoned) PauseFor(report.nak_delay, *stop_);
 }
@@ -310,13 +312,45 @@ void Drain::PublishBuffered() {
                                    : filling_->first_buffered_unix_ns();
 }
 
-void Drain::RefreshConsumerGauges(steady_clock::time_point now) {
-  if (metrics_ == nullptr || now - last_gauges_ < kGaugeEvery) return;
-  last_gauges_ = now;
+void Drain::CheckConsumer(steady_clock::time_point now) {
+  if (now - last_check_ < options_.consumer_check_every) return;
+  last_check_ = now;
   auto state = source_.State();
-  if (!state.ok()) return;
-  metrics_->consumer_pending = static_cast<int64_t>(state->pending);
-  metrics_->consumer_ack_pending = state->ack_pending;
+  if (state.ok()) {
+    ack_floor_ = state->ack_floor_stream;
+    if (durable_missing_) {
+      log_.Info("durable consumer is back", {{"durable", source_.config().durable}});
+      durable_missing_ = false;
+    }
+    if (metrics_ != nullptr) {
+      metrics_->consumer_bound = true;
+      metrics_->consumer_pending = static_cast<int64_t>(state->pending);
+      metrics_->consumer_ack_pending = state->ack_pending;
+    }
+    return;
+  }
+  if (!state.status().IsNotFound()) return;  // the connection: asked again next time
+  // Past the floor: everything at or below it is acked, so in the lake. 0: all of the stream.
+  const uint64_t start = ack_floor_ == 0 ? 0 : ack_floor_ + 1;
+  const Status made = source_.Recreate(start);
+  if (made.ok()) {
+    log_.Warn("durable consumer was gone; re-created it with this drain's settings",
+              {{"durable", source_.config().durable},
+               {"stream", source_.config().stream},
+               {"start_sequence", start}});
+    durable_missing_ = false;
+    last_check_ = {};  // read its counts at once
+    if (metrics_ != nullptr) metrics_->consumer_bound = true;
+    return;
+  }
+  if (!durable_missing_) {
+    log_.Error("durable consumer is gone and cannot be re-created; not ready until it can",
+               {{"durable", source_.config().durable},
+                {"stream", source_.config().stream},
+                {"err", made.message()}});
+    durable_missing_ = true;
+  }
+  if (metrics_ != nullptr) metrics_->consumer_bound = false;
 }
 
 void Drain::PauseFor(milliseconds delay, const std::atomic<bool>& stop) {

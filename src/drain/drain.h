@@ -27,6 +27,11 @@
 // cannot be interrupted, so on stop Run waits kStuckShutdownWait for it and then returns Retry with
 // flush_stuck() true, leaving that thread in the flush: the caller must then neither destroy the
 // Drain nor its Sink (sinkd drain exits the process instead, as a second SIGTERM does).
+// A lost durable: one deleted under the running drain (fetches from it only time out) is found
+// by the next consumer check and made again with the drain's settings, delivering from past the
+// last ack floor the drain saw (everything at or below it is in the lake; messages acked since
+// come again, as duplicates); while it cannot be made (the stream is gone too) the drain is not
+// ready (metrics consumer_bound) and says so once, naming the durable, until it can.
 // Threads: one thread at a time; `stop` may be set from any thread or a signal handler. Run
 // fetches on a second thread of its own (drain/prefetcher.h), so the next fetch overlaps the
 // decode of this one, settles on a third (drain/settler.h) and sends InProgress acks on a fourth
@@ -102,6 +107,9 @@ struct DrainOptions {
   Backoff nak_backoff{std::chrono::seconds(1), std::chrono::minutes(2)};
   // Pause after a failed fetch: 100 ms doubling to 5 s.
   Backoff fetch_backoff{std::chrono::milliseconds(100), std::chrono::seconds(5)};
+  // How often the durable is asked for its counts (the pending gauges) and whether it still
+  // exists: a fetch from a deleted durable only times out, as from an idle one.
+  std::chrono::milliseconds consumer_check_every{std::chrono::seconds(5)};
 
   // Refuse naming the first bad field.
   Status Validate() const;
@@ -156,7 +164,9 @@ class Drain {
   Status Shutdown(std::optional<Prefetcher>& prefetcher);
   // The buffered-rows gauges: the filling batch and the one settling.
   void PublishBuffered();
-  void RefreshConsumerGauges(std::chrono::steady_clock::time_point now);
+  // Every consumer_check_every: the pending gauges and the ack floor, or, when the durable is
+  // gone, its re-creation (see the header comment).
+  void CheckConsumer(std::chrono::steady_clock::time_point now);
   void PauseFor(std::chrono::milliseconds delay, const std::atomic<bool>& stop);
 
   DrainOptions options_;
@@ -172,7 +182,9 @@ class Drain {
   BackoffCounter nak_backoff_;
   BackoffCounter fetch_backoff_;
   std::chrono::milliseconds keepalive_every_;
-  std::chrono::steady_clock::time_point last_gauges_{};
+  std::chrono::steady_clock::time_point last_check_{};
+  uint64_t ack_floor_ = 0;        // the durable's, as last seen
+  bool durable_missing_ = false;  // told the operator; cleared once it exists again
   std::vector<jetstream::Message> fetched_;
   size_t next_fetched_ = 0;  // fetched_[next_fetched_..] wait for the filling batch
   std::unique_ptr<WorkPool> decode_pool_;

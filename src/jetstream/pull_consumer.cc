@@ -17,8 +17,27 @@ ConsumerState StateOf(const jsConsumerInfo& ci) {
     s.ack_wait_ns = ci.Config->AckWait;
     s.max_ack_pending = ci.Config->MaxAckPending;
     s.ack_policy = static_cast<int64_t>(ci.Config->AckPolicy);
+    s.deliver_policy = static_cast<int64_t>(ci.Config->DeliverPolicy);
+    s.opt_start_seq = ci.Config->OptStartSeq;
   }
   return s;
+}
+
+// The durable's configuration as sinkd makes it; `config` must outlive the result (it points
+// into it).
+jsConsumerConfig DurableConfig(const ConsumerConfig& config) {
+  jsConsumerConfig cc;
+  jsConsumerConfig_Init(&cc);
+  cc.Durable = config.durable.c_str();
+  cc.Description = config.description.empty() ? nullptr : config.description.c_str();
+  cc.FilterSubject = config.filter.c_str();
+  cc.AckPolicy = js_AckExplicit;
+  cc.DeliverPolicy = js_DeliverAll;
+  cc.AckWait = config.ack_wait.count();
+  cc.MaxAckPending = config.max_ack_pending;
+  // MaxDeliver stays unlimited: a message that reached it would vanish from the consumer
+  // unacked and unwritten, which is loss; a batch that cannot land keeps coming back instead.
+  return cc;
 }
 
 }  // namespace
@@ -44,22 +63,15 @@ Result<std::unique_ptr<PullConsumer>> PullConsumer::Bind(Connection& connection,
   }
   if (!stream.ok()) return stream.status();
 
-  jsConsumerConfig cc;
-  jsConsumerConfig_Init(&cc);
-  cc.Durable = config.durable.c_str();
-  cc.Description = config.description.empty() ? nullptr : config.description.c_str();
-  cc.FilterSubject = config.filter.c_str();
-  cc.AckPolicy = js_AckExplicit;
-  cc.DeliverPolicy = js_DeliverAll;
-  cc.AckWait = config.ack_wait.count();
-  cc.MaxAckPending = config.max_ack_pending;
-  // MaxDeliver stays unlimited: a message that reached it would vanish from the consumer
-  // unacked and unwritten, which is loss; a batch that cannot land keeps coming back instead.
+  jsConsumerConfig cc = DurableConfig(config);
   jsConsumerInfo* ci = nullptr;
   jsErrCode jerr = static_cast<jsErrCode>(0);
   auto existing = GetConsumerState(connection, config.stream, config.durable);
   natsStatus s;
   if (existing.ok()) {
+    // The server refuses to change where a durable delivers from (Recreate may have set it).
+    cc.DeliverPolicy = static_cast<jsDeliverPolicy>(existing->deliver_policy);
+    cc.OptStartSeq = existing->opt_start_seq;
     s = js_UpdateConsumer(&ci, connection.js(), config.stream.c_str(), &cc, nullptr, &jerr);
   } else if (existing.status().IsNotFound()) {
     s = js_AddConsumer(&ci, connection.js(), config.stream.c_str(), &cc, nullptr, &jerr);
@@ -135,6 +147,24 @@ Status FetchBounded(natsConnection* connection, natsSubscription* sub, int max,
 Status PullConsumer::Fetch(int max, std::chrono::milliseconds timeout, std::vector<Message>& out) {
   return FetchBounded(connection_.nc(), sub_.get(), max, timeout, out,
                       config_.durable + " on " + config_.stream);
+}
+
+Status PullConsumer::Recreate(uint64_t start_sequence) {
+  jsConsumerConfig cc = DurableConfig(config_);
+  if (start_sequence > 0) {
+    cc.DeliverPolicy = js_DeliverByStartSequence;
+    cc.OptStartSeq = start_sequence;
+  }
+  jsConsumerInfo* ci = nullptr;
+  jsErrCode jerr = static_cast<jsErrCode>(0);
+  natsStatus s = js_AddConsumer(&ci, connection_.js(), config_.stream.c_str(), &cc, nullptr, &jerr);
+  ConsumerInfoPtr owned(ci);
+  if (s == NATS_OK) return Status::OK();
+  const Status failed =
+      FromNats(s, "re-create consumer " + config_.durable + " on stream " + config_.stream, jerr);
+  // Another drain on the durable may have made it first, from its own start.
+  if (GetConsumerState(connection_, config_.stream, config_.durable).ok()) return Status::OK();
+  return failed;
 }
 
 Result<ConsumerState> PullConsumer::State() {

@@ -1,7 +1,9 @@
 // PullConsumer is a bound pull subscription on a durable consumer: the drain's source. Binding
 // creates the durable when it is missing and updates it to the given configuration when it exists
 // (any number of drains share one durable and fetch from it in turn), but never creates a stream:
-// a missing stream is a refusal that tells the operator to run `sinkd provision`.
+// a missing stream is a refusal that tells the operator to run `sinkd provision`. An existing
+// durable keeps where it delivers from (the server refuses to change it): all of the stream, or,
+// once Recreate made it again, from a sequence.
 // Ownership: borrows the Connection (must outlive it); owns the subscription. Destroying it leaves
 // the durable on the server with its ack floor and pending messages.
 // Threads: Fetch from one thread at a time; State may be called from another thread meanwhile
@@ -39,6 +41,8 @@ struct ConsumerState {
   int64_t ack_wait_ns = 0;
   int64_t max_ack_pending = 0;
   int64_t ack_policy = 0;     // js_AckExplicit = 0, js_AckNone = 1
+  int64_t deliver_policy = 0;  // js_DeliverAll = 0, js_DeliverByStartSequence = 3, …
+  uint64_t opt_start_seq = 0;  // where a DeliverByStartSequence durable starts
 };
 
 // Bytes asked for per fetch: far below the server's 64 MB per-client buffer, and still dozens of
@@ -65,6 +69,13 @@ class PullConsumer {
   // earlier with what has arrived. Nothing available in time is OK with nothing appended.
   // Retry when the connection is down or the request failed.
   Status Fetch(int max, std::chrono::milliseconds timeout, std::vector<Message>& out);
+
+  // Makes the durable again, with this consumer's settings, after it vanished under a running
+  // drain (an operator's delete, a lost replica set): delivering from stream sequence
+  // `start_sequence`, or all of the stream for 0. The subscription stays as it is: a fetch names
+  // the durable, so the next one reaches the new durable. OK too when another drain made it
+  // first. NotFound when the stream is gone as well.
+  Status Recreate(uint64_t start_sequence);
 
   Result<ConsumerState> State();
   const ConsumerConfig& config() const { return config_; }
