@@ -219,7 +219,7 @@ bool Drain::Add(jetstream::Message& m, ParallelDecoder* decoded, size_t decoded_
   if (!added.held) return false;
   if (metrics_ != nullptr) {
     ++metrics_->messages;
-    if (redelivered) ++metrics_->retries;
+    if (redelivered) ++metrics_->redeliveries;
   }
   // The subject is read only for a reject's line: a copy per message is an allocation per event
   // on the audit stream.

@@ -198,7 +198,7 @@ SettleReport Settle(Batch& batch, SettleContext& c) {
     ++c.metrics->flushes;
     c.metrics->ack_failures += report.settle_failures;
     c.metrics->flush_seconds.Observe(seconds);
-    c.metrics->rows_per_flush.Observe(static_cast<double>(report.flushed.rows));
+    c.metrics->flush_rows.Observe(static_cast<double>(report.flushed.rows));
     c.metrics->last_flush_unix_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                                         std::chrono::system_clock::now().time_since_epoch())
                                         .count();

@@ -35,8 +35,8 @@ std::string CompactMetrics::Render() const {
          "Partitions the policy would still merge after the last pass (the backlog).",
          d(partitions_pending));
   const int64_t last = last_pass_success_unix_ns.load();
-  metric("sinkd_compact_last_pass_success_unix_seconds", "gauge",
-         "Time of the last successful compaction pass; 0 before the first.",
+  metric("sinkd_compact_last_pass_success_timestamp_seconds", "gauge",
+         "Unix time of the last successful compaction pass; 0 before the first.",
          static_cast<double>(last) / 1e9);
   return out;
 }

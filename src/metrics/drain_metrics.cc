@@ -60,7 +60,7 @@ std::string DrainMetrics::Render(int64_t now_unix_ns) const {
            "1 while an abandoned flush has not returned: the drain holds and fetches nothing.",
            flush_stuck.load() ? 1 : 0);
   w.Hist("sinkd_flush_duration_seconds", "Time to write one batch durably.", flush_seconds);
-  w.Hist("sinkd_rows_per_flush", "Rows in one flushed batch.", rows_per_flush);
+  w.Hist("sinkd_flush_rows", "Rows in one flushed batch.", flush_rows);
   w.Head("sinkd_dead_letters_total", "counter",
          "Records stored on GARM_SINK_DEAD, by reason.");
   w.Value("sinkd_dead_letters_total", D(dead_unmarshal), ",reason=\"unmarshal\"");
@@ -70,9 +70,9 @@ std::string DrainMetrics::Render(int64_t now_unix_ns) const {
           ",reason=\"too_many_partitions\"");
   w.Metric("sinkd_naks_total", "counter", "Messages negatively acknowledged for redelivery.",
            D(naks));
-  w.Metric("sinkd_retries_total", "counter",
+  w.Metric("sinkd_redeliveries_total", "counter",
            "Messages delivered more than once (redeliveries after a nak or an ack wait).",
-           D(retries));
+           D(redeliveries));
   w.Metric("sinkd_ack_failures_total", "counter", "Acks and terms the client failed to send.",
            D(ack_failures));
   w.Metric("sinkd_fetch_errors_total", "counter", "Fetches that failed.", D(fetch_errors));

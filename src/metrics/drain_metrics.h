@@ -50,7 +50,7 @@ struct DrainMetrics {
   std::atomic<uint64_t> dead_too_many_partitions{0};
   std::atomic<uint64_t> flushes_abandoned{0};  // flushes that ran past --flush-timeout
   std::atomic<uint64_t> naks{0};             // messages nak'd
-  std::atomic<uint64_t> retries{0};          // messages delivered more than once
+  std::atomic<uint64_t> redeliveries{0};     // messages delivered more than once
   std::atomic<uint64_t> ack_failures{0};     // acks or terms the client could not send
   std::atomic<uint64_t> fetch_errors{0};
 
@@ -66,8 +66,10 @@ struct DrainMetrics {
   std::atomic<bool> flush_in_time{true};  // false from an abandoned flush to the next success
   std::atomic<bool> flush_stuck{false};   // a thread is still inside an abandoned flush
 
-  Histogram<10> flush_seconds{{0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60}};
-  Histogram<8> rows_per_flush{{1, 10, 100, 1000, 10000, 50000, 100000, 250000}};
+  // Up to --flush-timeout's default (5 min) and twice it: a flush of minutes that still ended in
+  // time lands in a bucket that says how close it came, not in +Inf with all over a minute.
+  Histogram<13> flush_seconds{{0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60, 120, 300, 600}};
+  Histogram<8> flush_rows{{1, 10, 100, 1000, 10000, 50000, 100000, 250000}};
 
   bool ready() const {
     return connected && consumer_bound && destination_reachable && flush_in_time;

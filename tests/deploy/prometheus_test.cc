@@ -207,6 +207,43 @@ TEST(MetricNames, EveryNameTheAlertsAndTheDashboardUseIsOneSinkdServes) {
   }
 }
 
+// The metrics renamed to one convention (timestamps end in _timestamp_seconds, a histogram of rows
+// is sinkd_flush_rows, a counter says what it counts): a dashboard or rule still on an old name
+// shows nothing, so no page serves an old name any more, and the upgrade notes of the README and
+// the CHANGELOG list every rename, old → new.
+TEST(MetricNames, EveryRenameIsServedUnderItsNewNameOnlyAndListedForTheUpgrade) {
+  const std::vector<std::pair<std::string, std::string>> renames = {
+      {"sinkd_compact_last_pass_success_unix_seconds",
+       "sinkd_compact_last_pass_success_timestamp_seconds"},
+      {"sinkd_rows_per_flush", "sinkd_flush_rows"},
+      {"sinkd_retries_total", "sinkd_redeliveries_total"}};
+  std::set<std::string> served = ExposedNames(ScrapeLiveDrain());
+  served.merge(ExposedNames(ScrapeLiveCompact()));
+  ASSERT_GE(served.size(), 30u);
+  // A note wrapped at the column limit reads as one line.
+  const auto joined = [](const std::string& text) {
+    std::string out;
+    for (const std::string& line : Lines(text)) {
+      const size_t start = line.find_first_not_of(' ');
+      out += (start == std::string::npos ? "" : line.substr(start)) + " ";
+    }
+    return out;
+  };
+  const std::string readme = joined(ReadFile(SourceDir() / "README.md"));
+  const std::string changelog = joined(ReadFile(SourceDir() / "CHANGELOG.md"));
+  for (const auto& [old_name, new_name] : renames) {
+    EXPECT_TRUE(served.count(new_name)) << new_name;
+    EXPECT_FALSE(served.count(old_name)) << old_name;
+    const std::string note = "`" + old_name + "` → `" + new_name + "`";
+    EXPECT_NE(readme.find(note), std::string::npos) << "the README does not list " << note;
+    EXPECT_NE(changelog.find(note), std::string::npos) << "the CHANGELOG does not list " << note;
+  }
+  for (const std::string& name : served) {
+    EXPECT_TRUE(name.find("_unix_") == std::string::npos && name.find("_per_") == std::string::npos)
+        << name << " breaks the naming convention";
+  }
+}
+
 // What every page carries whichever command serves it (metrics/process_metrics.h): the build and
 // the standard process_* figures, unlabelled, each once.
 void ExpectBuildAndProcessMetrics(const std::string& page) {
@@ -258,7 +295,7 @@ TEST(LiveMetrics, ACompactorsMetricsPagePassesPromtoolCheckMetrics) {
         "sinkd_compact_partitions_failed_total", "sinkd_compact_outputs_total", "sinkd_compact_inputs_deleted_total",
         "sinkd_compact_rows_in_total", "sinkd_compact_rows_out_total",
         "sinkd_compact_duplicates_dropped_total", "sinkd_compact_bytes_written_total",
-        "sinkd_compact_partitions_pending", "sinkd_compact_last_pass_success_unix_seconds"}) {
+        "sinkd_compact_partitions_pending", "sinkd_compact_last_pass_success_timestamp_seconds"}) {
     EXPECT_TRUE(names.count(name)) << name << "\n" << page;
     EXPECT_NE(page.find(std::string("\n") + name + "{table=\"ledger\"} "), std::string::npos)
         << name << " without its table label\n" << page;

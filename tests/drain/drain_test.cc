@@ -70,7 +70,7 @@ TEST(Drain, AFailedFlushIsRedeliveredRatherThanAcked) {
   ASSERT_TRUE(WaitUntil([&] { return rig.Drained(); }, 15s)) << "the batch never landed";
   EXPECT_GE(rig.sink->attempts.load(), 2) << "premise: the first flush must have failed";
   EXPECT_GE(rig.metrics.naks.load(), 1u) << "a failed flush is nak'd";
-  EXPECT_GE(rig.metrics.retries.load(), 1u) << "the nak'd message came back";
+  EXPECT_GE(rig.metrics.redeliveries.load(), 1u) << "the nak'd message came back";
   EXPECT_EQ(RowsInLake(rig.lake_dir()), 3u) << "every id lands, once, after the retry";
 }
 
@@ -98,7 +98,7 @@ TEST(Drain, ASinkSlowerThanTwiceTheAckWaitGetsEveryMessageDeliveredOnce) {
       << "not drained";
   rig.Stop();
   EXPECT_EQ(most_redelivered, 0) << "a held message outlived its ack wait";
-  EXPECT_EQ(rig.metrics.retries.load(), 0u) << "the drain was handed a message twice";
+  EXPECT_EQ(rig.metrics.redeliveries.load(), 0u) << "the drain was handed a message twice";
   EXPECT_EQ(rig.sink->flushed_rows(), (std::vector<size_t>{2, 2})) << "each row written once";
   EXPECT_EQ(RowsInLake(rig.lake_dir()), 4u);
 }

@@ -7,6 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
+#include "drain/drain.h"
 #include "drain/drain_rig.h"
 #include "metrics/http_listener.h"
 
@@ -68,13 +71,13 @@ TEST(Metrics, EveryNamedMetricIsScrapedAndCountsWhatHappened) {
   EXPECT_EQ(Sample(body, "sinkd_flushes_total" + l), 1);
   EXPECT_GE(Sample(body, "sinkd_flush_failures_total" + l), 1);
   EXPECT_EQ(Sample(body, "sinkd_flush_duration_seconds_count" + l), 1);
-  EXPECT_EQ(Sample(body, "sinkd_rows_per_flush_count" + l), 1);
-  EXPECT_EQ(Sample(body, "sinkd_rows_per_flush_sum" + l), 1);
+  EXPECT_EQ(Sample(body, "sinkd_flush_rows_count" + l), 1);
+  EXPECT_EQ(Sample(body, "sinkd_flush_rows_sum" + l), 1);
   EXPECT_EQ(Sample(body, "sinkd_dead_letters_total{origin=\"ledger\",reason=\"unmarshal\"}"), 1);
   EXPECT_EQ(Sample(body, "sinkd_dead_letters_total{origin=\"ledger\",reason=\"missing_time\"}"), 1);
   EXPECT_EQ(Sample(body, "sinkd_dead_letters_total{origin=\"ledger\",reason=\"missing_event_id\"}"), 0);
   EXPECT_GE(Sample(body, "sinkd_naks_total" + l), 1) << "the failed flush nak'd its messages";
-  EXPECT_GE(Sample(body, "sinkd_retries_total" + l), 1) << "and they were delivered again";
+  EXPECT_GE(Sample(body, "sinkd_redeliveries_total" + l), 1) << "and they were delivered again";
   EXPECT_EQ(Sample(body, "sinkd_consumer_pending" + l), 0);
   EXPECT_EQ(Sample(body, "sinkd_consumer_ack_pending" + l), 0);
   EXPECT_EQ(Sample(body, "sinkd_oldest_buffered_row_age_seconds" + l), 0) << "nothing buffered";
@@ -107,6 +110,27 @@ TEST(Metrics, TheOldestBufferedRowHasAnAge) {
   const std::string body = Get(listener.port(), "/metrics");
   EXPECT_GE(Sample(body, "sinkd_oldest_buffered_row_age_seconds{origin=\"ledger\"}"), 1.0) << body;
   EXPECT_EQ(Sample(body, "sinkd_buffered_rows{origin=\"ledger\"}"), 1);
+}
+
+// A flush may run up to --flush-timeout (5 min by default) before it is abandoned: the duration
+// buckets reach that far and beyond, so a 4-minute flush is told from a 9-minute one instead of
+// both being +Inf.
+TEST(Metrics, FlushDurationBucketsReachPastTheFlushTimeout) {
+  metrics::DrainMetrics m;
+  m.origin = "ledger";
+  const double timeout = std::chrono::duration<double>(drain::DrainOptions{}.flush_timeout).count();
+  const auto& bounds = m.flush_seconds.bounds;
+  EXPECT_NE(std::find(bounds.begin(), bounds.end(), timeout), bounds.end())
+      << "no bucket ends at the default flush timeout, " << timeout << " s";
+  EXPECT_GE(bounds.back(), 2 * timeout);
+  m.flush_seconds.Observe(200);
+  m.flush_seconds.Observe(420);
+  const std::string body = "\n" + m.Render(0);
+  const std::string b = "sinkd_flush_duration_seconds_bucket{origin=\"ledger\",le=";
+  EXPECT_EQ(Sample(body, b + "\"120\"}"), 0) << body;
+  EXPECT_EQ(Sample(body, b + "\"300\"}"), 1) << body;
+  EXPECT_EQ(Sample(body, b + "\"600\"}"), 2) << body;
+  EXPECT_EQ(Sample(body, b + "\"+Inf\"}"), 2) << body;
 }
 
 // /readyz says which of its three conditions is missing; /healthz stays 200.
