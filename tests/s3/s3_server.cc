@@ -11,6 +11,8 @@
 #include <fstream>
 #include <thread>
 
+#include <gtest/gtest.h>
+
 namespace sinkd::testing {
 
 namespace fs = std::filesystem;
@@ -28,11 +30,18 @@ std::vector<nlohmann::json> ReadJsonLines(const fs::path& path) {
   return out;
 }
 
+std::string ReadText(const fs::path& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
 std::string Tool(const std::string& name) { return (SourceDir() / "tools" / "s3" / name).string(); }
 
 }  // namespace
 
-NodeProcess::NodeProcess(const std::vector<std::string>& args, const fs::path& stderr_file) {
+NodeProcess::NodeProcess(const std::vector<std::string>& args, const fs::path& stderr_file)
+    : script_(args.empty() ? "" : fs::path(args.front()).filename().string()),
+      stderr_file_(stderr_file) {
   int out[2];
   if (pipe2(out, O_CLOEXEC) != 0) {
     error_ = "pipe failed";
@@ -71,17 +80,22 @@ NodeProcess::NodeProcess(const std::vector<std::string>& args, const fs::path& s
   const size_t at = text.find("listening on 127.0.0.1:");
   if (at != std::string::npos) port_ = std::atoi(text.c_str() + at + 23);
   if (port_ <= 0) {
-    std::ifstream in(stderr_file);
-    std::string err((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     error_ = "node did not start (" + args.front() + "): stdout \"" + text + "\", stderr \"" +
-             err + "\"";
+             ReadText(stderr_file) + "\"";
   }
 }
 
 NodeProcess::~NodeProcess() {
   if (pid_ <= 0) return;
-  ::kill(pid_, SIGTERM);
   int status = 0;
+  if (waitpid(pid_, &status, WNOHANG) == pid_) {
+    ADD_FAILURE() << "the test server " << script_ << " ended before its test did ("
+                  << (WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status))
+                                          : "exit " + std::to_string(WEXITSTATUS(status)))
+                  << "); its stderr:\n" << ReadText(stderr_file_);
+    return;
+  }
+  ::kill(pid_, SIGTERM);
   for (int i = 0; i < 100; ++i) {
     if (waitpid(pid_, &status, WNOHANG) == pid_) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));

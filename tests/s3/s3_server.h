@@ -28,6 +28,8 @@ class NodeProcess {
  public:
   // Starts `node <args>`; waits up to 20 s for the listening line. stderr goes to `stderr_file`.
   NodeProcess(const std::vector<std::string>& args, const std::filesystem::path& stderr_file);
+  // Stops the process. One that already ended by itself fails the running test with its exit
+  // status and stderr: every request after its death fails to connect, which alone says nothing.
   ~NodeProcess();
   NodeProcess(const NodeProcess&) = delete;
   NodeProcess& operator=(const NodeProcess&) = delete;
@@ -40,6 +42,8 @@ class NodeProcess {
   pid_t pid_ = -1;
   int port_ = 0;
   std::string error_;
+  std::string script_;
+  std::filesystem::path stderr_file_;
 };
 
 struct S3ServerOptions {
