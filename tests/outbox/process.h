@@ -52,7 +52,11 @@ class Background {
   Background& operator=(const Background&) = delete;
 
   pid_t pid() const { return pid_; }
-  void Signal(int sig) { kill(pid_, sig); }
+  // Nothing once Wait has reaped it: kill(-1, sig) as root would signal every process there is,
+  // and a reaped pid may already belong to another test's server.
+  void Signal(int sig) {
+    if (pid_ > 0) kill(pid_, sig);
+  }
   // Waits for the exit; its code (128+signal when killed), or -1 after `timeout`.
   int Wait(std::chrono::milliseconds timeout) {
     const auto until = std::chrono::steady_clock::now() + timeout;
