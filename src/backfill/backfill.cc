@@ -5,6 +5,7 @@
 #include <span>
 
 #include "backfill/dead_letter_file.h"
+#include "table/key.h"
 
 namespace sinkd::backfill {
 
@@ -161,8 +162,8 @@ Status Backfill::Flush(drain::Batch& batch) {
         WriteDeadLetters(
             destination_,
             [&](uint32_t alternative) {
-              return DeadLetterKey(options_.lake.key_prefix, options_.lake.instance, first, last,
-                                   alternative);
+              return table::DeadLetterKey(options_.lake.key_prefix, options_.lake.instance, first,
+                                          last, alternative);
             },
             lines));
     SINKD_RETURN_IF_ERROR(destination_.Sync());

@@ -20,17 +20,6 @@ std::string DeadLetterLine(const DeadLetter& letter) {
   return line;
 }
 
-std::string DeadLetterKey(std::string_view prefix, std::string_view instance, uint64_t first,
-                          uint64_t last, uint32_t alternative) {
-  std::string name(instance);
-  if (alternative > 0) {  // appended piece by piece: gcc 12 warns (-Wrestrict) on "." + string
-    name += '.';
-    name += std::to_string(alternative);
-  }
-  return "dead-letters/" + std::string(prefix) + "/dead-" + name + "-" + std::to_string(first) +
-         "-" + std::to_string(last) + ".jsonl";
-}
-
 Result<std::string> WriteDeadLetters(
     lake::Destination& destination,
     const std::function<std::string(uint32_t alternative)>& key_for, const std::string& lines) {

@@ -3,7 +3,7 @@
 // JetStream dead letter carries in its headers and the original bytes in base64:
 //   {"reason":"missing_time","error":"time is unset","stream":"import","subject":"<file>",
 //    "sequence":12,"event_index":3,"payload_base64":"…"}
-// The file is placed through the lake's Destination under
+// The file is placed through the lake's Destination under table::DeadLetterKey,
 //   dead-letters/<prefix>/dead-<instance>[.<k>]-<firstSeq>-<lastSeq>.jsonl
 // with the same placement as a Part (never replacing a key), so DuckDB's read_json reads it.
 // Threads: one thread at a time.
@@ -36,9 +36,5 @@ std::string DeadLetterLine(const DeadLetter& letter);
 Result<std::string> WriteDeadLetters(
     lake::Destination& destination,
     const std::function<std::string(uint32_t alternative)>& key_for, const std::string& lines);
-
-// alternative k > 0 names the file dead-<instance>.<k>-…, as lake/key.h names Parts.
-std::string DeadLetterKey(std::string_view prefix, std::string_view instance, uint64_t first,
-                          uint64_t last, uint32_t alternative = 0);
 
 }  // namespace sinkd::backfill

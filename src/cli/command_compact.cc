@@ -29,26 +29,30 @@
 #include "lake/lake_writer.h"
 #include "metrics/compact_metrics.h"
 #include "metrics/http_listener.h"
-#include "row/ledger_columns.h"
-#include "sinks/lake_columns.h"
+#include "table/table.h"
 
 namespace sinkd::cli {
 
 namespace {
 
+// A table to compact: the catalogue's (table/table.h) with the config section of the drain that
+// writes it, whose key_prefix the file may already name ("" for an outbox table).
 struct CompactTable {
   std::string name;  // the subcommand / --table value, the metrics label
   const row::ColumnTable* columns;
-  std::string drain;  // "drain.ledger": whose key_prefix the file may already name; "" for outbox
+  std::string drain;  // "drain.ledger"
 };
 
 const std::vector<CompactTable>& CompactTables() {
-  static const std::vector<CompactTable> tables = {
-      {"ledger", &row::kLedgerColumns, "drain.ledger"},
-      {"audit", &row::kLedgerColumns, "drain.audit"},
-      {"outbox_events", &sinks::kOutboxEventColumns, ""},
-      {"outbox_audit", &sinks::kOutboxAuditColumns, ""},
-  };
+  static const std::vector<CompactTable> tables = [] {
+    std::vector<CompactTable> out;
+    for (const table::TableSpec& t : table::Tables()) {
+      const std::string name(t.name);
+      out.push_back(
+          {name, t.columns, t.writer == table::Writer::kStream ? "drain." + name : std::string()});
+    }
+    return out;
+  }();
   return tables;
 }
 
@@ -350,13 +354,11 @@ void AddCompactCommand(CLI::App& root, Invocation& invocation) {
   auto config = std::make_shared<ConfigFlags>(*cmd, "compact");
   invocation.configurable.push_back(config);
   cmd->add_option("table", *positional, "ledger or audit (the drains' tables)")
-      ->check(CLI::IsMember({"ledger", "audit"}));
-  std::vector<std::string> names;
-  for (const CompactTable& table : CompactTables()) names.push_back(table.name);
+      ->check(CLI::IsMember(table::TableNames(table::Writer::kStream)));
   cmd->add_option("--table", flags->table,
                   "the table to compact: outbox_events or outbox_audit (the outbox lake sinks'), "
                   "or ledger, audit")
-      ->check(CLI::IsMember(names));
+      ->check(CLI::IsMember(table::TableNames()));
   AddCompactFlags(*cmd, *flags, *config);
   cmd->callback([flags, positional, config, &invocation] {
     invocation.run = [flags, positional, config, &invocation]() -> Status {

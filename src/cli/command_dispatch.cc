@@ -17,7 +17,7 @@
 #include "cli/destination_flags.h"
 #include "cli/lake_flags.h"
 #include "config/config.h"
-#include "lake/key.h"
+#include "table/key.h"
 #include "metrics/http_listener.h"
 #include "outbox/dispatcher.h"
 #include "outbox/status.h"
@@ -63,7 +63,7 @@ Status RunDispatch(const DispatchFlags& flags) {
   }
   Logger log(stderr);
   const std::string instance =
-      c.dispatch.instance.empty() ? lake::DefaultInstanceId() : c.dispatch.instance;
+      c.dispatch.instance.empty() ? table::DefaultInstanceId() : c.dispatch.instance;
   sinks::SinkEnvironment env;
   env.instance = instance;
   env.created_by = CreatedBy();

@@ -18,6 +18,7 @@
 #include "jetstream/pull_consumer.h"
 #include "jetstream/streams.h"
 #include "outbox/pg.h"
+#include "table/table.h"
 #include "verify/outbox_rows.h"
 #include "verify/scan.h"
 #include "verify/stream_dead_letters.h"
@@ -186,7 +187,7 @@ Result<VerifyTarget> VerifyTargetFrom(const VerifyFlags& flags, const config::Co
   for (const StreamOrigin& o : StreamOrigins()) {
     if (o.name == table) origin = o;
   }
-  if (!origin && table != "outbox_events" && table != "outbox_audit") {
+  if (table::FindTable(table) == nullptr) {
     return Status::Refuse("lake verify: unknown table \"" + table +
                           "\": use ledger, audit, outbox_events or outbox_audit");
   }
@@ -308,9 +309,9 @@ void AddLakeCommand(CLI::App& root, Invocation& invocation) {
   auto config = std::make_shared<ConfigFlags>(*cmd, "lake verify");
   invocation.configurable.push_back(config);
   cmd->add_option("table", flags->table_arg, "ledger or audit")
-      ->check(CLI::IsMember({"ledger", "audit"}));
+      ->check(CLI::IsMember(table::TableNames(table::Writer::kStream)));
   cmd->add_option("--table", flags->table, "ledger, audit, outbox_events or outbox_audit")
-      ->check(CLI::IsMember({"ledger", "audit", "outbox_events", "outbox_audit"}));
+      ->check(CLI::IsMember(table::TableNames()));
   AddDestinationFlags(*cmd, flags->destination);
   cmd->add_option("--key-prefix", flags->key_prefix, "the table's first key segment (default: "
                                                      "the table's name)");

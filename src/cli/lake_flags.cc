@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "base/build_info.h"
-#include "lake/key.h"
+#include "table/key.h"
 
 namespace sinkd::cli {
 
@@ -32,7 +32,7 @@ Result<lake::LakeWriterOptions> LakeWriterOptionsFrom(const LakeFlags& flags,
                                                       const std::string& origin) {
   lake::LakeWriterOptions options;
   options.key_prefix = flags.key_prefix.empty() ? origin : flags.key_prefix;
-  options.instance = flags.instance_id.empty() ? lake::DefaultInstanceId() : flags.instance_id;
+  options.instance = flags.instance_id.empty() ? table::DefaultInstanceId() : flags.instance_id;
   options.parquet.zstd_level = flags.zstd_level;
   options.parquet.row_group_rows = flags.row_group_rows;
   options.encode_threads = flags.encode_threads;

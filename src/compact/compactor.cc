@@ -8,42 +8,24 @@
 #include <nlohmann/json.hpp>
 
 #include "compact/grace.h"
-#include "compact/layout.h"
 #include "compact/merge.h"
 #include "compact/output.h"
 #include "compact/policy.h"
 #include "parquet/part_reader.h"
+#include "table/footer.h"
+#include "table/key.h"
 
 namespace sinkd::compact {
 
-namespace {
-
-bool SafeToken(std::string_view s) {
-  if (s.empty() || s == "." || s == "..") return false;
-  for (unsigned char c : s) {
-    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                    c == '-' || c == '_' || c == '.';
-    if (!ok) return false;
-  }
-  return true;
-}
-
-}  // namespace
-
 Status CompactOptions::Validate() const {
   if (table == nullptr) return Status::Refuse("table: none given");
-  size_t start = 0;
-  while (true) {
-    const size_t slash = prefix.find('/', start);
-    if (!SafeToken(std::string_view(prefix).substr(start, slash - start))) {
-      return Status::Refuse("prefix \"" + prefix +
-                            "\": use '/'-separated segments of letters, digits, '-', '_' and '.'");
-    }
-    if (slash == std::string::npos) break;
-    start = slash + 1;
+  if (!table::SafeKeyPrefix(prefix)) {
+    return Status::Refuse("prefix \"" + prefix +
+                          "\": use '/'-separated segments of letters, digits, '-', '_' and '.'");
   }
-  // Dead letters live under dead-letters/<prefix>/ (backfill/dead_letter_file.h): never compacted.
-  if (prefix == "dead-letters" || prefix.rfind("dead-letters/", 0) == 0) {
+  // Dead letters live under dead-letters/<prefix>/ (table/key.h): never compacted.
+  if (prefix == table::kDeadLettersRoot ||
+      prefix.rfind(std::string(table::kDeadLettersRoot) + "/", 0) == 0) {
     return Status::Refuse("prefix \"" + prefix + "\": dead letters are never compacted");
   }
   if (target_bytes < (uint64_t{1} << 20)) {
@@ -66,7 +48,7 @@ namespace {
 
 struct Object {
   lake::StoredObject stored;
-  ObjectKey parsed;
+  table::ObjectKey parsed;
 };
 
 // What an output's footer says about the merge it belongs to.
@@ -75,32 +57,15 @@ struct OutputFooter {
   uint64_t outputs = 0, index = 0, rows_out = 0, rows = 0;
 };
 
-// "compact-<hash>" of "compact-<hash>[-<i>].parquet" with its index; nullopt for other names.
-std::optional<std::pair<std::string, std::optional<uint64_t>>> OutputStem(const std::string& name) {
-  constexpr std::string_view kPrefix = "compact-", kExt = ".parquet";
-  if (name.size() < kPrefix.size() + 32 + kExt.size()) return std::nullopt;
-  std::string stem = name.substr(0, kPrefix.size() + 32);
-  std::string rest = name.substr(stem.size(), name.size() - stem.size() - kExt.size());
-  if (rest.empty()) return std::make_pair(stem, std::optional<uint64_t>());
-  if (rest[0] != '-' || rest.size() < 2 || rest.size() > 12) return std::nullopt;
-  uint64_t index = 0;
-  for (char c : rest.substr(1)) {
-    if (c < '0' || c > '9') return std::nullopt;
-    index = index * 10 + static_cast<uint64_t>(c - '0');
-  }
-  if (rest.size() > 2 && rest[1] == '0') return std::nullopt;
-  return std::make_pair(stem, std::optional<uint64_t>(index));
-}
-
 Result<OutputFooter> ParseOutputFooter(const parquet::FileFooter& footer, const std::string& key) {
-  auto source = footer.Find("sinkd.source");
-  auto supersedes = footer.Find("sinkd.supersedes");
-  auto compaction = footer.Find("sinkd.compaction");
-  if (!source || *source != "compact" || !supersedes || !compaction) {
+  auto source = footer.Find(table::kSourceKey);
+  auto supersedes = footer.Find(table::kSupersedesKey);
+  auto compaction = footer.Find(table::kCompactionKey);
+  if (!source || *source != table::kCompactionSource || !supersedes || !compaction) {
     return Status::Refuse(key + ": named like a compaction output, but its footer is not one");
   }
   OutputFooter out;
-  auto keys = ParseSupersedes(*supersedes);
+  auto keys = table::ParseSupersedes(*supersedes);
   if (!keys.ok()) return keys.status().WithContext(key);
   out.supersedes = std::move(*keys);
   nlohmann::json c = nlohmann::json::parse(*compaction, nullptr, false);
@@ -154,7 +119,8 @@ Result<PassReport> Compactor::RunPass(const PassHooks& hooks, PassReport* out) {
   std::map<std::string, std::vector<Object>> partitions;
   std::vector<lake::StoredObject> objects;
   for (lake::StoredObject& stored : *listed) {
-    std::optional<ObjectKey> parsed = ParseObjectKey(table, options_.prefix, stored.key);
+    std::optional<table::ObjectKey> parsed =
+        table::ParseObjectKey(table, options_.prefix, stored.key);
     if (!parsed) continue;
     objects.push_back(stored);
     partitions[parsed->partition].push_back(Object{std::move(stored), std::move(*parsed)});
@@ -178,7 +144,7 @@ Result<PassReport> Compactor::RunPass(const PassHooks& hooks, PassReport* out) {
     std::map<std::string, std::vector<std::pair<const Object*, OutputFooter>>> merges;
     for (const Object& o : members) {
       if (!o.parsed.output) continue;
-      auto stem = OutputStem(o.parsed.name);
+      auto stem = table::CompactionOutputStem(o.parsed.name);
       if (!stem) continue;
       Rep::Cached& cached = rep_->outputs[o.stored.key];
       if (cached.size != o.stored.size || (!cached.output && cached.refused.ok())) {
@@ -283,7 +249,7 @@ Result<PassReport> Compactor::RunPass(const PassHooks& hooks, PassReport* out) {
       }
       live.push_back(&o);
     }
-    const int64_t end = *DateEndUnixMs(members.front().parsed.date);
+    const int64_t end = *table::DateEndUnixMs(members.front().parsed.date);
     PolicyInputs policy{options_.target_bytes, options_.min_parts,
                         now >= end + options_.settle_ms};
     bool merged = false, pending = false, broken = false;

@@ -11,6 +11,8 @@
 #include "compact/id_set.h"
 #include "lake/lake_writer.h"
 #include "parquet/part_reader.h"
+#include "table/footer.h"
+#include "table/key.h"
 
 namespace sinkd::compact {
 
@@ -205,7 +207,7 @@ Status Merger::CheckShape(Cursor& cursor) {
   // sinkd writes every Part sorted by (time, id); anything else is sorted here (and a sinkd Part
   // found out of order is, too: Advance notices).
   cursor.memory = footer.created_by.rfind("sinkd", 0) != 0;
-  if (auto stamps = footer.Find("sinkd.stamps")) {
+  if (auto stamps = footer.Find(table::kStampsKey)) {
     Status s = AppendStamps(*stamps, stamps_);
     if (!s.ok()) return s.WithContext(cursor.key);
   }
@@ -631,7 +633,7 @@ Result<MergeOutcome> Merger::Run(const std::function<void(const OutputReport&)>&
     std::vector<OutputReport> reports;
     bool restart = false;
     for (uint64_t index = 0; index < outputs; ++index) {
-      const std::string key = OutputKey(spec_.partition, hash, index, outputs);
+      const std::string key = table::CompactionOutputKey(spec_.partition, hash, index, outputs);
       uint32_t alternative = 0;
       uint64_t bytes = 0;
       Status inner;

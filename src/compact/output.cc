@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/sha256.h"
+#include "table/footer.h"
 
 namespace sinkd::compact {
 
@@ -13,16 +14,6 @@ std::string MergeHash(std::vector<InputRef> inputs) {
   std::string text;
   for (const InputRef& in : inputs) text += in.key + "\n" + std::to_string(in.size) + "\n";
   return Sha256Hex(text).substr(0, 32);
-}
-
-std::string OutputKey(const std::string& partition, const std::string& hash, uint64_t index,
-                      uint64_t outputs) {
-  // Appended piece by piece: gcc 12 -O3 warns falsely (-Wrestrict) on `partition + "/…" + hash`.
-  std::string key;
-  key.append(partition).append("/compact-").append(hash);
-  if (outputs > 1) key.append("-").append(std::to_string(index));
-  key.append(".parquet");
-  return key;
 }
 
 std::vector<parquet::KeyValue> OutputMetadata(const row::ColumnTable& table,
@@ -41,30 +32,18 @@ std::vector<parquet::KeyValue> OutputMetadata(const row::ColumnTable& table,
                                        {"inputs", counts.inputs},
                                        {"outputs", counts.outputs},
                                        {"index", index}};
-  return {
-      {"sinkd.table", std::string(table.name)},
-      {"sinkd.schema_version", std::to_string(table.schema_version)},
-      {"sinkd.source", "compact"},
-      {"sinkd.supersedes", nlohmann::json(supersedes).dump()},
-      {"sinkd.stamps", stamps_json},
-      {"sinkd.compaction", compaction.dump()},
-  };
-}
-
-Result<std::vector<std::string>> ParseSupersedes(std::string_view json) {
-  nlohmann::json parsed = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
-  if (!parsed.is_array()) return Status::Refuse("sinkd.supersedes is not a JSON array");
-  std::vector<std::string> keys;
-  for (const auto& element : parsed) {
-    if (!element.is_string()) return Status::Refuse("sinkd.supersedes holds a non-string");
-    keys.push_back(element.get<std::string>());
-  }
-  return keys;
+  std::vector<parquet::KeyValue> metadata = table::FooterHead(table, table::kCompactionSource);
+  metadata.emplace_back(table::kSupersedesKey, nlohmann::json(supersedes).dump());
+  metadata.emplace_back(table::kStampsKey, stamps_json);
+  metadata.emplace_back(table::kCompactionKey, compaction.dump());
+  return metadata;
 }
 
 Status AppendStamps(std::string_view json, std::vector<std::string>& out) {
   nlohmann::json parsed = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
-  if (!parsed.is_array()) return Status::Refuse("sinkd.stamps is not a JSON array");
+  if (!parsed.is_array()) {
+    return Status::Refuse(std::string(table::kStampsKey) + " is not a JSON array");
+  }
   for (const auto& element : parsed) out.push_back(element.dump());
   return Status::OK();
 }

@@ -1,6 +1,7 @@
 // A compaction output's name and footer metadata (design §4), and reading back what an output's
-// footer says. The name is a function of the inputs alone: the same inputs give the same key on
-// every compactor, so two compactors doing the same merge meet at the same key.
+// footer says (the key names: table/footer.h; the key format: table::CompactionOutputKey). The
+// name is a function of the inputs alone: the same inputs give the same key on every compactor,
+// so two compactors doing the same merge meet at the same key.
 // Threads: pure functions.
 #pragma once
 
@@ -23,11 +24,6 @@ struct InputRef {
 // 32 hex digits: the first half of SHA-256 over "<key>\n<size>\n" of every input, in key order.
 std::string MergeHash(std::vector<InputRef> inputs);
 
-// "<partition>/compact-<hash>.parquet" for a merge with one output, else
-// "<partition>/compact-<hash>-<index>.parquet".
-std::string OutputKey(const std::string& partition, const std::string& hash, uint64_t index,
-                      uint64_t outputs);
-
 struct MergeCounts {
   uint64_t rows_in = 0, rows_out = 0, duplicates_dropped = 0, inputs = 0, outputs = 0;
 };
@@ -38,10 +34,6 @@ std::vector<parquet::KeyValue> OutputMetadata(const row::ColumnTable& table,
                                               const std::vector<std::string>& supersedes,
                                               const std::vector<std::string>& stamps,
                                               const MergeCounts& counts, uint64_t index);
-
-// The keys of a sinkd.supersedes value; Refuse naming what is wrong when it is not a JSON array
-// of strings.
-Result<std::vector<std::string>> ParseSupersedes(std::string_view json);
 
 // The elements of a sinkd.stamps value (a JSON array), each as compact JSON text, appended to
 // `out`; Refuse when it is not a JSON array.

@@ -1,5 +1,5 @@
 // A Destination is where Parts land: a directory on this machine or a bucket in an object store.
-// Both receive the same keys (lake/key.h). It is the one seam between sinkd and the place its
+// Both receive the same keys (table/key.h). It is the one seam between sinkd and the place its
 // lake lives: every object is created through lake::Place (lake/lake_writer.h: Parts by
 // LakeWriter, dead-letter files, and compaction's outputs next), never by a write of its own, and
 // the same seam lists, reads and deletes what is there (a failed flush removing its Parts now;
@@ -68,7 +68,7 @@ class Destination {
   // One line naming the destination for the startup log, never a secret:
   // "dir /abs/path" or "s3://bucket at host:port (…)".
   virtual std::string Describe() const = 0;
-  // Starts a Part under `key` (relative, '/'-separated, from lake::PartKey).
+  // Starts a Part under `key` (relative, '/'-separated, from table::PartKey).
   virtual Result<std::unique_ptr<PartUpload>> Begin(const std::string& key) = 0;
   // Makes every commit and delete since the last Sync durable as a set (directory entries for a
   // directory lake, every directory from a Part's up to the lake root at least once per process;

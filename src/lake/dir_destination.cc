@@ -55,7 +55,7 @@ void MarkSynced(const std::filesystem::path& dir) {
   SyncedDirs().insert(dir);
 }
 
-// Keys come from lake::PartKey or from a List; one that could leave the root is a bug.
+// Keys come from table::PartKey or from a List; one that could leave the root is a bug.
 Status CheckKey(const std::string& key) {
   if (key.empty() || key.front() == '/') return Status::Internal("lake: bad key \"" + key + "\"");
   for (const auto& part : std::filesystem::path(key)) {

@@ -6,32 +6,12 @@
 
 #include "batch/part_schema.h"
 #include "batch/partitioner.h"
-#include "lake/key.h"
+#include "table/footer.h"
+#include "table/key.h"
 
 namespace sinkd::lake {
 
 namespace {
-
-// A key token must not be able to climb out of the lake or split into two segments.
-bool SafeToken(const std::string& s) {
-  if (s.empty() || s == "." || s == "..") return false;
-  for (unsigned char c : s) {
-    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                    c == '-' || c == '_' || c == '.';
-    if (!ok) return false;
-  }
-  return true;
-}
-
-bool SafePrefix(const std::string& prefix) {
-  size_t start = 0;
-  while (true) {
-    const size_t slash = prefix.find('/', start);
-    if (!SafeToken(prefix.substr(start, slash - start))) return false;
-    if (slash == std::string::npos) return true;
-    start = slash + 1;
-  }
-}
 
 // Rows the writer can never encode stay a Reject and a bug stays Internal: retrying either cannot
 // help, and the caller (the outbox dead-letters a Reject, the drain reports an Internal) must be
@@ -43,11 +23,11 @@ Status RedeliverUnlessPermanent(const Status& s) {
 }  // namespace
 
 Status LakeWriterOptions::Validate() const {
-  if (!SafePrefix(key_prefix)) {
+  if (!table::SafeKeyPrefix(key_prefix)) {
     return Status::Refuse("key_prefix \"" + key_prefix +
                           "\": use '/'-separated segments of letters, digits, '-', '_' and '.'");
   }
-  if (!SafeToken(instance)) {
+  if (!table::SafeKeyToken(instance)) {
     return Status::Refuse("instance \"" + instance +
                           "\": use letters, digits, '-', '_' and '.' only");
   }
@@ -98,16 +78,12 @@ Result<FlushReport> LakeWriter::Flush(row::RowBatch& batch, const Provenance& pr
 
   const row::ColumnTable& table = batch.table();
   const parquet::Schema schema = batch::FileSchema(table);
-  std::vector<parquet::KeyValue> metadata = {
-      {"sinkd.table", std::string(table.name)},
-      {"sinkd.schema_version", std::to_string(table.schema_version)},
-      {"sinkd.source", provenance.source},
-      {"sinkd.first_sequence", std::to_string(provenance.first_sequence)},
-      {"sinkd.last_sequence", std::to_string(provenance.last_sequence)},
-      {std::string(kStampsKey), ""},  // per Part, below
-  };
+  std::vector<parquet::KeyValue> metadata = table::FooterHead(table, provenance.source);
+  metadata.emplace_back(table::kFirstSequenceKey, std::to_string(provenance.first_sequence));
+  metadata.emplace_back(table::kLastSequenceKey, std::to_string(provenance.last_sequence));
+  metadata.emplace_back(table::kStampsKey, "");  // per Part, below
 
-  PartKeyFields key_fields;
+  table::PartKeyFields key_fields;
   key_fields.prefix = options_.key_prefix;
   for (int c : batch::PartitionColumns(table)) {
     key_fields.columns.emplace_back(table.columns[c].name);
@@ -145,14 +121,14 @@ Result<FlushReport> LakeWriter::Flush(row::RowBatch& batch, const Provenance& pr
   // the Part's bytes, stamp included, are the same wherever Place puts it and a redelivery still
   // meets them as kSame. Called from the encode threads: everything it uses is its own copy.
   auto metadata_for = [&](size_t n) {
-    PartKeyFields fields = key_fields;
+    table::PartKeyFields fields = key_fields;
     fields.date = partitions[n].date;
     fields.values = partitions[n].values;
     fields.number = n;
     fields.alternative = 0;
     FlushStamp stamp = flush_stamp;
     stamp.n = n;
-    stamp.key = PartKey(fields);
+    stamp.key = table::PartKey(fields);
     stamp.part_rows = partitions[n].rows.size();
     std::vector<parquet::KeyValue> part_metadata = metadata;
     part_metadata.back().second = StampsJson(stamp);
@@ -242,7 +218,7 @@ Result<FlushReport> LakeWriter::Flush(row::RowBatch& batch, const Provenance& pr
         destination_,
         [&](uint32_t alternative) {
           key_fields.alternative = alternative;
-          return PartKey(key_fields);
+          return table::PartKey(key_fields);
         },
         [&](PartUpload& upload) {
           const Encoded& e = encoded[n];

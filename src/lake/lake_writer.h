@@ -6,7 +6,7 @@
 // Keys: the same rows with the same provenance give the same bytes under the same key, so a
 // redelivered batch whose Parts landed finds them in place (kSame) and writes nothing; a key
 // taken by other bytes (a fixed instance re-flushing a range that now holds other rows) moves
-// the Part to the key's next alternative (lake/key.h), never over it.
+// the Part to the key's next alternative (table/key.h), never over it.
 // Parallel encode: the writer owns a WorkPool of options.encode_threads threads (started with it,
 // reused by every flush). A flush first encodes, on the pool, every Part of at most one row group
 // into memory (and the column chunks of each row group on the pool too, parquet/part_writer.h);
@@ -64,7 +64,7 @@ inline constexpr size_t kMaxEncodeThreads = 256;
 
 struct LakeWriterOptions {
   std::string key_prefix;  // "ledger", "audit", …: the first key segment
-  std::string instance;    // unique per process (lake::DefaultInstanceId)
+  std::string instance;    // unique per process (table::DefaultInstanceId)
   parquet::WriterOptions parquet = LakePartOptions();
   // Threads that encode Parts and column chunks (the calling thread counts as one).
   size_t encode_threads = WorkPool::DefaultThreads();

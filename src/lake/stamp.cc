@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/log.h"
+#include "table/footer.h"
 
 namespace sinkd::lake {
 
@@ -143,12 +144,14 @@ Result<FlushStamp> ParseOne(const json& o) {
 
 Result<std::vector<FlushStamp>> ParseStamps(std::string_view text) {
   json parsed = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded()) return Status::Refuse("sinkd.stamps: not JSON");
-  if (!parsed.is_array()) return Status::Refuse("sinkd.stamps: not a JSON array");
+  if (parsed.is_discarded()) return Status::Refuse(std::string(table::kStampsKey) + ": not JSON");
+  if (!parsed.is_array()) {
+    return Status::Refuse(std::string(table::kStampsKey) + ": not a JSON array");
+  }
   std::vector<FlushStamp> stamps;
   for (const json& element : parsed) {
     Result<FlushStamp> one = ParseOne(element);
-    if (!one.ok()) return one.status().WithContext("sinkd.stamps");
+    if (!one.ok()) return one.status().WithContext(table::kStampsKey);
     stamps.push_back(std::move(one).value());
   }
   return stamps;

@@ -1,8 +1,8 @@
 // A flush stamp says where the rows of one Part came from, so that `sinkd lake verify` can prove,
 // from footers alone, that nothing acknowledged is missing. Every Part LakeWriter writes carries
-// its flush's stamp under the footer key `sinkd.stamps`: a compact JSON array with one element
-// (a compaction output carries the union of its inputs' elements, as opaque values). An element,
-// fields always in this order:
+// its flush's stamp under the footer key `sinkd.stamps` (table/footer.h): a compact JSON array
+// with one element (a compaction output carries the union of its inputs' elements, as opaque
+// values). An element, fields always in this order:
 //   {"instance":"host-41","source":"GARM_LEDGER","scope":"stream","first":1,"last":500,
 //    "acked":[[1,200],[202,500]],"parts":3,"rows":12000,"n":1,
 //    "key":"ledger/date=2026-11-30/app=web/part-host-41-1-500-1.parquet","part_rows":4000}
@@ -32,8 +32,6 @@
 #include "base/result.h"
 
 namespace sinkd::lake {
-
-inline constexpr std::string_view kStampsKey = "sinkd.stamps";
 
 struct SequenceRange {
   uint64_t first = 0;  // inclusive

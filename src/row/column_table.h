@@ -36,7 +36,7 @@ struct ColumnSpec {
   ColumnType type;
   // A partition column is also in the object key (`name=<escaped value>/`), so readers prune on
   // it. The file holds it as well: a key segment is shortened past a directory name's 255 bytes,
-  // and the exact value must stay in the lake (lake/key.h).
+  // and the exact value must stay in the lake (table/key.h).
   bool partition = false;
   WireShape shape = WireShape::kNone;
   uint32_t wire_field = 0;     // protobuf field number in the source message

@@ -1,5 +1,5 @@
 // S3Destination puts a lake's Parts into a bucket of an S3-compatible store, under the same keys a
-// directory lake uses (lake/key.h). A Part at or under the multipart threshold is held in memory
+// directory lake uses (table/key.h). A Part at or under the multipart threshold is held in memory
 // and sent with one PUT; a larger one goes up in pieces of the threshold's size (multipart), so an
 // upload never holds more than one threshold of bytes. Creates carry If-None-Match: * so no
 // instance overwrites another's object; a store that does not implement the header is detected on

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "sinks/lake_columns.h"
+#include "row/outbox_columns.h"
 #include "sinks/rfc3339.h"
 
 namespace sinkd::sinks {
@@ -78,8 +78,8 @@ LakeEventSink::LakeEventSink(std::string id, std::unique_ptr<lake::Destination> 
       destination_(std::move(destination)),
       writer_(*destination_, std::move(options)),
       batch_max_bytes_(batch_max_bytes),
-      batch_(kOutboxEventColumns),
-      cap_(kOutboxEventColumns, max_partitions) {}
+      batch_(row::kOutboxEventColumns),
+      cap_(row::kOutboxEventColumns, max_partitions) {}
 
 Status LakeEventSink::Open() {
   return destination_->Ensure().WithContext("lake sink " + id_ + " (" + destination_->Describe() +
@@ -124,8 +124,8 @@ LakeAuditSink::LakeAuditSink(std::string id, std::unique_ptr<lake::Destination> 
       destination_(std::move(destination)),
       writer_(*destination_, std::move(options)),
       batch_max_bytes_(batch_max_bytes),
-      batch_(kOutboxAuditColumns),
-      cap_(kOutboxAuditColumns, max_partitions) {}
+      batch_(row::kOutboxAuditColumns),
+      cap_(row::kOutboxAuditColumns, max_partitions) {}
 
 Status LakeAuditSink::Open() {
   return destination_->Ensure().WithContext("lake audit sink " + id_ + " (" +

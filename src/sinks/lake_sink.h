@@ -1,7 +1,7 @@
 // The `lake` sinks: a delivered batch of outbox events (or audit records) becomes Parquet Parts in
 // the lake through the same LakeWriter and Destination as the JetStream drain, and Deliver/Write
 // returns only once those Parts are durable (Flush committed and synced them). One ColumnTable per
-// lake (lake_columns.h): events partitioned by date and type, audit records by date.
+// lake (row/outbox_columns.h): events partitioned by date and type, audit records by date.
 // Keys: <prefix>/date=…/[type=…/]part-<instance>-<first seq>-<last seq>-<n>.parquet. A batch is a
 // contiguous range of positions, stable once read (nothing commits behind the fence), so a
 // redelivered batch writes the same rows under the same keys: found in place (the same bytes),

@@ -3,6 +3,8 @@
 #include <nlohmann/json.hpp>
 
 #include "parquet/part_reader.h"
+#include "table/footer.h"
+#include "table/key.h"
 
 namespace sinkd::verify {
 
@@ -12,41 +14,10 @@ bool EndsWith(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// dead-<instance>[.<k>]-<first>-<last>.jsonl → instance ("" when the name is not one of ours).
-std::string InstanceOfDeadLetterKey(const std::string& key) {
-  std::string name = key.substr(key.rfind('/') + 1);
-  if (name.rfind("dead-", 0) != 0 || !EndsWith(name, ".jsonl")) return "";
-  name = name.substr(5, name.size() - 5 - 6);
-  for (int i = 0; i < 2; ++i) {
-    const size_t dash = name.rfind('-');
-    if (dash == std::string::npos) return "";
-    name.resize(dash);
-  }
-  // An alternative's ".<k>": instances from DefaultInstanceId hold no '.', so a trailing run of
-  // digits after a '.' is the alternative.
-  const size_t dot = name.rfind('.');
-  if (dot != std::string::npos && dot + 1 < name.size() &&
-      name.find_first_not_of("0123456789", dot + 1) == std::string::npos) {
-    name.resize(dot);
-  }
-  return name;
-}
-
-Result<std::vector<std::string>> Supersedes(std::string_view text, const std::string& key) {
-  nlohmann::json parsed = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
-  if (!parsed.is_array()) return Status::Refuse(key + ": sinkd.supersedes is not a JSON array");
-  std::vector<std::string> keys;
-  for (const auto& k : parsed) {
-    if (!k.is_string()) return Status::Refuse(key + ": sinkd.supersedes holds a non-string");
-    keys.push_back(k.get<std::string>());
-  }
-  return keys;
-}
-
 }  // namespace
 
 Status AddDeadLetterFile(const std::string& key, const std::string& text, VerifyInput& input) {
-  const std::string instance = InstanceOfDeadLetterKey(key);
+  const std::string instance = table::DeadLetterInstance(key);
   size_t start = 0, line = 0;
   while (start < text.size()) {
     size_t end = text.find('\n', start);
@@ -73,7 +44,7 @@ Status ScanLake(lake::Destination& destination, const std::string& prefix, Verif
                 const std::function<void(uint64_t done, uint64_t total)>& progress) {
   SINKD_ASSIGN_OR_RETURN(std::vector<lake::StoredObject> objects, destination.List(prefix + "/"));
   SINKD_ASSIGN_OR_RETURN(std::vector<lake::StoredObject> dead,
-                         destination.List("dead-letters/" + prefix + "/"));
+                         destination.List(table::DeadLetterDirectory(prefix)));
   const uint64_t total = objects.size() + dead.size();
   uint64_t done = 0;
   for (const lake::StoredObject& object : objects) {
@@ -92,7 +63,7 @@ Status ScanLake(lake::Destination& destination, const std::string& prefix, Verif
       info.error = footer.status().message();
     } else {
       info.rows = footer->rows;
-      if (auto stamps = footer->Find(lake::kStampsKey)) {
+      if (auto stamps = footer->Find(table::kStampsKey)) {
         auto parsed = lake::ParseStamps(*stamps);
         if (parsed.ok()) {
           info.stamps = std::move(parsed).value();
@@ -100,12 +71,12 @@ Status ScanLake(lake::Destination& destination, const std::string& prefix, Verif
           info.error = key + ": " + parsed.status().message();
         }
       }
-      if (auto supersedes = footer->Find("sinkd.supersedes")) {
-        auto parsed = Supersedes(*supersedes, key);
+      if (auto supersedes = footer->Find(table::kSupersedesKey)) {
+        auto parsed = table::ParseSupersedes(*supersedes);
         if (parsed.ok()) {
           info.supersedes = std::move(parsed).value();
         } else {
-          info.error = parsed.status().message();
+          info.error = key + ": " + parsed.status().message();
         }
       }
     }

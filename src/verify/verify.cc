@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "table/key.h"
+
 namespace sinkd::verify {
 
 using lake::FlushStamp;
@@ -106,13 +108,6 @@ std::string Name(const std::string& key) {
   return slash == std::string::npos ? key : key.substr(slash + 1);
 }
 
-// part-<instance>-<first>-<last>-<n>.parquet with another n.
-std::string NameWithN(const std::string& sibling_name, uint64_t n) {
-  const size_t dash = sibling_name.rfind('-');
-  if (dash == std::string::npos) return sibling_name;
-  return sibling_name.substr(0, dash + 1) + std::to_string(n) + ".parquet";
-}
-
 // How many sequences lie in two or more of `ranges_per_flush` (each one flush's merged ranges).
 uint64_t Overlap(const std::vector<std::vector<SequenceRange>>& ranges_per_flush) {
   std::vector<std::pair<uint64_t, int>> edges;  // (position, +1 open / -1 close after)
@@ -203,7 +198,7 @@ VerifyReport Verify(const VerifyInput& input) {
       if (f.parts.count(n) > 0) continue;
       MissingPart m;
       m.n = n;
-      m.name = NameWithN(sibling_name, n);
+      m.name = table::PartNameWithNumber(sibling_name, n);
       auto after = f.parts.lower_bound(n);
       if (after != f.parts.end()) m.before_dir = Dir(after->second.key);
       if (after != f.parts.begin()) m.after_dir = Dir(std::prev(after)->second.key);

@@ -6,7 +6,7 @@
 #include "compact/compact_test_util.h"
 #include "compact/compactor.h"
 #include "compact/merge.h"
-#include "sinks/lake_columns.h"
+#include "row/outbox_columns.h"
 
 namespace sinkd::compact {
 namespace {
@@ -24,7 +24,7 @@ struct AuditRow {
 // One flush of the outbox audit lake sink's shape: every column filled from the position, so two
 // rows of one position are byte-identical, as a redelivery's are.
 void FlushAudit(lake::Destination& lake, const std::vector<AuditRow>& rows, uint64_t first) {
-  const row::ColumnTable& table = sinks::kOutboxAuditColumns;
+  const row::ColumnTable& table = row::kOutboxAuditColumns;
   row::RowBatch batch(table);
   for (const AuditRow& r : rows) {
     const std::string position = "7:" + std::to_string(r.seq);
@@ -72,7 +72,7 @@ TEST(CompactCopies, OutboxAuditRowsWithAnEmptyOrSharedIdAllStayAndOnlyCopiesOfAP
   WriteAuditLake(*lake);
   int64_t now = kDayMs + 26 * kHourMs;  // the date closed
   CompactOptions options = Options([&] { return now; });
-  options.table = &sinks::kOutboxAuditColumns;
+  options.table = &row::kOutboxAuditColumns;
   options.prefix = "outbox_audit";
   options.grace_ms = 0;
   Compactor compactor(*lake, options);
@@ -105,7 +105,7 @@ TEST(CompactCopies, ASplitOutboxMergeCountsItsRowsByPositionSoNoneIsCutOff) {
   }
   FlushAudit(*lake, {{"", 1}, {"", 8000}}, 9000);  // two copies
   MergeSpec spec;
-  spec.table = &sinks::kOutboxAuditColumns;
+  spec.table = &row::kOutboxAuditColumns;
   spec.partition = "outbox_audit/date=2026-09-22";
   auto listed = lake->List(spec.partition + "/");
   ASSERT_TRUE(listed.ok());

@@ -5,6 +5,8 @@
 
 #include "compact/id_set.h"
 #include "row/ledger_columns.h"
+#include "table/footer.h"
+#include "table/key.h"
 
 namespace sinkd::compact {
 namespace {
@@ -15,8 +17,8 @@ TEST(OutputNaming, TheSameInputsInAnyOrderGiveTheSameName) {
   EXPECT_EQ(a, MergeHash({{"p/part-2.parquet", 20}, {"p/part-1.parquet", 10}}));
   EXPECT_NE(a, MergeHash({{"p/part-1.parquet", 10}, {"p/part-2.parquet", 21}}));
   EXPECT_NE(a, MergeHash({{"p/part-1.parquet", 10}}));
-  EXPECT_EQ(OutputKey("p", a, 0, 1), "p/compact-" + a + ".parquet");
-  EXPECT_EQ(OutputKey("p", a, 2, 3), "p/compact-" + a + "-2.parquet");
+  EXPECT_EQ(table::CompactionOutputKey("p", a, 0, 1), "p/compact-" + a + ".parquet");
+  EXPECT_EQ(table::CompactionOutputKey("p", a, 2, 3), "p/compact-" + a + "-2.parquet");
 }
 
 TEST(OutputFooter, TheMetadataIsTheDesignsInItsOrder) {
@@ -35,11 +37,11 @@ TEST(OutputFooter, TheMetadataIsTheDesignsInItsOrder) {
   EXPECT_EQ(kv[4], (parquet::KeyValue{"sinkd.stamps", R"([{"k":"a","n":0},{"k":"b","n":1}])"}));
   EXPECT_EQ(kv[5].second,
             R"({"rows_in":10,"rows_out":7,"duplicates_dropped":3,"inputs":2,"outputs":1,"index":0})");
-  auto back = ParseSupersedes(kv[3].second);
+  auto back = table::ParseSupersedes(kv[3].second);
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(back->size(), 2u);
-  EXPECT_FALSE(ParseSupersedes("{").ok());
-  EXPECT_FALSE(ParseSupersedes("[1]").ok());
+  EXPECT_FALSE(table::ParseSupersedes("{").ok());
+  EXPECT_FALSE(table::ParseSupersedes("[1]").ok());
 }
 
 TEST(IdSetTest, RemembersEveryIdOnceThroughGrowth) {

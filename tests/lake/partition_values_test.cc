@@ -4,10 +4,10 @@
 #include <gtest/gtest.h>
 
 #include "lake/dir_destination.h"
-#include "lake/key.h"
 #include "lake/lake_writer.h"
 #include "row/ledger_columns.h"
 #include "support/support.h"
+#include "table/key.h"
 
 namespace sinkd::lake {
 namespace {
@@ -71,7 +71,7 @@ TEST(PartitionValues, AValueThatFitsADirectoryNameReadsBackExactlyThroughThePath
   ASSERT_EQ(read.rows.size(), 3u);
   EXPECT_EQ(read.rows[0][1], exact) << "a 251-byte app must not be shortened";
   EXPECT_NE(read.rows[1][1], past) << "300 bytes do not fit a directory name: the path is shortened";
-  EXPECT_EQ(read.rows[1][1].size(), kMaxSegmentBytes - 4);
+  EXPECT_EQ(read.rows[1][1].size(), table::kMaxSegmentBytes - 4);
   EXPECT_EQ(read.rows[2][1], "a/b");
 }
 

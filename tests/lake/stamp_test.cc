@@ -12,6 +12,7 @@
 #include "lake/dir_destination.h"
 #include "lake/lake_writer.h"
 #include "support/support.h"
+#include "table/footer.h"
 #include "traffic/traffic_generator.h"
 
 namespace sinkd::lake {
@@ -91,7 +92,7 @@ TEST(FlushStamp, EveryPartOfAFlushNamesTheFlushAndItselfInItsFooter) {
   ASSERT_GE(report->parts.size(), 2u) << "the premise: a flush of several Parts";
 
   const auto values =
-      testing::FooterValues((tmp / "ledger/**/*.parquet").string(), std::string(kStampsKey));
+      testing::FooterValues((tmp / "ledger/**/*.parquet").string(), std::string(table::kStampsKey));
   ASSERT_EQ(values.size(), report->parts.size());
   const auto counted = testing::DuckDb(
       "SELECT filename, count(*) FROM read_parquet(" +
@@ -142,7 +143,8 @@ TEST(FlushStamp, APartUnderAnAlternativeNamesThePlainKeyAndIsFoundInPlaceAgain) 
   ASSERT_TRUE(moved.ok()) << moved.status().ToString();
   const PartReport& part = moved->parts[0];
   ASSERT_NE(part.key.find("part-box-6.1-"), std::string::npos) << part.key;
-  const auto values = testing::FooterValues((tmp / part.key).string(), std::string(kStampsKey));
+  const auto values =
+      testing::FooterValues((tmp / part.key).string(), std::string(table::kStampsKey));
   ASSERT_EQ(values.size(), 1u);
   auto stamps = ParseStamps(values[0].second);
   ASSERT_TRUE(stamps.ok()) << stamps.status().ToString();

@@ -1,17 +1,15 @@
 // Keys read back into partitions: only the table's partition directories are objects; dead
 // letters, temporary files and foreign layouts never are.
-#include "compact/layout.h"
-
 #include <gtest/gtest.h>
 
-#include "lake/key.h"
 #include "row/ledger_columns.h"
-#include "sinks/lake_columns.h"
+#include "row/outbox_columns.h"
+#include "table/key.h"
 
-namespace sinkd::compact {
+namespace sinkd::table {
 namespace {
 
-TEST(Layout, APartKeyReadsBackIntoItsPartition) {
+TEST(ObjectKey, APartKeyReadsBackIntoItsPartition) {
   auto k = ParseObjectKey(row::kLedgerColumns, "ledger",
                           "ledger/date=2026-09-22/app=svc%2Fa/part-box-1-2-0.parquet");
   ASSERT_TRUE(k);
@@ -26,7 +24,7 @@ TEST(Layout, APartKeyReadsBackIntoItsPartition) {
   EXPECT_TRUE(o->output);
 }
 
-TEST(Layout, WhatIsNotAPartitionObjectIsNotTheCompactorsToTouch) {
+TEST(ObjectKey, WhatIsNotAPartitionObjectIsNotTheCompactorsToTouch) {
   for (const char* key : {"dead-letters/ledger/dead-x-1-2.jsonl",
                           "ledger/date=2026-09-22/app=a/part-1.parquet.incomplete",
                           "ledger/date=2026-09-22/part-1.parquet",
@@ -39,25 +37,25 @@ TEST(Layout, WhatIsNotAPartitionObjectIsNotTheCompactorsToTouch) {
                           "ledgers/date=2026-09-22/app=a/part-1.parquet"}) {
     EXPECT_FALSE(ParseObjectKey(row::kLedgerColumns, "ledger", key)) << key;
   }
-  EXPECT_TRUE(ParseObjectKey(sinks::kOutboxEventColumns, "outbox",
+  EXPECT_TRUE(ParseObjectKey(row::kOutboxEventColumns, "outbox",
                              "outbox/date=2026-09-22/type=a.b/part-1.parquet"));
-  EXPECT_TRUE(ParseObjectKey(sinks::kOutboxAuditColumns, "audit",
+  EXPECT_TRUE(ParseObjectKey(row::kOutboxAuditColumns, "audit",
                              "audit/date=2026-09-22/part-1.parquet"));
 }
 
-TEST(Layout, AShortenedSegmentIsMarkedInexact) {
-  const std::string segment = lake::PartitionSegment("app", std::string(300, 'x'));
+TEST(ObjectKey, AShortenedSegmentIsMarkedInexact) {
+  const std::string segment = PartitionSegment("app", std::string(300, 'x'));
   auto k = ParseObjectKey(row::kLedgerColumns, "ledger",
                           "ledger/date=2026-09-22/" + segment + "/part-1.parquet");
   ASSERT_TRUE(k);
   EXPECT_FALSE(k->exact);
 }
 
-TEST(Layout, ADatesEndIsMidnightUtcOfTheNextDay) {
+TEST(ObjectKey, ADatesEndIsMidnightUtcOfTheNextDay) {
   EXPECT_EQ(DateEndUnixMs("1970-01-01"), 86'400'000);
   EXPECT_EQ(DateEndUnixMs("2026-09-22"), int64_t{1790121600000});
   EXPECT_FALSE(DateEndUnixMs("2026-9-22"));
 }
 
 }  // namespace
-}  // namespace sinkd::compact
+}  // namespace sinkd::table

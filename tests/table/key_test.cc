@@ -1,8 +1,8 @@
-#include "lake/key.h"
+#include "table/key.h"
 
 #include <gtest/gtest.h>
 
-namespace sinkd::lake {
+namespace sinkd::table {
 namespace {
 
 // Partition values are untrusted: an unescaped '/' or '..' would write outside the partition,
@@ -78,5 +78,42 @@ TEST(Key, InstanceIdsAreHostnameAndPid) {
   EXPECT_NE(DefaultInstanceId().find('-'), std::string::npos);
 }
 
+// The names every writer gives and every reader parses come from one place: what is written reads
+// back as what it was.
+TEST(Key, EveryNameAWriterGivesReadsBackAsWhatItNamed) {
+  const std::string hash(32, 'a');
+  const std::string one = CompactionOutputKey("ledger/date=2026-09-29/app=x", hash, 0, 1);
+  EXPECT_EQ(one, "ledger/date=2026-09-29/app=x/compact-" + hash + ".parquet");
+  auto stem = CompactionOutputStem(one.substr(one.rfind('/') + 1));
+  ASSERT_TRUE(stem);
+  EXPECT_EQ(stem->first, "compact-" + hash);
+  EXPECT_FALSE(stem->second);
+  const std::string third = CompactionOutputKey("p", hash, 12, 13);
+  stem = CompactionOutputStem(third.substr(2));
+  ASSERT_TRUE(stem);
+  EXPECT_EQ(stem->second, std::optional<uint64_t>(12));
+  EXPECT_FALSE(CompactionOutputStem("compact-" + hash + "-01.parquet"));
+  EXPECT_FALSE(CompactionOutputStem("part-box-1-2-0.parquet"));
+
+  EXPECT_EQ(DeadLetterKey("ledger", "box-77", 3, 9), "dead-letters/ledger/dead-box-77-3-9.jsonl");
+  EXPECT_EQ(DeadLetterInstance(DeadLetterKey("ledger", "box-77", 3, 9)), "box-77");
+  EXPECT_EQ(DeadLetterInstance(DeadLetterKey("a/b", "box-77", 3, 9, 2)), "box-77");
+  EXPECT_EQ(DeadLetterInstance("dead-letters/ledger/notes.txt"), "");
+  EXPECT_EQ(DeadLetterDirectory("ledger"), "dead-letters/ledger/");
+
+  EXPECT_EQ(PartNameWithNumber("part-box-77-100-250-1.parquet", 4),
+            "part-box-77-100-250-4.parquet");
+}
+
+TEST(Key, PrefixesAndInstancesAreSafeTokensOnly) {
+  for (const char* ok : {"ledger", "a/b", "x.y-z_1"}) EXPECT_TRUE(SafeKeyPrefix(ok)) << ok;
+  for (const char* bad : {"", "/ledger", "ledger/", "a//b", "../x", "a/./b", "a b", "a%2F"}) {
+    EXPECT_FALSE(SafeKeyPrefix(bad)) << bad;
+  }
+  EXPECT_TRUE(SafeKeyToken("box-77"));
+  EXPECT_FALSE(SafeKeyToken("a/b"));
+  EXPECT_FALSE(SafeKeyToken(".."));
+}
+
 }  // namespace
-}  // namespace sinkd::lake
+}  // namespace sinkd::table

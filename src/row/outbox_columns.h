@@ -1,7 +1,8 @@
-// The outbox lakes' columns: ONE ordered list per lake, as for the ledger, read by the Parquet
-// schema, the README and DuckDB alike. `type` (events) is a partition column: in the object key
-// and, since schema version 2, inside every Part too. `date` (the UTC calendar date of `time`) is
-// derived and lives in the key only.
+// The outbox lakes' columns (the `lake` sinks' tables, sinks/lake_sink.h): ONE ordered list per
+// lake, as for the ledger (ledger_columns.h), read by the Parquet schema, the README and DuckDB
+// alike. `type` (events) is a partition column: in the object key and, since schema version 2,
+// inside every Part too. `date` (the UTC calendar date of `time`) is derived and lives in the key
+// only.
 // Append new columns at the end, never reorder, and bump the schema version.
 // Threads: constexpr data, immutable.
 #pragma once
@@ -10,11 +11,7 @@
 
 #include "row/column_table.h"
 
-namespace sinkd::sinks {
-
-using row::ColumnSpec;
-using row::ColumnType;
-using row::WireShape;
+namespace sinkd::row {
 
 inline constexpr std::array<ColumnSpec, 9> kOutboxEventColumnList = {{
     {"event_id", ColumnType::kString, false, WireShape::kNone, 0, 0,
@@ -41,7 +38,7 @@ inline constexpr int kOutboxEventSchemaVersion = 2;
 // repeats; event_id is the producer's, and two outbox rows may carry one.
 static_assert(kOutboxEventColumnList[5].name == "sequence" &&
               kOutboxEventColumnList[5].type == ColumnType::kString);
-inline constexpr row::ColumnTable kOutboxEventColumns{
+inline constexpr ColumnTable kOutboxEventColumns{
     "outbox_events", kOutboxEventColumnList, /*time_column=*/4, /*id_column=*/0,
     kOutboxEventSchemaVersion, /*copy_column=*/5};
 
@@ -68,8 +65,8 @@ inline constexpr int kOutboxAuditSchemaVersion = 1;
 // audit_events.id may be empty or repeated: copies are told by the position (`sequence`) alone.
 static_assert(kOutboxAuditColumnList[8].name == "sequence" &&
               kOutboxAuditColumnList[8].type == ColumnType::kString);
-inline constexpr row::ColumnTable kOutboxAuditColumns{
+inline constexpr ColumnTable kOutboxAuditColumns{
     "outbox_audit", kOutboxAuditColumnList, /*time_column=*/2, /*id_column=*/0,
     kOutboxAuditSchemaVersion, /*copy_column=*/8};
 
-}  // namespace sinkd::sinks
+}  // namespace sinkd::row
