@@ -207,6 +207,7 @@ Result<compact::PassReport> CompactPass(compact::Compactor& compactor, const Com
             {"bytes_read", r.bytes_read},
             {"bytes_written", r.bytes_written},
             {"merges_discarded", r.merges_discarded},
+            {"parts_left_alone", r.parts_left_alone},
             {"seconds", seconds},
             {"rows_per_second", seconds > 0 ? static_cast<double>(r.rows_in) / seconds : 0.0},
             {"stopped", Stopping()}});
@@ -271,13 +272,14 @@ Status RunCompact(const CompactFlags& flags, const CompactTable& table, Invocati
     const compact::PassReport& r = *report;
     std::printf(
         "compacted %s: %llu partitions, %llu merged into %llu outputs (%llu rows in, "
-        "%llu rows out, %llu duplicates dropped), %llu inputs deleted, %llu partitions "
-        "pending\n",
+        "%llu rows out, %llu duplicates dropped), %llu lone Parts left as they were, %llu "
+        "inputs deleted, %llu partitions pending\n",
         table.name.c_str(), static_cast<unsigned long long>(r.partitions),
         static_cast<unsigned long long>(r.partitions_merged),
         static_cast<unsigned long long>(r.outputs), static_cast<unsigned long long>(r.rows_in),
         static_cast<unsigned long long>(r.rows_out),
         static_cast<unsigned long long>(r.duplicates_dropped),
+        static_cast<unsigned long long>(r.parts_left_alone),
         static_cast<unsigned long long>(r.inputs_deleted),
         static_cast<unsigned long long>(r.partitions_pending));
     return Status::OK();

@@ -92,6 +92,8 @@ struct Compactor::Rep {
     Status refused;                      // set for an unreadable one
   };
   std::map<std::string, Cached> outputs;
+  // Lone Parts found to need no rewrite (key → size), so a --follow process reads them once.
+  std::map<std::string, uint64_t> left_alone;
 };
 
 Compactor::Compactor(lake::Destination& destination, CompactOptions options)
@@ -131,6 +133,9 @@ Result<PassReport> Compactor::RunPass(const PassHooks& hooks, PassReport* out) {
   for (const lake::StoredObject& o : objects) present.insert(o.key);
   for (auto it = rep_->outputs.begin(); it != rep_->outputs.end();) {
     it = present.count(it->first) ? std::next(it) : rep_->outputs.erase(it);
+  }
+  for (auto it = rep_->left_alone.begin(); it != rep_->left_alone.end();) {
+    it = present.count(it->first) ? std::next(it) : rep_->left_alone.erase(it);
   }
   std::set<std::string> refused;
   auto refuse = [&](const std::string& key, const Status& why) {
@@ -271,6 +276,13 @@ Result<PassReport> Compactor::RunPass(const PassHooks& hooks, PassReport* out) {
           stopped = pending = true;
           break;
         }
+        if (merge.size() == 1) {
+          auto known = rep_->left_alone.find(live[merge[0]]->stored.key);
+          if (known != rep_->left_alone.end() && known->second == live[merge[0]]->stored.size) {
+            ++report.parts_left_alone;
+            continue;
+          }
+        }
         MergeSpec spec;
         spec.table = &table;
         spec.partition = partition;
@@ -290,6 +302,11 @@ Result<PassReport> Compactor::RunPass(const PassHooks& hooks, PassReport* out) {
         report.outputs += outcome->outputs.size();
         if (!outcome->outputs.empty()) merged = true;
         if (outcome->taken > 0) ++report.merges_discarded;
+        if (outcome->kind == MergeOutcome::Kind::kLeftAlone) {
+          rep_->left_alone[outcome->input] = live[merge[0]]->stored.size;
+          ++report.parts_left_alone;
+          continue;
+        }
         if (outcome->kind == MergeOutcome::Kind::kMerged) {
           report.rows_in += outcome->counts.rows_in;
           report.rows_out += outcome->counts.rows_out;

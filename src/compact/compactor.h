@@ -12,7 +12,8 @@
 //      never gone while something it supersedes is still there.
 //   3. Merges the policy picks (compact/policy.h), each placed through lake::Place (never
 //      replacing a key) before anything else is touched. An input is never deleted by the pass
-//      that merged it: readers that listed it a moment ago can still open it for grace_ms.
+//      that merged it: readers that listed it a moment ago can still open it for grace_ms. A
+//      lone sinkd Part in order with one row per record is left as it is (compact/merge.h).
 // Readers see, at any moment, every row at least once: duplicates while an output and its inputs
 // both exist, which the README's dedupe query removes.
 // Outputs: `<partition directories>/compact-<32 hex>.parquet` (or `-<i>` for i = 0, 1, … when the
@@ -82,6 +83,9 @@ struct PassReport {
   // Merges given up because another compactor's output took their key with other bytes, or an
   // input vanished under them (deleted by another compactor): nothing lost, nothing written.
   uint64_t merges_discarded = 0;
+  // Lone Parts the policy picked that were left as they are: sinkd Parts in order without two
+  // rows of one record, which a rewrite would only copy (nothing written, nothing to delete).
+  uint64_t parts_left_alone = 0;
   // Partitions where a delete or a merge failed ("<partition>: <why>"): skipped for the rest of
   // the pass (counted pending), every other partition compacted; also in RunPass's Redeliver.
   std::vector<std::string> failed;

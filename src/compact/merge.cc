@@ -600,12 +600,20 @@ Result<MergeOutcome> Merger::Run(const std::function<void(const OutputReport&)>&
   for (size_t c = 0; c < table_.columns.size(); ++c) out_[c].physical = schema_[c].physical;
 
   uint64_t outputs = 1;
-  if (input_bytes > spec_.target_bytes) {
+  // A lone sinkd Part gains nothing from a rewrite unless it holds copies or is out of order: the
+  // pre-pass finds out from three columns before anything is written.
+  const bool lone = cursors_.size() == 1 && !cursors_[0].memory;
+  if (lone || input_bytes > spec_.target_bytes) {
     Status s = PrePass();
     if (outcome_.kind != MergeOutcome::Kind::kMerged) return std::move(outcome_);
     if (!s.ok()) return s.As(Status::Redeliver);
     const uint64_t rows_out = seen_.size();
     seen_.Clear();
+    if (lone && !cursors_[0].memory && rows_out == outcome_.counts.rows_in) {
+      outcome_.kind = MergeOutcome::Kind::kLeftAlone;
+      outcome_.input = cursors_[0].key;
+      return std::move(outcome_);
+    }
     const double estimate = rows_out == 0 || outcome_.counts.rows_in == 0
                                 ? 0.0
                                 : static_cast<double>(input_bytes) * rows_out /

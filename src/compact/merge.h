@@ -13,6 +13,9 @@
 // or copy column is refused; a missing column is NULL (the output's column is then OPTIONAL: NULL
 // is "not recorded", never ''); a missing partition column takes the key's value. The output has
 // the table's own shape (batch/part_schema.h: types, field ids, Bloom filter, UTC timestamps).
+// A merge of one input that is a sinkd Part first reads its time, id and copy columns: when they
+// are in order and no record has two rows, the Part is left as it is (kLeftAlone) rather than
+// rewritten one-for-one into the same rows.
 // A split merge (inputs above target_bytes) first reads the time, id and copy columns of every
 // input to count the records, so each output's footer can say how many outputs there are and the
 // outputs hold equal shares of rows: output i holds rows [i·r, (i+1)·r) of the merged sequence,
@@ -45,6 +48,8 @@ struct MergeOutcome {
     kRefused,   // `input` cannot be read or merged (`why`): nothing of this merge was placed
                 // unless it was split and `outputs` says so
     kVanished,  // `input` is gone (another compactor deleted it): as kRefused, but no error
+    kLeftAlone,  // one sinkd Part, in order, no two rows of one record: a rewrite would give the
+                 // same rows, so nothing is written (counts.rows_in = its rows)
   };
   Kind kind = Kind::kMerged;
   std::string input;

@@ -9,7 +9,8 @@ namespace {
 constexpr uint64_t kPerInputBudgetCap = uint64_t{16} << 20;
 
 // Splits `chosen` (key order) into merges within the read budget. A last piece of one object is
-// kept only when `lone_ok` (a closed date's single Part still becomes our shape, deduplicated).
+// kept only when `lone_ok` (a closed date's single Part: Merge rewrites it only when it holds
+// copies or is not a sorted sinkd Part, and leaves it as it is otherwise).
 std::vector<std::vector<size_t>> Chunk(const std::vector<Candidate>& live,
                                        const std::vector<size_t>& chosen, bool lone_ok,
                                        uint64_t target_bytes) {

@@ -29,7 +29,8 @@ TEST(Policy, AClosedDateMergesItsSmallPartsWhateverTheirNumber) {
   auto plan = PlanMerges(Parts(2, 1 << 20), {kTarget, 8, true});
   ASSERT_EQ(plan.size(), 1u);
   EXPECT_EQ(plan[0].size(), 2u);
-  // A lone Part of a closed date still becomes one output: deduplicated, in the table's shape.
+  // A lone Part of a closed date is still planned: Merge decides whether it holds anything to
+  // deduplicate or reshape (compactor_test's demo-shaped lake), or is left as it is.
   EXPECT_EQ(PlanMerges(Parts(1, 1 << 20), {kTarget, 8, true}).size(), 1u);
 }
 
