@@ -1,17 +1,24 @@
-// `sinkd outbox migrate | status | retain`: the outbox's tables, its sinks' state, and pruning
-// behind the lowest cursor. Each reads the same TOML file as `sinkd dispatch` (for the database
-// URL and the configured sinks).
+// `sinkd outbox migrate | status | retain | dead list | dead replay`: the outbox's tables, its
+// sinks' state, pruning behind the lowest cursor, and the event sinks' dead letters re-inserted
+// (outbox/dead_letters.h; a dry run unless --yes, as `sinkd dead replay`). Each reads the same
+// TOML file as `sinkd dispatch` (for the database URL and the configured sinks).
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+
+#include <nlohmann/json.hpp>
 
 #include "base/duration.h"
 #include "base/log.h"
 #include "cli/command.h"
 #include "config/config.h"
+#include "dead/selection.h"
+#include "outbox/dead_letters.h"
 #include "outbox/pg.h"
 #include "outbox/retention.h"
 #include "outbox/schema.h"
 #include "outbox/status.h"
+#include "tail/row_json.h"
 
 namespace sinkd::cli {
 
@@ -22,6 +29,14 @@ struct OutboxFlags {
   bool json = false;
   std::string min_age;
   int batch = 5000;
+  // outbox dead list | replay
+  std::vector<std::string> positions;
+  std::string sink;
+  std::string since;
+  std::string until;
+  bool unreplayed = false;
+  bool all = false;
+  bool yes = false;
 };
 
 Result<outbox::PgConn> ConnectFor(const config::Config& c, const char* what) {
@@ -96,6 +111,110 @@ Status RunRetain(const OutboxFlags& flags, Invocation& invocation) {
   return Status::OK();
 }
 
+// A time bound as PostgreSQL reads it: RFC 3339 UTC to the microsecond.
+Result<std::string> TimestampBound(const std::string& text, const char* flag) {
+  if (text.empty()) return std::string();
+  const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  auto ns = dead::ParseTimeBound(text, now);
+  if (!ns.ok()) return ns.status().WithContext(flag);
+  return tail::Rfc3339Micros(*ns / 1000);
+}
+
+Result<outbox::OutboxDeadSelection> DeadSelectionFrom(const OutboxFlags& flags) {
+  outbox::OutboxDeadSelection selection;
+  for (const std::string& p : flags.positions) {
+    SINKD_ASSIGN_OR_RETURN(outbox::Cursor c, outbox::ParseCursor(p));
+    selection.positions.push_back(c);
+  }
+  selection.sink = flags.sink;
+  SINKD_ASSIGN_OR_RETURN(selection.since, TimestampBound(flags.since, "--since"));
+  SINKD_ASSIGN_OR_RETURN(selection.until, TimestampBound(flags.until, "--until"));
+  selection.unreplayed = flags.unreplayed;
+  return selection;
+}
+
+Status RunDeadList(const OutboxFlags& flags, Invocation& invocation) {
+  SINKD_ASSIGN_OR_RETURN(outbox::OutboxDeadSelection selection,
+                         invocation.Usage(DeadSelectionFrom(flags)));
+  SINKD_ASSIGN_OR_RETURN(config::Config c, config::LoadConfig(flags.config));
+  SINKD_ASSIGN_OR_RETURN(outbox::PgConn conn, ConnectFor(c, "dead-list"));
+  SINKD_ASSIGN_OR_RETURN(auto letters, outbox::ListOutboxDeadLetters(conn, selection));
+  for (const outbox::OutboxDeadLetter& d : letters) {
+    const std::string position = outbox::FormatCursor(d.position);
+    if (flags.json) {
+      nlohmann::ordered_json line = {
+          {"sink", d.sink},
+          {"position", position},
+          {"dead_at", d.dead_at},
+          {"attempts", d.attempts},
+          {"error", d.error},
+          {"replayed_as", d.replayed_as ? nlohmann::ordered_json(*d.replayed_as) : nullptr},
+          {"event", nlohmann::ordered_json::parse(d.event_json, nullptr, false)}};
+      std::printf("%s\n", line.dump().c_str());
+    } else {
+      const std::string replayed =
+          d.replayed_as ? "replayed as " + std::to_string(*d.replayed_as) : "not replayed";
+      std::printf("%s  %s  %s  %s  %s  attempts %d  %s  %s\n", d.sink.c_str(), position.c_str(),
+                  d.dead_at.c_str(), d.event_id.c_str(), d.type.c_str(), d.attempts,
+                  replayed.c_str(), d.error.c_str());
+    }
+  }
+  std::fflush(stdout);
+  std::fprintf(stderr, "sinkd outbox dead list: %zu dead letter(s)\n", letters.size());
+  return Status::OK();
+}
+
+Status RunDeadReplay(const OutboxFlags& flags, Invocation& invocation) {
+  SINKD_ASSIGN_OR_RETURN(outbox::OutboxDeadSelection selection,
+                         invocation.Usage(DeadSelectionFrom(flags)));
+  if (selection.everything() && !flags.all) {
+    return invocation.Usage(Status::Refuse(
+        "name the dead letters to replay: their positions (txid:seq), a filter (--sink, --since, "
+        "--until, --unreplayed) or --all"));
+  }
+  SINKD_ASSIGN_OR_RETURN(config::Config c, config::LoadConfig(flags.config));
+  SINKD_ASSIGN_OR_RETURN(outbox::PgConn conn, ConnectFor(c, "dead-replay"));
+  SINKD_ASSIGN_OR_RETURN(auto letters, outbox::ListOutboxDeadLetters(conn, selection));
+  // One replay per position, however many sinks dead-lettered it (outbox/dead_letters.h).
+  std::vector<const outbox::OutboxDeadLetter*> positions;
+  for (const outbox::OutboxDeadLetter& d : letters) {
+    bool seen = false;
+    for (const auto* p : positions) seen |= p->position == d.position;
+    if (!seen) positions.push_back(&d);
+  }
+  std::sort(positions.begin(), positions.end(),
+            [](const auto* a, const auto* b) { return a->position < b->position; });
+  size_t replayed = 0, before = 0;
+  for (const outbox::OutboxDeadLetter* d : positions) {
+    const std::string position = outbox::FormatCursor(d->position);
+    if (!flags.yes) {
+      std::printf("%s  %s  %s\n", position.c_str(), d->event_id.c_str(),
+                  d->replayed_as ? ("already replayed as " + std::to_string(*d->replayed_as)).c_str()
+                                 : "would be re-inserted into the outbox");
+      continue;
+    }
+    SINKD_ASSIGN_OR_RETURN(outbox::ReplayOutcome outcome,
+                           outbox::ReplayOutboxDeadLetter(conn, d->position));
+    (outcome.replayed ? replayed : before) += 1;
+    std::printf("%s  %s  %s %lld\n", position.c_str(), d->event_id.c_str(),
+                outcome.replayed ? "replayed as outbox seq" : "already replayed as",
+                static_cast<long long>(outcome.outbox_seq));
+  }
+  std::fflush(stdout);
+  if (!flags.yes) {
+    std::fprintf(stderr,
+                 "sinkd outbox dead replay: dry run: %zu position(s) selected; nothing was "
+                 "inserted (--yes inserts)\n",
+                 positions.size());
+  } else {
+    std::fprintf(stderr, "sinkd outbox dead replay: %zu replayed, %zu already replayed\n",
+                 replayed, before);
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 void AddOutboxCommand(CLI::App& root, Invocation& invocation) {
@@ -123,6 +242,34 @@ void AddOutboxCommand(CLI::App& root, Invocation& invocation) {
   retain->add_option("--batch", flags->batch, "rows per DELETE")->capture_default_str();
   retain->callback([flags, &invocation] {
     invocation.run = [flags, &invocation] { return RunRetain(*flags, invocation); };
+  });
+
+  CLI::App* dead = AddParent(*outbox, "dead", "the event sinks' dead letters: list, replay");
+  const auto selection_options = [&](CLI::App* cmd) {
+    cmd->add_option("--sink", flags->sink, "only this event sink's dead letters");
+    cmd->add_option("--since", flags->since,
+                    "dead at or after: RFC 3339 (2026-12-03T10:00:00Z) or a duration ago (2h)");
+    cmd->add_option("--until", flags->until, "dead before: as --since");
+    cmd->add_flag("--unreplayed", flags->unreplayed, "only those never replayed");
+  };
+  CLI::App* dead_list = dead->add_subcommand(
+      "list", "one line per dead letter: sink, position, time, event id, type, replay, error");
+  config_option(dead_list);
+  selection_options(dead_list);
+  dead_list->add_flag("--json", flags->json, "one JSON object per line, the event included");
+  dead_list->callback([flags, &invocation] {
+    invocation.run = [flags, &invocation] { return RunDeadList(*flags, invocation); };
+  });
+  CLI::App* dead_replay = dead->add_subcommand(
+      "replay", "re-insert dead letters' events into the outbox, once each (a dry run unless "
+                "--yes)");
+  config_option(dead_replay);
+  dead_replay->add_option("positions", flags->positions, "positions txid:seq");
+  selection_options(dead_replay);
+  dead_replay->add_flag("--all", flags->all, "every dead letter (when no position or filter)");
+  dead_replay->add_flag("--yes", flags->yes, "insert; without it nothing is inserted");
+  dead_replay->callback([flags, &invocation] {
+    invocation.run = [flags, &invocation] { return RunDeadReplay(*flags, invocation); };
   });
 }
 

@@ -42,6 +42,13 @@ std::vector<TableShape> Shapes() {
        "NULL, event jsonb NOT NULL, error text NOT NULL, attempts integer NOT NULL CHECK "
        "(attempts > 0), dead_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (sink, txid, "
        "seq))"},
+      // sinkd's own: which dead letters `sinkd outbox dead replay` re-inserted, and as what.
+      {kReplayTable,
+       {{"sink", "text"}, {"txid", "xid8"}, {"seq", "bigint"}, {"outbox_seq", "bigint"},
+        {"replayed_at", "timestamp with time zone"}},
+       "CREATE TABLE sinkd_dead_letter_replays (sink text NOT NULL, txid xid8 NOT NULL, seq "
+       "bigint NOT NULL, outbox_seq bigint NOT NULL, replayed_at timestamptz NOT NULL DEFAULT "
+       "now(), PRIMARY KEY (sink, txid, seq))"},
       {kAuditTable,
        {{"seq", "bigint"}, {"txid", "xid8"}, {"id", "text"}, {"tenant_id", "text"},
         {"time", "timestamp with time zone"}, {"action", "text"}, {"resource_type", "text"},

@@ -1,11 +1,13 @@
 // The tables the dispatcher reads and writes, as the Sinks document defines them, plus sinkd's own
-// two (leases and per-sink progress). `sinkd outbox migrate` creates what is missing and checks
-// what exists: a table that differs from the expected shape (a missing column, another type) is
-// reported and never altered, as `provision` does for streams, because the tables belong to the
-// application whose transactions write them.
+// three (leases, per-sink progress, and the dead letters `outbox dead replay` re-inserted).
+// `sinkd outbox migrate` creates what is missing and checks what exists: a table that differs from
+// the expected shape (a missing column, another type) is reported and never altered, as
+// `provision` does for streams, because the tables belong to the application whose transactions
+// write them.
 // Optional tables degrade as the document says: without outbox_cursors / audit_sink_cursors the
 // cursors live in memory; without outbox_dead_letters a poison event is only logged; without
-// sinkd_sink_progress failure counts live in memory. outbox, audit_events (when audit sinks are
+// sinkd_sink_progress failure counts live in memory; without sinkd_dead_letter_replays dead letters
+// cannot be replayed (outbox/dead_letters.h). outbox, audit_events (when audit sinks are
 // configured) and sinkd_leases are required.
 // Threads: functions over one PgConn, one thread at a time.
 #pragma once
@@ -26,6 +28,7 @@ inline constexpr char kAuditTable[] = "audit_events";
 inline constexpr char kAuditCursorTable[] = "audit_sink_cursors";
 inline constexpr char kLeaseTable[] = "sinkd_leases";
 inline constexpr char kProgressTable[] = "sinkd_sink_progress";
+inline constexpr char kReplayTable[] = "sinkd_dead_letter_replays";
 
 struct TableCheck {
   std::string table;

@@ -32,7 +32,8 @@ TEST(ExitCodes, EveryCommandRefusesAnUnknownFlagWithTwoBeforeDoingAnything) {
     EXPECT_EQ(r.err.find("started"), std::string::npos) << Joined(leaf) << " ran: " << r.err;
   }
   for (const std::vector<std::string>& parent :
-       {std::vector<std::string>{}, {"drain"}, {"outbox"}, {"config"}, {"completion"}}) {
+       {std::vector<std::string>{}, {"drain"}, {"outbox"}, {"outbox", "dead"}, {"config"},
+        {"completion"}}) {
     const CommandResult r = SinkdWithoutServers(parent);
     EXPECT_EQ(r.exit_code, 2) << "a parent run alone: " << Joined(parent) << "\n" << r.err;
   }
@@ -107,6 +108,10 @@ TEST(ExitCodes, EachCommandExitsZeroWhenDoneOneWhenFailedAndTwoOnWrongUsage) {
       {{"outbox", "retain", "--config", closed_db, "--min-age", "1h"}, 1},
       {{"outbox", "retain", "--config", closed_db, "--min-age", "soon"}, 2},
       {{"outbox", "status", "--config", missing_config}, 2},
+      {{"outbox", "dead", "list", "--config", closed_db}, 1},
+      {{"outbox", "dead", "replay", "--config", closed_db, "--all", "--yes"}, 1},
+      {{"outbox", "dead", "replay", "--config", closed_db}, 2},
+      {{"outbox", "dead", "list", "--config", closed_db, "--since", "soon"}, 2},
       {{"dispatch", "--config", closed_db}, 1},
       {{"dispatch", "--config", missing_config}, 2},
   };

@@ -1,6 +1,7 @@
 // The commands as an operator runs them: `sinkd outbox migrate|status|retain` and a real
 // `sinkd dispatch` process writing a directory lake, serving its figures, stopping on SIGTERM.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "outbox/outbox_fixture.h"
 #include "outbox/process.h"
@@ -139,6 +140,59 @@ TEST(OutboxCommand, ARunningDispatcherFillsTheLakeServesItsFiguresAndStopsCleanl
                             "24h", "--batch", "100"});
   ASSERT_EQ(retain.exit_code, 0) << retain.err;
   EXPECT_NE(retain.out.find("deleted 500 row(s) in 5 batch(es)"), std::string::npos) << retain.out;
+}
+
+// `outbox dead list|replay` as an operator runs them: the list in both forms, a dry run that
+// inserts nothing, a replay with --yes, and a second one that finds it done.
+TEST(OutboxCommand, DeadListShowsADeadLetterAndReplayInsertsItOnceOnlyWithYes) {
+  OutboxDb db;
+  db.Migrate();
+  db.InsertEvents(3);
+  // The row the dispatcher writes for a poison event: the event as delivered, with its position.
+  db.Sql("INSERT INTO outbox_dead_letters (sink, txid, seq, event, error, attempts) SELECT 'lake', "
+         "txid, seq, payload || jsonb_build_object('sequence', txid::text || ':' || seq), "
+         "'HTTP 500', 5 FROM outbox WHERE payload->>'id' = 'evt_1'");
+  const std::string position = std::string(
+      db.Sql("SELECT txid::text || ':' || seq FROM outbox_dead_letters").Text(0, 0));
+  TempDir tmp;
+  const std::string config = WriteConfig(tmp, db.conninfo(), "");
+  auto list = RunCommand({SinkdBinary(), "outbox", "dead", "list", "--config", config});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_NE(list.out.find("lake  " + position + "  "), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find("evt_1  reservation.placed  attempts 5  not replayed  HTTP 500"),
+            std::string::npos)
+      << list.out;
+  EXPECT_NE(list.err.find("1 dead letter(s)"), std::string::npos) << list.err;
+  auto json = RunCommand(
+      {SinkdBinary(), "outbox", "dead", "list", "--config", config, "--json", "--since", "1h"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto line = nlohmann::json::parse(json.out);
+  EXPECT_EQ(line["position"], position);
+  EXPECT_EQ(line["event"]["id"], "evt_1");
+  EXPECT_TRUE(line["replayed_as"].is_null());
+  auto none = RunCommand({SinkdBinary(), "outbox", "dead", "list", "--config", config, "--sink",
+                          "webhook"});
+  EXPECT_EQ(none.out, "");
+
+  auto bare = RunCommand({SinkdBinary(), "outbox", "dead", "replay", "--config", config});
+  EXPECT_EQ(bare.exit_code, 2) << bare.err;
+  auto bad = RunCommand(
+      {SinkdBinary(), "outbox", "dead", "replay", "--config", config, "--all", "--since", "later"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  auto dry = RunCommand({SinkdBinary(), "outbox", "dead", "replay", "--config", config, position});
+  ASSERT_EQ(dry.exit_code, 0) << dry.err;
+  EXPECT_NE(dry.out.find("would be re-inserted"), std::string::npos) << dry.out;
+  EXPECT_EQ(db.Count("SELECT count(*) FROM outbox"), 3) << "a dry run inserts nothing";
+  auto yes = RunCommand(
+      {SinkdBinary(), "outbox", "dead", "replay", "--config", config, "--all", "--yes"});
+  ASSERT_EQ(yes.exit_code, 0) << yes.err;
+  EXPECT_NE(yes.out.find("replayed as outbox seq"), std::string::npos) << yes.out;
+  EXPECT_EQ(db.Count("SELECT count(*) FROM outbox WHERE payload->>'id' = 'evt_1'"), 2);
+  auto again = RunCommand(
+      {SinkdBinary(), "outbox", "dead", "replay", "--config", config, "--all", "--yes"});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.err.find("0 replayed, 1 already replayed"), std::string::npos) << again.err;
+  EXPECT_EQ(db.Count("SELECT count(*) FROM outbox"), 4);
 }
 
 }  // namespace

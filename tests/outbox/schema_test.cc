@@ -14,8 +14,8 @@ TEST(Schema, MigrateCreatesEveryTableAndIsIdempotent) {
   PgConn conn = db.Connect();
   auto first = MigrateSchema(conn);
   ASSERT_TRUE(first.ok()) << first.status().ToString();
-  EXPECT_EQ(first->created.size(), 7u);
-  for (const char* t : {kOutboxTable, kCursorTable, kDeadLetterTable, kAuditTable,
+  EXPECT_EQ(first->created.size(), 8u);
+  for (const char* t : {kOutboxTable, kCursorTable, kDeadLetterTable, kReplayTable, kAuditTable,
                         kAuditCursorTable, kLeaseTable, kProgressTable}) {
     EXPECT_TRUE(first->Usable(t)) << t;
   }
