@@ -123,6 +123,7 @@ class Merger {
   parquet::Schema schema_;
   std::vector<ColumnValues> out_;  // the output row group being built
   size_t out_rows_ = 0;
+  uint64_t out_string_bytes_ = 0;  // string bytes in out_, every column
   std::vector<uint32_t> iota_;
   uint64_t rows_per_output_ = UINT64_MAX;
   uint64_t emitted_ = 0, dropped_ = 0;
@@ -327,6 +328,20 @@ Status Merger::Load(Cursor& cursor) {
   for (; cursor.row_group < footer.row_groups.size(); ++cursor.row_group) {
     auto values = cursor.reader->ReadRowGroup(cursor.row_group, cursor.file_columns);
     if (!values.ok()) return Fail(cursor, values.status());
+    for (size_t s = 0; s < values->size(); ++s) {
+      // Checked before appending: past 2^32 the offsets would wrap and other rows' bytes would
+      // become values.
+      const uint64_t held = cursor.values.empty() ? 0 : cursor.values[s].bytes.size();
+      if (held + (*values)[s].bytes.size() > spec_.whole_read_string_bytes) {
+        const std::string& name =
+            cursor.reader->footer().columns[cursor.file_columns[s]].name;
+        return Fail(cursor, Status::Refuse(
+            cursor.key + ": column " + name + " of partition " + spec_.partition +
+            " holds more than " + std::to_string(spec_.whole_read_string_bytes) +
+            " bytes of strings, more than a Part read whole to be sorted can address; left "
+            "in place"));
+      }
+    }
     if (cursor.values.empty()) {
       cursor.values = std::move(*values);
     } else {
@@ -464,6 +479,7 @@ bool Merger::AppendRow(const Cursor& cursor, size_t row, int* null_column) {
       case PhysicalType::kByteArray:
         v.bytes.append(cell.s);
         v.offsets.push_back(static_cast<uint32_t>(v.bytes.size()));
+        out_string_bytes_ += cell.s.size();
         break;
     }
   }
@@ -482,6 +498,7 @@ void Merger::ClearOutput() {
     v.defined.clear();
   }
   out_rows_ = 0;
+  out_string_bytes_ = 0;
 }
 
 Status Merger::FlushRowGroup(parquet::PartWriter& writer) {
@@ -537,7 +554,11 @@ Status Merger::WriteOutput(lake::PartUpload& upload, uint64_t index, uint64_t* b
                                            " holds a NULL its statistics do not count"));
       }
       ++rows;
-      if (out_rows_ >= spec_.parquet.row_group_rows) s = FlushRowGroup(writer);
+      // A row group of long strings closes early: its offsets stay far from wrapping (merge.h).
+      if (out_rows_ >= spec_.parquet.row_group_rows ||
+          out_string_bytes_ >= spec_.row_group_string_bytes) {
+        s = FlushRowGroup(writer);
+      }
     } else {
       ++dropped_;
     }

@@ -32,6 +32,16 @@
 
 namespace sinkd::compact {
 
+// Strings are held with 32-bit offsets (parquet::ColumnValues, parquet::StringArray), and Parquet
+// sizes pages and chunks in int32, so no column's strings may reach 2^31 bytes in one buffer:
+// - a Part read whole (not a sorted sinkd Part) holding more than kMaxWholeReadStringBytes in one
+//   column is refused, naming the partition and the column, and left in place (a streamed Part's
+//   row groups are bounded by parquet::kMaxRowGroupDecodedBytes, 1 GiB, in the reader);
+// - an output row group closes before row_group_rows once its string columns hold
+//   kOutputRowGroupStringBytes, so it stays far below 2^31 and within what the reader decodes.
+inline constexpr uint64_t kMaxWholeReadStringBytes = (uint64_t{1} << 31) - 1;
+inline constexpr uint64_t kOutputRowGroupStringBytes = uint64_t{256} << 20;
+
 struct MergeSpec {
   const row::ColumnTable* table = nullptr;
   std::string partition;                     // "<prefix>/date=…/app=…"
@@ -40,6 +50,9 @@ struct MergeSpec {
   std::vector<InputRef> inputs;              // key order
   uint64_t target_bytes = 0;
   parquet::WriterOptions parquet;
+  // Test seams: the limits above (a real column past 2^31 takes gigabytes a test cannot spend).
+  uint64_t whole_read_string_bytes = kMaxWholeReadStringBytes;
+  uint64_t row_group_string_bytes = kOutputRowGroupStringBytes;
 };
 
 struct MergeOutcome {
