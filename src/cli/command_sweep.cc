@@ -22,7 +22,7 @@ Status RunSweep(const SweepFlags& flags, Invocation& invocation) {
       std::filesystem::file_time_type::clock::now());
   if (!report.ok()) return report.status();
   for (const auto& path : report->removed) std::printf("removed %s\n", path.c_str());
-  std::printf("sweep: removed %zu stale .parquet.incomplete file(s); kept %zu younger than %s\n",
+  std::printf("sweep: removed %zu stale .incomplete file(s); kept %zu younger than %s\n",
               report->removed.size(), report->kept_young, flags.older_than.c_str());
   return Status::OK();
 }
@@ -32,7 +32,7 @@ Status RunSweep(const SweepFlags& flags, Invocation& invocation) {
 void AddSweepCommand(CLI::App& root, Invocation& invocation) {
   auto flags = std::make_shared<SweepFlags>();
   CLI::App* cmd = root.add_subcommand(
-      "sweep", "remove .parquet.incomplete files a crash left in a directory lake");
+      "sweep", "remove the .incomplete files a crash left in a directory lake");
   cmd->add_option("--lake-dir", flags->lake_dir, "the lake directory")->required();
   cmd->add_option("--older-than", flags->older_than,
                   "only files last written longer ago than this (a younger one may be in flight)")

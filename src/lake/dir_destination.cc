@@ -4,12 +4,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <vector>
+
+#include "base/random_token.h"
 
 namespace sinkd::lake {
 
@@ -105,16 +107,39 @@ Result<bool> SameContents(const std::filesystem::path& a, const std::filesystem:
 
 }  // namespace
 
+std::string TemporaryName(std::string_view name, std::string_view token) {
+  std::string temp(name);
+  temp.append(".").append(token).append(kIncompleteSuffix);
+  return temp;
+}
+
+bool IsTemporaryName(std::string_view filename) {
+  constexpr std::string_view kSuffix = kIncompleteSuffix, kLegacy = ".parquet.incomplete";
+  if (filename.size() > kLegacy.size() && filename.ends_with(kLegacy)) return true;
+  if (filename.size() <= kSuffix.size() + kTemporaryTokenDigits + 1) return false;
+  if (!filename.ends_with(kSuffix)) return false;
+  const std::string_view stem = filename.substr(0, filename.size() - kSuffix.size());
+  const std::string_view token = stem.substr(stem.size() - kTemporaryTokenDigits);
+  if (stem[stem.size() - kTemporaryTokenDigits - 1] != '.') return false;
+  return std::all_of(token.begin(), token.end(),
+                     [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
 bool DirectorySyncedInThisProcess(const std::filesystem::path& dir) {
   std::lock_guard<std::mutex> lock(SyncedMutex());
   return SyncedDirs().count(dir) > 0;
 }
 
-// One Part on its way to disk: buffered writes into `<final>.incomplete`, then fsync + rename.
+// One Part on its way to disk: buffered writes into its own temporary file, then fsync + rename.
 class DirUpload final : public PartUpload {
  public:
-  DirUpload(DirDestination* owner, std::string key, std::filesystem::path final_path, int fd)
-      : owner_(owner), key_(std::move(key)), final_(std::move(final_path)), fd_(fd) {
+  DirUpload(DirDestination* owner, std::string key, std::filesystem::path final_path,
+            std::filesystem::path temp_path, int fd)
+      : owner_(owner),
+        key_(std::move(key)),
+        final_(std::move(final_path)),
+        temp_(std::move(temp_path)),
+        fd_(fd) {
     buffer_.reserve(kBufferBytes);
   }
   ~DirUpload() override { Abort(); }
@@ -164,7 +189,7 @@ class DirUpload final : public PartUpload {
     if (committed_) return;
     if (fd_ >= 0) ::close(std::exchange(fd_, -1));
     if (!removed_) {
-      ::unlink(TempPath().c_str());
+      ::unlink(temp_.c_str());
       removed_ = true;
     }
   }
@@ -172,12 +197,10 @@ class DirUpload final : public PartUpload {
  private:
   static constexpr size_t kBufferBytes = 1 << 20;
 
-  std::filesystem::path TempPath() const { return final_.string() + kIncompleteSuffix; }
-
   // Never replaces: a plain rename(2) would silently put our bytes over a Part whose rows
   // may already be acknowledged.
   Result<Placed> MoveIntoPlace() {
-    const std::filesystem::path temp = TempPath();
+    const std::filesystem::path& temp = temp_;
     if (::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, final_.c_str(), RENAME_NOREPLACE) == 0) {
       return Placed::kNew;
     }
@@ -207,6 +230,7 @@ class DirUpload final : public PartUpload {
   DirDestination* owner_;
   std::string key_;
   std::filesystem::path final_;
+  std::filesystem::path temp_;  // ours alone: created with O_EXCL under a random name
   int fd_;
   std::vector<uint8_t> buffer_;
   Status status_;
@@ -261,10 +285,22 @@ Result<std::unique_ptr<PartUpload>> DirDestination::Begin(const std::string& key
   SINKD_RETURN_IF_ERROR(CheckKey(key));
   const std::filesystem::path final_path = root_ / key;
   SINKD_RETURN_IF_ERROR(MakeParents(final_path.parent_path()));
-  const std::string temp = final_path.string() + kIncompleteSuffix;
-  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return Status::Redeliver("place " + key + ": open: " + Errno(errno));
-  return std::unique_ptr<PartUpload>(new DirUpload(this, key, final_path, fd));
+  // A name of our own, created exclusively: another writer of this key (a second compactor doing
+  // the same merge) has its own, so neither truncates nor writes into the other's file. A taken
+  // name (64 random bits: practically never) is drawn again.
+  constexpr int kAttempts = 8;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    std::filesystem::path temp =
+        final_path.parent_path() /
+        TemporaryName(final_path.filename().string(), RandomToken(kTemporaryTokenDigits));
+    int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      return std::unique_ptr<PartUpload>(new DirUpload(this, key, final_path, std::move(temp), fd));
+    }
+    if (errno != EEXIST) return Status::Redeliver("place " + key + ": open: " + Errno(errno));
+  }
+  return Status::Redeliver("place " + key + ": " + std::to_string(kAttempts) +
+                           " temporary names in a row were taken");
 }
 
 Status DirDestination::Sync() {
@@ -333,8 +369,7 @@ Result<std::vector<StoredObject>> DirDestination::List(const std::string& prefix
   return objects;
 }
 
-Result<std::string> DirDestination::Read(const std::string& key, uint64_t offset,
-                                         uint64_t length) {
+Result<std::string> DirDestination::Read(const std::string& key, uint64_t offset, uint64_t length) {
   SINKD_RETURN_IF_ERROR(CheckKey(key));
   const std::filesystem::path path = root_ / key;
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);

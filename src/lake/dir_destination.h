@@ -1,10 +1,14 @@
-// DirDestination writes a lake into a directory: each Part is written as
-// `<final name>.incomplete` in its final directory, fsync'd, and moved onto its name with
-// renameat2(RENAME_NOREPLACE) (link + unlink where the filesystem lacks it), so a key is never
-// replaced; a taken key is compared byte for byte with what we wrote (kSame or kTaken, see
-// lake/destination.h). The move is atomic, so a reader globbing *.parquet never opens a
-// half-written file, and a crash leaves an `.incomplete` file rather than a corrupt Part
-// (`sinkd sweep` removes stale ones).
+// DirDestination writes a lake into a directory: each upload writes a temporary file of its own,
+// `<final name>.<16 random hex digits>.incomplete` in its final directory, created exclusively
+// (O_EXCL), fsync'd, and moved onto its name with renameat2(RENAME_NOREPLACE) (link + unlink where
+// the filesystem lacks it), so a key is never replaced; a taken key is compared byte for byte with
+// what we wrote (kSame or kTaken, see lake/destination.h). The temporary name is the upload's own
+// because two writers of one key are normal: two compactors doing the same merge (a `--follow`
+// service beside a timer, two hosts on one shared file system) meet at the same output key, and
+// with one shared temporary name they truncated and interleaved one inode, so a reader could open
+// a torn file and the rename could publish a mix of both with a valid footer. The move is atomic,
+// so a reader globbing *.parquet never opens a half-written file, and a crash leaves an
+// `.incomplete` file rather than a corrupt Part (`sinkd sweep` removes stale ones).
 // Durability: Sync() fsyncs every directory whose entries changed, and every directory from a
 // Part's up to the root once per process whoever created it (another drain may have made
 // `date=…/` a moment ago and crashed before its fsync; our acked Part would sit in it).
@@ -15,12 +19,23 @@
 #include <filesystem>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include "lake/destination.h"
 
 namespace sinkd::lake {
 
 inline constexpr char kIncompleteSuffix[] = ".incomplete";
+// The random hex digits of an upload's temporary name: 64 bits, drawn again if O_EXCL finds
+// the name taken.
+inline constexpr size_t kTemporaryTokenDigits = 16;
+
+// "<name>.<token>.incomplete": the temporary file an upload of `name` writes before its rename.
+std::string TemporaryName(std::string_view name, std::string_view token);
+// Whether a file name is an upload's temporary file that `sinkd sweep` may remove once stale:
+// "<name>.<kTemporaryTokenDigits hex digits>.incomplete", or "<name>.parquet.incomplete" (the name
+// every upload of a key shared in earlier versions, which a crash of one may have left).
+bool IsTemporaryName(std::string_view filename);
 
 class DirDestination final : public Destination {
  public:

@@ -1,17 +1,8 @@
 #include "lake/sweep.h"
 
+#include "lake/dir_destination.h"
+
 namespace sinkd::lake {
-
-namespace {
-
-bool IsIncompletePart(const std::filesystem::path& path) {
-  constexpr std::string_view kSuffix = ".parquet.incomplete";
-  const std::string name = path.filename().string();
-  return name.size() > kSuffix.size() &&
-         name.compare(name.size() - kSuffix.size(), kSuffix.size(), kSuffix) == 0;
-}
-
-}  // namespace
 
 Result<SweepReport> SweepIncomplete(const std::filesystem::path& root,
                                     std::chrono::seconds older_than,
@@ -27,7 +18,7 @@ Result<SweepReport> SweepIncomplete(const std::filesystem::path& root,
   if (ec) return Status::Refuse("sweep: " + root.string() + ": " + ec.message());
   for (; it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
     if (ec) break;
-    if (!it->is_regular_file(ec) || !IsIncompletePart(it->path())) continue;
+    if (!it->is_regular_file(ec) || !IsTemporaryName(it->path().filename().string())) continue;
     const auto modified = it->last_write_time(ec);
     if (ec) continue;
     if (now - modified < older_than) {

@@ -1,7 +1,8 @@
-// Sweeping removes the `.parquet.incomplete` files a crash left in a directory lake. Only files
-// older than a threshold go: a younger one may belong to a drain that is writing it right now.
-// Threads: one thread at a time. Never touches a file whose name does not end in
-// `.parquet.incomplete`.
+// Sweeping removes the temporary files (`<name>.<token>.incomplete`, lake/dir_destination.h) a
+// crash left in a directory lake. Only files older than a threshold go: a younger one may belong
+// to a drain or compactor that is writing it right now (its writes keep its mtime fresh).
+// Threads: one thread at a time. Never touches a file whose name is not a temporary file's
+// (IsTemporaryName).
 #pragma once
 
 #include <chrono>
@@ -18,7 +19,7 @@ struct SweepReport {
   size_t kept_young = 0;  // leftovers younger than the threshold, left alone
 };
 
-// Removes every `*.parquet.incomplete` under `root` last modified before `now - older_than`.
+// Removes every temporary file under `root` last modified before `now - older_than`.
 // Fails (Refuse) when root is not a readable directory; a file that cannot be removed is an error
 // naming it, after the others were tried.
 Result<SweepReport> SweepIncomplete(const std::filesystem::path& root,

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string_view>
 
+#include "base/random_token.h"
 #include "s3/exclusive_probe.h"
 #include "s3/s3_client.h"
 #include "s3/s3_upload.h"

@@ -2,10 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <random>
 
-#include <fmt/format.h>
-
+#include "base/random_token.h"
 #include "s3/s3_client.h"
 #include "s3/s3_destination.h"
 
@@ -39,13 +37,6 @@ constexpr char kUploadTokenHeader[] = "x-amz-meta-sinkd-upload";
 bool RefusesConditional(const HttpResponse& r) {
   if (r.status == 501) return true;
   return r.status / 100 == 4 && r.status != 412 && AnswerOf(r).code == "NotImplemented";
-}
-
-std::string RandomToken() {
-  std::random_device random;
-  std::string token;
-  for (int i = 0; i < 4; ++i) token += fmt::format("{:08x}", random());
-  return token;
 }
 
 std::string ContentTypeFor(std::string_view key) {

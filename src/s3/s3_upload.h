@@ -28,8 +28,6 @@ std::string ContentTypeFor(std::string_view key);
 // Whether a create's answer says the store does not implement If-None-Match: 501, or another 4xx
 // but 412 with the code NotImplemented.
 bool RefusesConditional(const HttpResponse& r);
-// 128 random bits as 32 hex digits: an upload's token, a probe's key.
-std::string RandomToken();
 
 class S3Upload final : public lake::PartUpload {
  public:

@@ -30,6 +30,15 @@ std::vector<fs::path> FilesUnder(const fs::path& root) {
   return files;
 }
 
+// The temporary files (IsTemporaryName) under `root`, relative.
+std::vector<fs::path> TemporaryFiles(const fs::path& root) {
+  std::vector<fs::path> temps;
+  for (const fs::path& f : FilesUnder(root)) {
+    if (IsTemporaryName(f.filename().string())) temps.push_back(f);
+  }
+  return temps;
+}
+
 std::unique_ptr<DirDestination> Make(const fs::path& root) {
   auto dest = DirDestination::Make(root.string());
   EXPECT_TRUE(dest.ok()) << dest.status().ToString();
@@ -64,7 +73,11 @@ TEST(DirDestination, ACommittedPartIsAtItsKeyAndNothingElseIsLeft) {
   ASSERT_TRUE((*upload)->Append(Bytes("PAR1")).ok());
   std::string big(3 << 20, 'x');  // larger than the write buffer
   ASSERT_TRUE((*upload)->Append(Bytes(big)).ok());
-  EXPECT_TRUE(fs::exists(tmp / (key + ".incomplete"))) << "bytes go to the temporary name first";
+  const std::vector<fs::path> temps = TemporaryFiles(tmp.path());
+  ASSERT_EQ(temps.size(), 1u) << "bytes go to a temporary name first";
+  EXPECT_EQ(temps[0].parent_path(), fs::path(key).parent_path()) << "in the final directory";
+  EXPECT_EQ(temps[0].filename().string().rfind(fs::path(key).filename().string() + ".", 0), 0u)
+      << temps[0];
   EXPECT_FALSE(fs::exists(tmp / key)) << "nothing may appear at the key before Commit";
   ASSERT_TRUE((*upload)->Commit().ok());
   ASSERT_TRUE(dest->Sync().ok());
@@ -171,7 +184,7 @@ TEST(DirDestination, ATornWriteLeavesATemporaryFileAndNotACorruptPart) {
   int status = 0;
   waitpid(pid, &status, 0);
   EXPECT_FALSE(fs::exists(tmp / key));
-  EXPECT_TRUE(fs::exists(tmp / (key + ".incomplete")));
+  EXPECT_EQ(TemporaryFiles(tmp.path()).size(), 1u);
   // …and sweep removes such leftovers once they are old enough, and nothing else.
   WriteFile(tmp / "ledger/keep.parquet", "a real part");
   auto young = SweepIncomplete(tmp.path(), std::chrono::hours(1), fs::file_time_type::clock::now());
@@ -183,6 +196,89 @@ TEST(DirDestination, ATornWriteLeavesATemporaryFileAndNotACorruptPart) {
   ASSERT_TRUE(old.ok());
   EXPECT_EQ(old->removed.size(), 1u);
   EXPECT_EQ(FilesUnder(tmp.path()), std::vector<fs::path>{"ledger/keep.parquet"});
+}
+
+// Two writers of one key at once (two compactors doing the same merge) write files of their own:
+// neither truncates nor overwrites the other's bytes, the first Commit places its bytes whole and
+// the second finds other bytes in place (kTaken) and leaves nothing behind. With one shared
+// temporary name the second Begin truncated the first's file and both wrote into one inode.
+TEST(DirDestination, TwoUploadsOfOneKeyAtOnceWriteFilesOfTheirOwn) {
+  TempDir tmp;
+  auto a = Make(tmp.path());
+  auto b = Make(tmp.path());
+  const std::string key = "ledger/date=2026-09-29/app=a/compact-0123.parquet";
+  const std::string bytes_a(3 << 20, 'a'), bytes_b(1 << 20, 'b');  // a is past the write buffer
+  auto first = a->Begin(key);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  ASSERT_TRUE((*first)->Append(Bytes(bytes_a.substr(0, 2 << 20))).ok());
+  auto second = b->Begin(key);
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  EXPECT_EQ(TemporaryFiles(tmp.path()).size(), 2u) << "one temporary file per upload";
+  ASSERT_TRUE((*second)->Append(Bytes(bytes_b)).ok());
+  ASSERT_TRUE((*first)->Append(Bytes(bytes_a.substr(2 << 20))).ok());
+  auto placed_a = (*first)->Commit();
+  ASSERT_TRUE(placed_a.ok()) << placed_a.status().ToString();
+  EXPECT_EQ(*placed_a, Placed::kNew);
+  auto placed_b = (*second)->Commit();
+  ASSERT_TRUE(placed_b.ok()) << placed_b.status().ToString();
+  EXPECT_EQ(*placed_b, Placed::kTaken);
+  ASSERT_TRUE(a->Sync().ok());
+  EXPECT_TRUE(ReadFile(tmp / key) == bytes_a) << "the Part in place is exactly the first's bytes";
+  EXPECT_EQ(FilesUnder(tmp.path()), std::vector<fs::path>{key}) << "no temporary file is left";
+}
+
+// An upload that dies between Begin and Commit leaves its own temporary file; another upload of
+// the key aborted later removes only its own, never the dead one's (sweep's job, once stale) nor
+// a live one's.
+TEST(DirDestination, AnAbortRemovesOnlyItsOwnTemporaryFile) {
+  TempDir tmp;
+  auto dest = Make(tmp.path());
+  const std::string key = "ledger/date=2026-09-29/app=a/compact-0123.parquet";
+  auto live = dest->Begin(key);
+  ASSERT_TRUE(live.ok());
+  ASSERT_TRUE((*live)->Append(Bytes("live")).ok());
+  auto aborted = dest->Begin(key);
+  ASSERT_TRUE(aborted.ok());
+  (*aborted)->Abort();
+  ASSERT_EQ(TemporaryFiles(tmp.path()).size(), 1u);
+  auto placed = (*live)->Commit();
+  ASSERT_TRUE(placed.ok()) << placed.status().ToString();
+  EXPECT_EQ(*placed, Placed::kNew);
+  EXPECT_EQ(ReadFile(tmp / key), "live");
+}
+
+// Sweep removes what an upload's temporary file can be called (its own name, or the shared
+// `.parquet.incomplete` name earlier versions wrote), once stale, and nothing else.
+TEST(DirDestination, SweepRemovesStaleTemporaryFilesOnly) {
+  TempDir tmp;
+  const std::string dir = "ledger/date=2026-09-29/app=a/";
+  const std::vector<std::string> temporary = {
+      dir + "part-x-1-1-0.parquet.0123456789abcdef.incomplete",
+      dir + "dead-x-1-2.jsonl.fedcba9876543210.incomplete",
+      dir + "part-x-2-2-0.parquet.incomplete",
+  };
+  const std::vector<std::string> kept = {
+      dir + "part-x-3-3-0.parquet",
+      dir + "notes.incomplete",
+      dir + "part-x-4-4-0.parquet.0123456789ABCDEF.incomplete",  // not our token's digits
+      dir + "part-x-5-5-0.parquet.0123456789abcde.incomplete",   // one digit short
+      dir + "part-x-6-6-0.parquet.incomplete.bak",
+  };
+  for (const std::string& f : temporary) WriteFile(tmp / f, "half");
+  for (const std::string& f : kept) WriteFile(tmp / f, "keep");
+  for (const std::string& f : temporary)
+    EXPECT_TRUE(IsTemporaryName(fs::path(f).filename().string())) << f;
+  auto young = SweepIncomplete(tmp.path(), std::chrono::hours(1), fs::file_time_type::clock::now());
+  ASSERT_TRUE(young.ok());
+  EXPECT_TRUE(young->removed.empty());
+  EXPECT_EQ(young->kept_young, temporary.size());
+  auto old = SweepIncomplete(tmp.path(), std::chrono::hours(1),
+                             fs::file_time_type::clock::now() + std::chrono::hours(2));
+  ASSERT_TRUE(old.ok());
+  EXPECT_EQ(old->removed.size(), temporary.size());
+  std::vector<fs::path> expected(kept.begin(), kept.end());
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(FilesUnder(tmp.path()), expected);
 }
 
 }  // namespace

@@ -228,7 +228,7 @@ campaign_drain() {
   local r p leftovers
   r=$($CHECK drain "$D/ref/**/*.parquet" "$D/lake/**/*.parquet")
   p=$($CHECK parts "$D/lake:.parquet")
-  leftovers=$(find "$D/lake" -type f ! -name '*.parquet' ! -name '*.parquet.incomplete*' | wc -l)
+  leftovers=$(find "$D/lake" -type f ! -name '*.parquet' ! -name '*.incomplete' | wc -l)
   kill9 "$(cat "$D/nats/pid")"
   block drain "$(json .expected "$r") events in $chunks chunks, kill -9 at $kills random moments (0.2-2.5 s), the broker every tenth"
   figure "drain kill -9s (with work in flight)" "$kills ($mid)"

@@ -160,7 +160,8 @@ TEST(DrainProcess, KillNineAtTwentyRandomMomentsLosesNothing) {
     if (!e.is_regular_file()) continue;
     const std::string name = e.path().filename().string();
     const bool part = name.size() > 8 && name.substr(name.size() - 8) == ".parquet";
-    const bool incomplete = name.find(".parquet.incomplete") != std::string::npos;
+    const bool incomplete =
+        name.find(".parquet.") != std::string::npos && name.ends_with(".incomplete");
     EXPECT_TRUE(part || incomplete) << "unexpected leftover " << e.path();
   }
   EXPECT_EQ(testing::ReadStream(*c, "GARM_SINK_DEAD").size(), static_cast<size_t>(sent.bad_records))
