@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_flags.h"
 #include "bench_support.h"
 #include "compact/compactor.h"
 #include "lake/dir_destination.h"
@@ -122,22 +123,16 @@ int main(int argc, char** argv) {
   int runs = 3;
   int day_flushes = 288;
   std::string keep;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string a = argv[i];
-    if (a == "--rows")
-      rows = std::stoull(argv[i + 1]);
-    else if (a == "--runs")
-      runs = std::stoi(argv[i + 1]);
-    else if (a == "--day-flushes")
-      day_flushes = std::stoi(argv[i + 1]);
-    else if (a == "--keep")
-      keep = argv[i + 1];
-    else {
-      std::fprintf(stderr,
-                   "usage: compact_bench [--rows N] [--runs R] [--day-flushes F] [--keep DIR]\n");
-      return 2;
-    }
-  }
+  bench::BenchFlags flags(
+      "compact_bench",
+      "`sinkd compact` against DuckDB's COPY … QUALIFY … PARTITION_BY on a lake of small Parts "
+      "with 3% duplicates, the four queries before and after, the write amplification of a "
+      "simulated day and the compactor's peak RSS.");
+  flags.Add("rows", &rows, "rows in the raw lake (the full scale is the default)")
+      .AddAtLeast("runs", &runs, 1, "runs of each side, interleaved")
+      .AddAtLeast("day-flushes", &day_flushes, 1, "flushes of the simulated day")
+      .Add("keep", &keep, "work in this directory and keep it (default: a temporary one)");
+  flags.Parse(argc, argv);
   const fs::path work =
       keep.empty() ? fs::temp_directory_path() / ("compact_bench." + std::to_string(getpid()))
                    : fs::path(keep);

@@ -26,6 +26,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_flags.h"
 #include "bench_support.h"
 #include "contract/delimited.h"
 #include "jetstream/connection.h"
@@ -61,12 +62,14 @@ int main(int argc, char** argv) {
   int64_t events = 2'000'000;
   int runs = 5;
   std::string keep;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string flag = argv[i];
-    if (flag == "--events") events = std::stoll(argv[i + 1]);
-    else if (flag == "--runs") runs = std::max(1, std::stoi(argv[i + 1]));
-    else if (flag == "--keep") keep = argv[i + 1];
-  }
+  sinkd::bench::BenchFlags flags(
+      "drain_bench",
+      "`sinkd drain ledger` against its two limits in one run: a no-op JetStream consumer (the "
+      "broker's) and `sinkd import` of the same bytes (the lake's), by wall clock.");
+  flags.Add("events", &events, "ledger events published (the full scale is the default)")
+      .AddAtLeast("runs", &runs, 1, "rounds of each side, interleaved")
+      .Add("keep", &keep, "work in this directory and keep it (default: a temporary one)");
+  flags.Parse(argc, argv);
   const fs::path work = keep.empty()
                             ? fs::temp_directory_path() / ("drain-bench-" + std::to_string(getpid()))
                             : fs::path(keep);

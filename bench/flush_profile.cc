@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_flags.h"
 #include "base/memory.h"
 #include "base/work_pool.h"
 #include "batch/part_schema.h"
@@ -68,14 +69,19 @@ int main(int argc, char** argv) {
   size_t threads = sinkd::WorkPool::DefaultThreads();
   int64_t events = 1'000'000;
   fs::path dir = fs::temp_directory_path() / ("flush-profile-" + std::to_string(getpid()));
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string flag = argv[i];
-    if (flag == "--mode") mode = argv[i + 1];
-    else if (flag == "--rounds") rounds = std::stoi(argv[i + 1]);
-    else if (flag == "--encode-threads") threads = std::stoul(argv[i + 1]);
-    else if (flag == "--events") events = std::stoll(argv[i + 1]);
-    else if (flag == "--dir") dir = argv[i + 1];
-  }
+  std::string dir_flag = dir.string();
+  sinkd::bench::BenchFlags flags(
+      "flush_profile",
+      "The encode of one batch alone (encode: one file in memory; parts: the flush's Parts in "
+      "memory; flush: LakeWriter::Flush into a directory), for a profiler and for timing at "
+      "several --encode-threads.");
+  flags.Add("mode", &mode, "encode, parts or flush")
+      .AddAtLeast("rounds", &rounds, 1, "rounds timed")
+      .Add("encode-threads", &threads, "threads of the encode pool")
+      .Add("events", &events, "generated ledger events")
+      .Add("dir", &dir_flag, "the directory lake of --mode flush");
+  flags.Parse(argc, argv);
+  dir = dir_flag;
   sinkd::traffic::TrafficOptions options;
   options.seed = 2026;
   options.events_per_batch = 500;

@@ -31,6 +31,7 @@
 #include <zstd.h>
 
 #if __has_include("base/work_pool.h")
+#include "bench_flags.h"
 #include "base/work_pool.h"
 #define SINKD_BENCH_HAS_WORK_POOL 1
 #endif
@@ -144,13 +145,15 @@ int main(int argc, char** argv) {
   int runs = 5;
   int zstd_level = 3;
   std::string keep;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string flag = argv[i];
-    if (flag == "--events") events = std::stoll(argv[i + 1]);
-    else if (flag == "--runs") runs = std::max(1, std::stoi(argv[i + 1]));
-    else if (flag == "--zstd-level") zstd_level = std::stoi(argv[i + 1]);
-    else if (flag == "--keep") keep = argv[i + 1];
-  }
+  sinkd::bench::BenchFlags flags(
+      "lake_bench",
+      "The lake's hot path (`sinkd import`, and the one-file encode) against DuckDB's COPY, "
+      "nodejs-polars and one ZSTD pass over the wire bytes, in one run, by wall clock.");
+  flags.Add("events", &events, "generated ledger events (the full scale is the default)")
+      .AddAtLeast("runs", &runs, 1, "rounds of each side, interleaved")
+      .Add("zstd-level", &zstd_level, "ZSTD level of every side")
+      .Add("keep", &keep, "work in this directory and keep it (default: a temporary one)");
+  flags.Parse(argc, argv);
   const fs::path work = keep.empty()
                             ? fs::temp_directory_path() / ("lake-bench-" + std::to_string(getpid()))
                             : fs::path(keep);

@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_flags.h"
 #include "base/log.h"
 #include "lake/dir_destination.h"
 #include "outbox/dispatcher.h"
@@ -187,14 +188,16 @@ void Report(const char* name, const Run& r) {
 
 int main(int argc, char** argv) {
   Args a;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string k = argv[i];
-    const int v = std::atoi(argv[i + 1]);
-    if (k == "--events") a.events = v;
-    if (k == "--batch-size") a.batch_size = v;
-    if (k == "--default-batch-events") a.default_batch_events = v;
-    if (k == "--steady-seconds") a.steady_seconds = v;
-  }
+  sinkd::bench::BenchFlags flags(
+      "outbox_bench",
+      "Outbox to lake throughput of `sinkd dispatch`'s lake sinks on a real PostgreSQL: a "
+      "backlog drained by one and by four sinks, then the steady rate while 8 writers insert.");
+  flags.AddAtLeast("events", &a.events, 1, "events committed before the drain")
+      .AddAtLeast("batch-size", &a.batch_size, 1, "the lake sink's batch size")
+      .AddAtLeast("default-batch-events", &a.default_batch_events, 0,
+                  "events drained at the spec's default batch size of 32")
+      .AddAtLeast("steady-seconds", &a.steady_seconds, 1, "seconds of the steady phase");
+  flags.Parse(argc, argv);
   auto& server = sinkd::testing::PostgresServer::Shared();
   if (!server.running()) {
     std::fprintf(stderr, "PostgreSQL did not start: %s\n", server.error().c_str());

@@ -4,7 +4,7 @@
 // OPTIONAL columns with NULLs). Every row group of every column decoded from memory; best of 5,
 // in this thread's CPU time (the decode is single-threaded; on a loaded machine wall time measures
 // the neighbours) and in wall time.
-// Usage: part_reader_bench [rows]
+// Usage: part_reader_bench [--rows N]
 #include <time.h>
 
 #include <chrono>
@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_flags.h"
 #include "batch/part_schema.h"
 #include "contract/wire_decoder.h"
 #include "lake/lake_writer.h"
@@ -114,7 +115,13 @@ void Measure(const char* what, const std::string& bytes) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int64_t rows = argc > 1 ? std::atoll(argv[1]) : 250'000;
+  int64_t rows = 250'000;
+  sinkd::bench::BenchFlags flags(
+      "part_reader_bench",
+      "PartReader's decode rows/s of one ledger Part as the drain writes it, and of the same rows "
+      "as DuckDB writes them in the Go sink's shape.");
+  flags.Add("rows", &rows, "rows of each Part");
+  flags.Parse(argc, argv);
   Measure("sinkd Part (drain, LakePartOptions)", SinkdPart(rows));
   Measure("DuckDB Part (Go sink shape, NULLs)", DuckDbPart(rows));
   return 0;

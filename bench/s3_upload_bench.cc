@@ -24,6 +24,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_flags.h"
 #include "base/base64.h"
 #include "base/log.h"
 #include "s3/crypto.h"
@@ -158,10 +159,13 @@ double CurlFlush(int port, const fs::path& dir, const std::string& bytes, int pa
 int main(int argc, char** argv) {
   int mib = 48;
   int rounds = 4;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--mib") == 0) mib = std::atoi(argv[i + 1]);
-    if (std::strcmp(argv[i], "--rounds") == 0) rounds = std::atoi(argv[i + 1]);
-  }
+  sinkd::bench::BenchFlags flags(
+      "s3_upload_bench",
+      "The S3 destination putting one flush's Parts (1, 16 and 200 per flush) into s3rver behind "
+      "the SigV4 layer, against curl's PUT of the same bytes.");
+  flags.AddAtLeast("mib", &mib, 1, "MiB of one flush")
+      .AddAtLeast("rounds", &rounds, 1, "rounds of each shape (the best is kept)");
+  flags.Parse(argc, argv);
   const fs::path dir = fs::temp_directory_path() / ("s3_upload_bench-" + std::to_string(getpid()));
   fs::create_directories(dir);
   int failed = 0;

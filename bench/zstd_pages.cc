@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_flags.h"
 #include "bench_support.h"
 #include "parquet/footer_decoder.h"
 #include "parquet/page_header_decoder.h"
@@ -72,15 +73,15 @@ std::string ReadPages(const fs::path& path, std::vector<Page>& pages,
 int main(int argc, char** argv) {
   std::string lake, wire_path;
   int level = 3, rounds = 3;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string flag = argv[i];
-    if (flag == "--lake") lake = argv[i + 1];
-    else if (flag == "--wire") wire_path = argv[i + 1];
-    else if (flag == "--zstd-level") level = std::stoi(argv[i + 1]);
-    else if (flag == "--rounds") rounds = std::max(1, std::stoi(argv[i + 1]));
-    else return Fail("unknown flag " + flag);
-  }
-  if (lake.empty()) return Fail("usage: zstd_pages --lake DIR [--wire FILE] [--zstd-level L] [--rounds R]");
+  sinkd::bench::BenchFlags flags(
+      "zstd_pages",
+      "What ZSTD alone costs a lake's Parts: every page compressed again as the writer does, "
+      "against lake_bench's limit (one ZSTD pass over the wire bytes).");
+  flags.Require("lake", &lake, "the directory lake whose Parts are read")
+      .Add("wire", &wire_path, "the delimited wire messages the lake was imported from")
+      .Add("zstd-level", &level, "ZSTD level")
+      .AddAtLeast("rounds", &rounds, 1, "rounds, interleaved with the limit");
+  flags.Parse(argc, argv);
   sinkd::bench::PrintMachine("zstd_pages");
 
   std::vector<Page> pages;
