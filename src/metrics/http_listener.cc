@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "metrics/process_metrics.h"
+#include "metrics/s3_request_metrics.h"
 
 namespace sinkd::metrics {
 
@@ -273,8 +274,9 @@ class HttpListener::Server final : public httplib::Server {
   Server(Render render, Ready ready, const Limits& limits)
       : render_(std::move(render)), ready_(std::move(ready)), limits_(limits) {
     Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-      // Every page says which binary answers and how its process fares, whichever command serves.
-      res.set_content(render_() + RenderProcessMetrics(),
+      // Every page says which binary answers and how its process fares (its object-store
+      // requests included), whichever command serves.
+      res.set_content(render_() + RenderProcessMetrics() + S3RequestMetrics::Process().Render(),
                       "text/plain; version=0.0.4; charset=utf-8");
     });
     Get("/healthz", [](const httplib::Request&, httplib::Response& res) {

@@ -1,6 +1,7 @@
 // HttpListener serves a process's figures over HTTP/1.1 with cpp-httplib: GET (or HEAD) /metrics
 // (Prometheus text from a render callback, followed on every page by sinkd_build_info and the
-// process_* metrics of process_metrics.h), /healthz (200 while the process is up) and /readyz
+// process_* metrics of process_metrics.h, and the S3 request metrics of s3_request_metrics.h once
+// the process has an S3 client), /healthz (200 while the process is up) and /readyz
 // (200 when the ready callback says so; 503 otherwise, with its reason); 405 for another method,
 // 404 for another path, the query string ignored. It is a scrape target, not a web server: one
 // request per connection, and every connection is bounded (Limits) so that no client, however

@@ -98,6 +98,32 @@ std::string XmlValue(std::string_view xml, std::string_view tag) {
   return DecodeEntities(xml.substr(begin + open.size(), end - begin - open.size()));
 }
 
+metrics::S3Operation OperationOf(const S3Call& call) {
+  using Op = metrics::S3Operation;
+  auto has = [&call](std::string_view name) {
+    return std::any_of(call.query.begin(), call.query.end(),
+                       [name](const auto& param) { return param.first == name; });
+  };
+  const bool bucket = call.key.empty();
+  if (call.method == "HEAD") return bucket ? Op::kHeadBucket : Op::kHeadObject;
+  if (call.method == "GET") {
+    if (bucket) return has("list-type") ? Op::kListObjectsV2 : Op::kOther;
+    return Op::kGetObject;
+  }
+  if (call.method == "PUT") {
+    if (bucket) return Op::kCreateBucket;
+    return has("partNumber") ? Op::kUploadPart : Op::kPutObject;
+  }
+  if (call.method == "POST" && !bucket) {
+    if (has("uploads")) return Op::kCreateMultipartUpload;
+    if (has("uploadId")) return Op::kCompleteMultipartUpload;
+  }
+  if (call.method == "DELETE" && !bucket) {
+    return has("uploadId") ? Op::kAbortMultipartUpload : Op::kDeleteObject;
+  }
+  return Op::kOther;
+}
+
 S3Answer AnswerOf(const HttpResponse& response) {
   S3Answer a;
   a.status = response.status;
@@ -132,7 +158,9 @@ S3Client::S3Client(S3ClientOptions options, Logger& log, Sleep sleep, Clock cloc
                    : [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); }),
       clock_(clock ? std::move(clock) : [] { return std::chrono::system_clock::now(); }),
       random_(seed),
-      http_(options_.http) {}
+      http_(options_.http) {
+  metrics::S3RequestMetrics::Process().MarkInUse();
+}
 
 std::string S3Client::Name(std::string_view key) const {
   return key.empty() ? fmt::format("s3://{}", options_.bucket)
@@ -198,15 +226,25 @@ HttpRequest S3Client::Build(const S3Call& call, std::chrono::system_clock::time_
 Result<HttpResponse> S3Client::Send(const S3Call& call) {
   const std::string what = call.method + " " + Name(call.key);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
+  metrics::S3RequestMetrics& counted = metrics::S3RequestMetrics::Process();
+  const metrics::S3Operation operation = OperationOf(call);
   for (int attempt = 1;; ++attempt) {
+    if (attempt > 1) counted.Retry(operation);
+    const auto started = std::chrono::steady_clock::now();
     Result<HttpResponse> sent = http_.Send(Build(call, clock_()));
     std::string failure;
     if (sent.ok()) {
       // S3 may answer CompleteMultipartUpload with 200 and then an <Error> body (it starts the
-      // response before it knows); that is a failure, reported as the 500 it stands for.
+      // response before it knows); that is a failure, reported (and counted) as the 500 it
+      // stands for.
       if (sent->status == 200 && call.method == "POST" && IsErrorDocument(sent->body)) {
         sent->status = 500;
       }
+    }
+    counted.Request(operation, sent.ok() ? sent->status : 0,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
+                        .count());
+    if (sent.ok()) {
       const S3Answer answer = AnswerOf(*sent);
       if (!Retryable(answer)) return sent;
       failure = answer.ToString();

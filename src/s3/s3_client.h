@@ -2,6 +2,8 @@
 // virtual-hosted), adds the integrity headers (x-amz-content-sha256 with the body's real SHA-256,
 // Content-MD5), signs them with SigV4 unless anonymous, and retries what the store may answer
 // next time (5xx, 429, SlowDown and other throttling codes, timeouts, resets) under a RetryPolicy.
+// Every attempt, its answer, its duration and every retry are counted in the process's
+// S3RequestMetrics (metrics/s3_request_metrics.h), which every /metrics page renders.
 // Ownership: owns its HttpClient (one reused connection); borrows the Logger (must outlive it).
 // Threads: one thread at a time.
 // Errors: Send returns the store's final answer whatever its status, so callers can read a 404 or
@@ -18,6 +20,7 @@
 
 #include "base/log.h"
 #include "base/result.h"
+#include "metrics/s3_request_metrics.h"
 #include "s3/endpoint.h"
 #include "s3/http_client.h"
 #include "s3/retry_policy.h"
@@ -58,6 +61,8 @@ struct S3Answer {
 std::string XmlValue(std::string_view xml, std::string_view tag);
 // Reads status, <Code> and <Message> out of a response.
 S3Answer AnswerOf(const HttpResponse& response);
+// The S3 API operation `call` is (PutObject, UploadPart, ListObjectsV2, …), for the metrics.
+metrics::S3Operation OperationOf(const S3Call& call);
 
 class S3Client {
  public:
