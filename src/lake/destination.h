@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/result.h"
@@ -85,6 +86,13 @@ class Destination {
   // Up to `length` bytes of the object at `key` from `offset` (fewer at its end). NotFound when
   // the key is not there.
   virtual Result<std::string> Read(const std::string& key, uint64_t offset, uint64_t length) = 0;
+
+  // Writes `bytes` at `key` replacing whatever is there, atomically: a reader sees the old object
+  // or the new one, never a mix or nothing (a unique temporary file renamed over the key on a
+  // directory; a plain PUT on S3). The one exception to the placement policy, for small pointers
+  // that readers treat as a hint and nothing is acknowledged on (an Iceberg table's
+  // metadata/version-hint.text); durable once Sync returns on a directory. Redeliver on failure.
+  virtual Status Replace(const std::string& key, std::string_view bytes) = 0;
 
   // Checks that a create refuses a taken key here, as the placement policy above needs: OK on a
   // directory (RENAME_NOREPLACE, or link(2)); on S3 a probe under `prefix` (see S3Destination).

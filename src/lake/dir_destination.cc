@@ -185,6 +185,28 @@ class DirUpload final : public PartUpload {
     return placed;
   }
 
+  // Commit's twin for Destination::Replace: the same fsync'd temporary file, moved over the key
+  // with rename(2), which replaces atomically.
+  Status CommitReplacing() {
+    if (status_.ok()) status_ = Drain();
+    if (status_.ok() && ::fsync(fd_) != 0) {
+      status_ = Status::Redeliver("replace " + key_ + ": fsync: " + Errno(errno));
+    }
+    if (status_.ok() && ::close(std::exchange(fd_, -1)) != 0) {
+      status_ = Status::Redeliver("replace " + key_ + ": close: " + Errno(errno));
+    }
+    if (status_.ok() && ::rename(temp_.c_str(), final_.c_str()) != 0) {
+      status_ = Status::Redeliver("replace " + key_ + ": rename: " + Errno(errno));
+    }
+    if (!status_.ok()) {
+      Abort();
+      return status_;
+    }
+    committed_ = true;
+    owner_->dirty_dirs_.insert(final_.parent_path());
+    return Status::OK();
+  }
+
   void Abort() override {
     if (committed_) return;
     if (fd_ >= 0) ::close(std::exchange(fd_, -1));
@@ -337,6 +359,14 @@ Status DirDestination::Delete(const std::string& key) {
   }
   dirty_dirs_.insert(path.parent_path());
   return Status::OK();
+}
+
+Status DirDestination::Replace(const std::string& key, std::string_view bytes) {
+  SINKD_ASSIGN_OR_RETURN(std::unique_ptr<PartUpload> upload, Begin(key));
+  auto& file = static_cast<DirUpload&>(*upload);  // Begin makes nothing else
+  const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
+  SINKD_RETURN_IF_ERROR(file.Append({data, bytes.size()}));
+  return file.CommitReplacing();
 }
 
 Result<std::vector<StoredObject>> DirDestination::List(const std::string& prefix) {

@@ -47,6 +47,7 @@ class DirDestination final : public Destination {
   Result<std::unique_ptr<PartUpload>> Begin(const std::string& key) override;
   Status Sync() override;
   Status Delete(const std::string& key) override;
+  Status Replace(const std::string& key, std::string_view bytes) override;
   Result<std::vector<StoredObject>> List(const std::string& prefix) override;
   Result<std::string> Read(const std::string& key, uint64_t offset, uint64_t length) override;
   // Always OK: renameat2(RENAME_NOREPLACE) and link(2) both refuse an existing name.

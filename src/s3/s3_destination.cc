@@ -143,6 +143,17 @@ Result<std::unique_ptr<lake::PartUpload>> S3Destination::Begin(const std::string
   return std::unique_ptr<lake::PartUpload>(new S3Upload(*this, key));
 }
 
+Status S3Destination::Replace(const std::string& key, std::string_view bytes) {
+  if (key.empty() || key.front() == '/') return Status::Internal("s3: bad key \"" + key + "\"");
+  Result<HttpResponse> sent =
+      client_->Send(S3Call{"PUT", key, {}, {{"content-type", ContentTypeFor(key)}}, bytes});
+  if (!sent.ok()) {
+    return Status::Redeliver("replace " + client_->Name(key) + ": " + sent.status().message());
+  }
+  if (sent->status / 100 == 2) return Status::OK();
+  return Status::Redeliver("replace " + client_->Name(key) + ": " + AnswerOf(*sent).ToString());
+}
+
 Status S3Destination::Delete(const std::string& key) {
   if (key.empty() || key.front() == '/') return Status::Internal("s3: bad key \"" + key + "\"");
   Result<HttpResponse> sent = client_->Send(S3Call{"DELETE", key, {}, {}, {}});

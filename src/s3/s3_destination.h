@@ -76,6 +76,8 @@ class S3Destination final : public lake::Destination {
   // Nothing to do: an acknowledged PUT or multipart completion is durable in the store.
   Status Sync() override { return Status::OK(); }
   Status Delete(const std::string& key) override;
+  // A plain PUT (no If-None-Match): S3 swaps whole objects, so a reader sees old or new.
+  Status Replace(const std::string& key, std::string_view bytes) override;
   Result<std::vector<lake::StoredObject>> List(const std::string& prefix) override;
   Result<std::string> Read(const std::string& key, uint64_t offset, uint64_t length) override;
   // Runs the probe under `<prefix>/_sinkd/probe/<random>` the first time; later calls give the

@@ -7,17 +7,13 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "iceberg/committers.h"
 #include "iceberg/ledger_table.h"
 
 namespace sinkd::iceberg {
 namespace {
 
-nlohmann::json Icebird(const std::filesystem::path& table) {
-  testing::CommandResult r = testing::RunCommand(
-      {"node", (testing::SourceDir() / "tools/icebird-read.mjs").string(), FileUri(table)});
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  return nlohmann::json::parse(r.out, nullptr, false);
-}
+nlohmann::json Icebird(const std::filesystem::path& table) { return IcebirdRead(FileUri(table)); }
 
 std::set<std::string> GlobIds(const std::filesystem::path& lake) {
   const testing::QueryResult r =

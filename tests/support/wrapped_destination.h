@@ -24,6 +24,9 @@ class WrappedDestination : public lake::Destination {
   }
   Status Sync() override { return inner_.Sync(); }
   Status Delete(const std::string& key) override { return inner_.Delete(key); }
+  Status Replace(const std::string& key, std::string_view bytes) override {
+    return inner_.Replace(key, bytes);
+  }
   Result<std::vector<lake::StoredObject>> List(const std::string& prefix) override {
     return inner_.List(prefix);
   }

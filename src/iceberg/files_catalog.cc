@@ -1,0 +1,332 @@
+#include "iceberg/files_catalog.h"
+
+#include <cstdio>
+#include <set>
+#include <thread>
+#include <utility>
+
+namespace sinkd::iceberg {
+
+namespace {
+
+// A metadata file, list or manifest is read whole; no object of a table comes near this.
+constexpr uint64_t kWhole = uint64_t{1} << 40;
+// Far past any table's number of versions: a probe that runs this long is a bug.
+constexpr int64_t kMaxProbe = 10'000'000;
+constexpr char kVersionPrefix[] = "v";
+constexpr char kMetadataSuffix[] = ".metadata.json";
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Digits only, as sinkd writes the hint and DuckDB needs it; anything else is no hint.
+std::optional<int64_t> ParseVersion(std::string_view digits) {
+  if (digits.empty() || digits.size() > 15) return std::nullopt;
+  int64_t n = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = n * 10 + (c - '0');
+  }
+  return n;
+}
+
+AppendCounts CountsOf(const std::vector<DataFile>& files) {
+  AppendCounts counts;
+  std::set<std::pair<int32_t, std::vector<std::string>>> partitions;
+  for (const DataFile& f : files) {
+    ++counts.files;
+    counts.records += f.records;
+    counts.bytes += f.file_size;
+    partitions.insert({f.day, f.values});
+  }
+  counts.partitions = partitions.size();
+  return counts;
+}
+
+}  // namespace
+
+Status CommitOptions::Validate() const {
+  if (attempts < 1) return Status::Refuse("iceberg commit attempts must be at least 1");
+  return backoff.Validate("iceberg commit backoff");
+}
+
+bool HoldsCommit(const TableMetadata& metadata, const std::string& commit_id) {
+  for (const Snapshot& s : metadata.snapshots) {
+    const std::string* id = s.Find(kCommitIdKey);
+    if (id != nullptr && *id == commit_id) return true;
+  }
+  return false;
+}
+
+FilesCatalog::FilesCatalog(lake::Destination& destination, std::string lake_uri,
+                           std::string table_key, TableSpec spec, CommitOptions options)
+    : destination_(destination),
+      lake_uri_(std::move(lake_uri)),
+      table_key_(std::move(table_key)),
+      spec_(std::move(spec)),
+      options_(std::move(options)),
+      random_(std::random_device{}()) {
+  if (!options_.sleep) {
+    options_.sleep = [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); };
+  }
+}
+
+std::string FilesCatalog::MetadataKey(int64_t version) const {
+  return table_key_ + "/metadata/" + kVersionPrefix + std::to_string(version) + kMetadataSuffix;
+}
+
+Result<std::string> FilesCatalog::KeyOf(const std::string& uri) const {
+  const std::string prefix = lake_uri_ + "/";
+  if (uri.compare(0, prefix.size(), prefix) != 0 || uri.size() == prefix.size()) {
+    return Status::Reject("iceberg: " + uri + " is outside the lake " + lake_uri_);
+  }
+  return uri.substr(prefix.size());
+}
+
+Result<std::string> FilesCatalog::ReadWhole(const std::string& key) {
+  return destination_.Read(key, 0, kWhole);
+}
+
+Result<bool> FilesCatalog::Exists(const std::string& key) {
+  Result<std::string> first = destination_.Read(key, 0, 1);
+  if (first.ok()) return true;
+  if (first.status().IsNotFound()) return false;
+  return first.status();
+}
+
+Result<int64_t> FilesCatalog::HighestListed() {
+  const std::string prefix = table_key_ + "/metadata/" + kVersionPrefix;
+  SINKD_ASSIGN_OR_RETURN(const std::vector<lake::StoredObject> objects, destination_.List(prefix));
+  int64_t highest = 0;
+  const std::string_view suffix = kMetadataSuffix;
+  for (const lake::StoredObject& o : objects) {
+    std::string_view name = std::string_view(o.key).substr(prefix.size());
+    if (name.size() <= suffix.size() || !name.ends_with(suffix)) continue;
+    name.remove_suffix(suffix.size());
+    const std::optional<int64_t> n = ParseVersion(name);
+    if (n && *n > highest) highest = *n;
+  }
+  return highest;
+}
+
+Result<LoadedTable> FilesCatalog::Load() {
+  LoadedTable loaded;
+  Result<std::string> hint = destination_.Read(HintKey(), 0, 32);
+  if (!hint.ok() && !hint.status().IsNotFound()) return hint.status();
+  if (hint.ok()) loaded.hint = ParseVersion(*hint).value_or(0);
+  int64_t version = loaded.hint;
+  // A hint may name a version that is gone (a table copied without it, a metadata file removed
+  // by hand): then, as with no hint, the listing decides where probing starts.
+  if (version > 0) {
+    SINKD_ASSIGN_OR_RETURN(const bool there, Exists(MetadataKey(version)));
+    if (!there) version = 0;
+  }
+  if (version == 0) {
+    SINKD_ASSIGN_OR_RETURN(version, HighestListed());
+  }
+  for (int64_t probes = 0;; ++probes) {
+    if (probes == kMaxProbe) return Status::Internal("iceberg: probing never ended");
+    SINKD_ASSIGN_OR_RETURN(const bool next, Exists(MetadataKey(version + 1)));
+    if (!next) break;
+    ++version;
+  }
+  loaded.version = version;
+  if (version == 0) return loaded;
+  loaded.key = MetadataKey(version);
+  SINKD_ASSIGN_OR_RETURN(const std::string json, ReadWhole(loaded.key));
+  Result<TableMetadata> parsed = ParseTableMetadata(json);
+  if (!parsed.ok()) return parsed.status().WithContext(Uri(loaded.key));
+  loaded.metadata = std::move(*parsed);
+  return loaded;
+}
+
+Result<lake::Placed> FilesCatalog::Create(const std::string& key, const std::string& bytes) {
+  SINKD_ASSIGN_OR_RETURN(std::unique_ptr<lake::PartUpload> upload, destination_.Begin(key));
+  const Status appended =
+      upload->Append({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()});
+  if (!appended.ok()) {
+    upload->Abort();
+    return appended;
+  }
+  return upload->Commit();
+}
+
+Status FilesCatalog::WriteHint(int64_t version) {
+  // Forward only: a committer that finished after us may have written a higher number; and one
+  // that committed after us may have written its hint before ours, so after writing we look for
+  // a newer version and move the hint on to it. Bounded: each round needs a new commit.
+  for (int round = 0; round < 4; ++round) {
+    Result<std::string> current = destination_.Read(HintKey(), 0, 32);
+    if (!current.ok() && !current.status().IsNotFound()) {
+      return current.status();
+    }
+    const int64_t there = current.ok() ? ParseVersion(*current).value_or(0) : 0;
+    if (there < version) {
+      SINKD_RETURN_IF_ERROR(destination_.Replace(HintKey(), std::to_string(version)));
+      SINKD_RETURN_IF_ERROR(destination_.Sync());
+    }
+    SINKD_ASSIGN_OR_RETURN(const bool newer, Exists(MetadataKey(version + 1)));
+    if (!newer) return Status::OK();
+    ++version;
+    for (;;) {
+      SINKD_ASSIGN_OR_RETURN(const bool next, Exists(MetadataKey(version + 1)));
+      if (!next) break;
+      ++version;
+    }
+  }
+  return Status::OK();
+}
+
+std::string FilesCatalog::NewUuid() {
+  // Version 4 (random), RFC 9562's 8-4-4-4-12 form.
+  uint64_t hi = random_(), lo = random_();
+  hi = (hi & ~uint64_t{0xF000}) | 0x4000;
+  lo = (lo & ~(uint64_t{0xC} << 60)) | (uint64_t{0x8} << 60);
+  char text[37];
+  std::snprintf(text, sizeof text, "%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(hi >> 32),
+                static_cast<unsigned>((hi >> 16) & 0xFFFF), static_cast<unsigned>(hi & 0xFFFF),
+                static_cast<unsigned>(lo >> 48),
+                static_cast<unsigned long long>(lo & 0xFFFF'FFFF'FFFFull));
+  return text;
+}
+
+Result<CommitReport> FilesCatalog::Commit(const Append& append) {
+  SINKD_RETURN_IF_ERROR(options_.Validate());
+  CommitReport report;
+  report.commit_id = NewUuid();
+  const std::string metadata_dir = table_key_ + "/metadata/";
+
+  // The manifest of the appended files, once: its entries inherit the sequence number the list
+  // gives, so every attempt names the same file.
+  std::vector<ManifestEntry> entries;
+  for (const DataFile& f : append.files) entries.push_back({EntryStatus::kAdded, {}, {}, {}, f});
+  const std::string manifest_key = metadata_dir + report.commit_id + "-m0.avro";
+  SINKD_ASSIGN_OR_RETURN(Manifest manifest,
+                         WriteManifest(spec_, Uri(manifest_key), 0, 0, entries, options_.codec));
+  SINKD_ASSIGN_OR_RETURN(const lake::Placed placed_manifest, Create(manifest_key, manifest.bytes));
+  if (placed_manifest == lake::Placed::kTaken) {
+    return Status::Internal("iceberg: the new manifest's name " + manifest_key + " is taken");
+  }
+  const AppendCounts counts = CountsOf(append.files);
+
+  Status last = Status::OK();
+  bool unknown = false;  // an attempt whose create may have landed without our hearing of it
+  for (int attempt = 1; attempt <= options_.attempts; ++attempt) {
+    report.attempts = attempt;
+    if (attempt > 1) {
+      const double unit = std::uniform_real_distribution<double>(0.0, 1.0)(random_);
+      options_.sleep(options_.backoff.Wait(attempt - 1, unit));
+    }
+    Result<LoadedTable> base = Load();
+    if (!base.ok()) {
+      last = base.status();
+      if (last.IsReject()) return last;
+      continue;
+    }
+    const TableMetadata* parent = base->metadata ? &*base->metadata : nullptr;
+    if (parent != nullptr && HoldsCommit(*parent, report.commit_id)) {
+      // An earlier attempt's create landed and its answer was lost. Which version holds it is
+      // not needed by anyone; the newest does (or a later one built on it).
+      for (const Snapshot& s : parent->snapshots) {
+        const std::string* id = s.Find(kCommitIdKey);
+        if (id != nullptr && *id == report.commit_id) report.snapshot_id = s.id;
+      }
+      report.version = base->version;
+      report.hint_written = WriteHint(base->version).ok();
+      return report;
+    }
+    Summary extra = {{kCommitIdKey, report.commit_id}};
+    if (append.marks) {
+      SINKD_ASSIGN_OR_RETURN(Summary marks, append.marks(parent));
+      extra.insert(extra.end(), marks.begin(), marks.end());
+    }
+
+    // The parent's manifests, then ours under this attempt's snapshot and sequence number.
+    std::vector<ManifestFile> manifests;
+    if (parent != nullptr && parent->Current() != nullptr) {
+      Result<std::string> list_key = KeyOf(parent->Current()->manifest_list);
+      if (!list_key.ok()) return list_key.status();
+      Result<std::string> list = ReadWhole(*list_key);
+      if (!list.ok()) {
+        last = list.status();
+        continue;
+      }
+      Result<std::vector<ManifestFile>> listed = ReadManifestList(*list);
+      if (!listed.ok()) return listed.status().WithContext(Uri(*list_key));
+      manifests = std::move(*listed);
+    }
+    const int64_t snapshot_id = SnapshotIdFrom(random_());
+    const int64_t sequence = parent != nullptr ? parent->last_sequence_number + 1 : 1;
+    ManifestFile ours = manifest.file;
+    ours.added_snapshot_id = snapshot_id;
+    ours.sequence_number = sequence;
+    ours.min_sequence_number = sequence;
+    manifests.push_back(std::move(ours));
+    const std::optional<int64_t> parent_id =
+        parent != nullptr ? parent->current_snapshot_id : std::nullopt;
+    SINKD_ASSIGN_OR_RETURN(
+        const std::string list_bytes,
+        WriteManifestList(manifests, snapshot_id, parent_id, sequence, options_.codec));
+    const std::string list_key =
+        metadata_dir + "snap-" + std::to_string(snapshot_id) + "-" + report.commit_id + ".avro";
+    Result<lake::Placed> placed_list = Create(list_key, list_bytes);
+    if (!placed_list.ok()) {
+      last = placed_list.status();
+      continue;
+    }
+    // Everything v<N+1> names must survive a power cut before v<N+1> can.
+    if (Status synced = destination_.Sync(); !synced.ok()) {
+      last = synced;
+      continue;
+    }
+
+    const int64_t now = NowMs();
+    const TableMetadata start =
+        parent != nullptr ? *parent : NewTable(spec_, NewUuid(), location(), now);
+    const Snapshot snapshot = AppendSnapshot(start, snapshot_id, now, Uri(list_key), counts, extra);
+    const TableMetadata next =
+        WithSnapshot(start, snapshot, now, parent != nullptr ? Uri(base->key) : "");
+    const int64_t version = base->version + 1;
+    const std::string key = MetadataKey(version);
+    Result<lake::Placed> created = Create(key, ToJson(next));
+    bool won = false;
+    if (!created.ok()) {
+      // Maybe written, maybe not: the next attempt's Load finds our commit id if it was.
+      last = created.status();
+      unknown = true;
+      continue;
+    }
+    if (*created == lake::Placed::kTaken) {
+      // Someone's v<N+1>. Ours only if an earlier answer was lost and a store's "same bytes"
+      // test could not tell (an S3 ETag we cannot reproduce): the commit id decides.
+      Result<std::string> there = ReadWhole(key);
+      if (there.ok()) {
+        Result<TableMetadata> theirs = ParseTableMetadata(*there);
+        won = theirs.ok() && HoldsCommit(*theirs, report.commit_id);
+      }
+      if (!won) {
+        last = Status::Redeliver("iceberg: lost the race for " + Uri(key));
+        (void)destination_.Delete(list_key);  // named by nothing: v<N+1> is another's
+        continue;
+      }
+    }
+    if (Status synced = destination_.Sync(); !synced.ok()) {
+      // Written but maybe not durable: unknown, like a lost answer.
+      last = synced;
+      unknown = true;
+      continue;
+    }
+    report.version = version;
+    report.snapshot_id = snapshot_id;
+    report.hint_written = WriteHint(version).ok();
+    return report;
+  }
+  if (!unknown) (void)destination_.Delete(manifest_key);
+  return Status::Redeliver("iceberg: commit to " + location() + " failed after " +
+                           std::to_string(options_.attempts) + " attempts: " + last.message());
+}
+
+}  // namespace sinkd::iceberg

@@ -1,0 +1,145 @@
+// FilesCatalog keeps an Iceberg table in the lake itself, with no catalog service: the table's
+// metadata files are <table>/metadata/v<N>.metadata.json, and creating v<N+1> is the commit.
+// It is the layout DuckDB's iceberg_scan, PyIceberg's StaticTable, Spark's HadoopCatalog and
+// icebird read (iceberg-tables.md §2.1).
+//
+// Why this is safe when several processes commit to one table (drains sharing a durable, a
+// compactor): v<N+1> is created through the lake's placement seam, which never replaces a key
+// (lake/destination.h: a unique temporary file renamed with RENAME_NOREPLACE on a directory,
+// If-None-Match: * on S3), so of two committers building on v<N> exactly one creates v<N+1>; the
+// other is told the key is taken, re-reads the newest metadata, re-applies its append on top and
+// tries v<N+2>, waiting by sinkd's one Backoff (base/backoff.h) with jitter between attempts, a
+// bounded number of times (then the commit fails and nothing was committed: the caller's flush
+// fails and is retried).
+//
+// The newest version is found by probing: metadata/version-hint.text (digits only, no newline —
+// DuckDB reads it verbatim) is a starting point, never trusted: v<hint+1>, v<hint+2>, … are tried
+// until one is missing. Without a readable hint, the highest v<N> listed is the start. The hint is
+// written after the metadata file, only ever forward, best effort: a stale hint costs readers that
+// do not probe (DuckDB, PyIceberg) the newest commits, never a writer its correctness.
+//
+// An answer lost after the create (a timeout after the store wrote it, a crash of the network)
+// is resolved by reading back: every snapshot sinkd writes carries its commit's random id in the
+// summary (sinkd.commit-id), so a create that failed or found the key taken is ours exactly when
+// the newest metadata holds a snapshot with our id. No append is ever committed twice.
+//
+// What a commit writes, in order, each before what names it: one manifest of the appended files
+// (once per commit: its ADDED entries inherit their sequence numbers from the list, so it is
+// reused by every attempt), per attempt a manifest list naming the parent's manifests and ours,
+// then v<N+1>. A directory lake is synced before the metadata create (so v<N+1> never names a
+// file a power cut could lose) and after it. Files of attempts that lost are deleted when they
+// are known to be unreferenced; what a crash leaves is an orphan (no snapshot names it).
+//
+// Ownership: borrows the Destination, which must outlive the catalog. Threads: one thread at a
+// time (as the Destination). Errors: Redeliver when the lake cannot be read or written or every
+// attempt lost its race; Reject when the newest metadata is not a table this spec can extend
+// (corrupt JSON, another schema); whatever the caller's `marks` returns.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "avro/container.h"
+#include "base/backoff.h"
+#include "base/result.h"
+#include "iceberg/data_file.h"
+#include "iceberg/manifest.h"
+#include "iceberg/table_metadata.h"
+#include "lake/destination.h"
+
+namespace sinkd::iceberg {
+
+// The summary key holding the id of the commit that wrote a snapshot.
+inline constexpr char kCommitIdKey[] = "sinkd.commit-id";
+
+struct CommitOptions {
+  // Attempts per commit, the first included. Each lost race costs one; ten let a handful of
+  // drains and a compactor committing every few seconds all get through (Java Iceberg tries 5).
+  int attempts = 10;
+  // The wait after the n-th lost attempt: 50 ms doubling to 5 s, half of it random, so that
+  // committers that lost together do not retry together.
+  Backoff backoff{std::chrono::milliseconds(50), std::chrono::seconds(5), 2.0, 0.5};
+  avro::Codec codec = avro::Codec::kDeflate;
+  // How to wait; default: sleep the thread. Tests pass their own.
+  std::function<void(std::chrono::milliseconds)> sleep;
+
+  // Refuse when attempts < 1 or the backoff is not valid.
+  Status Validate() const;
+};
+
+// The table's newest metadata as probing found it.
+struct LoadedTable {
+  int64_t version = 0;                    // N of v<N>.metadata.json; 0 when the table has none yet
+  std::string key;                        // the metadata file's key ("" when version is 0)
+  std::optional<TableMetadata> metadata;  // present when version > 0
+  int64_t hint = 0;                       // what version-hint.text said (0: absent or unreadable)
+};
+
+// One append: the data files it adds, and the caller's summary keys for the snapshot.
+struct Append {
+  std::vector<DataFile> files;
+  // Called on every attempt with the newest metadata (nullptr for a table not created yet),
+  // inside the retry loop: returns the keys sinkd adds to the snapshot's summary (its markers),
+  // or an error that ends the commit with nothing committed (a batch found already committed).
+  // Empty: no keys.
+  std::function<Result<Summary>(const TableMetadata* base)> marks;
+};
+
+struct CommitReport {
+  std::string commit_id;
+  int64_t version = 0;  // the metadata file that made it current
+  int64_t snapshot_id = 0;
+  int attempts = 0;          // 1 when no race was lost
+  bool hint_written = true;  // false when version-hint.text could not be moved forward
+};
+
+class FilesCatalog {
+ public:
+  // The table `table_key` (its objects under "<table_key>/", e.g. "ledger") of the lake in
+  // `destination`, whose keys are URIs under `lake_uri` ("file:///abs/lake", "s3://bucket"):
+  // the table's location is "<lake_uri>/<table_key>". `spec` is what a new table is created with.
+  FilesCatalog(lake::Destination& destination, std::string lake_uri, std::string table_key,
+               TableSpec spec, CommitOptions options = {});
+
+  // The newest metadata, found by probing past the hint.
+  Result<LoadedTable> Load();
+
+  // Commits `append` as one append snapshot on top of the newest metadata (creating the table
+  // when it has none). REQUIRES: every file's path is Uri() of a key in this lake.
+  Result<CommitReport> Commit(const Append& append);
+
+  // The URI of the lake object at `key`, as metadata names it.
+  std::string Uri(const std::string& key) const { return lake_uri_ + "/" + key; }
+  // The key of an object the metadata names by `uri`; Reject when it is outside this lake.
+  Result<std::string> KeyOf(const std::string& uri) const;
+  std::string location() const { return Uri(table_key_); }
+  std::string MetadataKey(int64_t version) const;
+  std::string HintKey() const { return table_key_ + "/metadata/version-hint.text"; }
+
+ private:
+  Result<std::string> ReadWhole(const std::string& key);
+  Result<bool> Exists(const std::string& key);
+  Result<int64_t> HighestListed();
+  // Places `bytes` at `key` never replacing: kNew/kSame/kTaken as the seam says.
+  Result<lake::Placed> Create(const std::string& key, const std::string& bytes);
+  // Moves version-hint.text forward to `version` (or past it, to the newest found).
+  Status WriteHint(int64_t version);
+  std::string NewUuid();
+
+  lake::Destination& destination_;
+  std::string lake_uri_;
+  std::string table_key_;
+  TableSpec spec_;
+  CommitOptions options_;
+  std::mt19937_64 random_;
+};
+
+// Whether `metadata` holds a snapshot written by commit `commit_id`.
+bool HoldsCommit(const TableMetadata& metadata, const std::string& commit_id);
+
+}  // namespace sinkd::iceberg

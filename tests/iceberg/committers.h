@@ -1,0 +1,112 @@
+// What the catalog tests share, on a directory lake and on S3: a committer that flushes real Parts
+// with LakeWriter and commits each flush as one append through a FilesCatalog, the checks of a
+// table's history after committers raced (every commit once, the parent chain whole), and icebird
+// (npm, an independent reader) reading a table.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "batch/ledger_rows.h"
+#include "iceberg/files_catalog.h"
+#include "lake/lake_writer.h"
+#include "row/ledger_columns.h"
+#include "support/support.h"
+
+namespace sinkd::iceberg {
+
+// icebird's rows of the table at `table_url`; `s3_mirror`: the directory holding a bucket's
+// objects by key, for an s3:// table.
+inline nlohmann::json IcebirdRead(const std::string& table_url, const std::string& s3_mirror = "") {
+  std::vector<std::string> argv = {
+      "node", (testing::SourceDir() / "tools/icebird-read.mjs").string(), table_url};
+  if (!s3_mirror.empty()) argv.insert(argv.end(), {"--s3-mirror", s3_mirror});
+  testing::CommandResult r = testing::RunCommand(argv);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return nlohmann::json::parse(r.out, nullptr, false);
+}
+
+struct Committed {
+  std::vector<std::string> commit_ids;  // in commit order
+  std::set<std::string> event_ids;      // every row committed
+  int lost_races = 0;                   // attempts beyond the first, summed
+};
+
+// `flushes` flushes of `rows` rows, event ids "<instance>-<n>", each committed as one append.
+inline Committed CommitFlushes(lake::Destination& destination, FilesCatalog& catalog,
+                               const std::string& instance, int flushes, int rows) {
+  Committed out;
+  lake::LakeWriterOptions options;
+  options.key_prefix = "ledger";
+  options.instance = instance;
+  options.encode_threads = 1;
+  lake::LakeWriter writer(destination, options);
+  const TableSpec spec = SpecOf(row::kLedgerColumns);
+  const char* apps[] = {"billing", "crm-sync"};
+  for (int f = 0; f < flushes; ++f) {
+    row::RowBatch batch(row::kLedgerColumns);
+    std::vector<std::string> ids;
+    for (int i = 0; i < rows; ++i) {
+      const int n = f * rows + i;
+      ids.push_back(instance + "-" + std::to_string(n));
+      batch::AddRow(batch, ids.back(), 1'767'225'600'000'000 + int64_t{1'000'000} * n, apps[n % 2]);
+    }
+    const uint64_t first = uint64_t(f) * rows + 1;
+    Result<lake::FlushReport> report =
+        writer.Flush(batch, {"GARM_LEDGER", first, first + rows - 1});
+    EXPECT_TRUE(report.ok()) << report.status().ToString();
+    if (!report.ok()) return out;
+    Append append;
+    for (const lake::PartReport& p : report->parts) {
+      Result<DataFile> file = DataFileOf(spec, catalog.Uri(p.key), p.bytes, p.values, p.statistics);
+      EXPECT_TRUE(file.ok()) << file.status().ToString();
+      if (!file.ok()) return out;
+      append.files.push_back(std::move(*file));
+    }
+    Result<CommitReport> committed = catalog.Commit(append);
+    EXPECT_TRUE(committed.ok()) << committed.status().ToString();
+    if (!committed.ok()) return out;
+    out.commit_ids.push_back(committed->commit_id);
+    out.lost_races += committed->attempts - 1;
+    out.event_ids.insert(ids.begin(), ids.end());
+  }
+  return out;
+}
+
+// The history of `metadata` is exactly `commit_ids`, each once, on one unbroken chain from the
+// current snapshot to the first, sequence numbers falling by one at each step, totals adding up.
+inline void ExpectOneChainOf(const TableMetadata& metadata,
+                             const std::vector<std::string>& commit_ids, uint64_t records) {
+  std::map<int64_t, const Snapshot*> by_id;
+  std::multiset<std::string> seen;
+  for (const Snapshot& s : metadata.snapshots) {
+    EXPECT_TRUE(by_id.emplace(s.id, &s).second) << "snapshot id " << s.id << " twice";
+    const std::string* id = s.Find(kCommitIdKey);
+    ASSERT_NE(id, nullptr);
+    seen.insert(*id);
+  }
+  EXPECT_EQ(seen, std::multiset<std::string>(commit_ids.begin(), commit_ids.end()))
+      << "every commit exactly once";
+  size_t chain = 0;
+  const Snapshot* s = metadata.Current();
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(*s->Find("total-records"), std::to_string(records));
+  int64_t sequence = metadata.last_sequence_number;
+  while (s != nullptr) {
+    ++chain;
+    EXPECT_EQ(s->sequence_number, sequence--);
+    if (!s->parent_id) break;
+    auto it = by_id.find(*s->parent_id);
+    EXPECT_NE(it, by_id.end()) << "parent " << *s->parent_id << " missing";
+    s = it == by_id.end() ? nullptr : it->second;
+  }
+  EXPECT_EQ(chain, metadata.snapshots.size()) << "one chain holds every snapshot";
+  EXPECT_EQ(sequence, 0);
+}
+
+}  // namespace sinkd::iceberg
