@@ -315,6 +315,7 @@ void Drain::PublishBuffered() {
 void Drain::CheckConsumer(steady_clock::time_point now) {
   if (now - last_check_ < options_.consumer_check_every) return;
   last_check_ = now;
+  ReadDeadStream();
   auto state = source_.State();
   if (state.ok()) {
     ack_floor_ = state->ack_floor_stream;
@@ -351,6 +352,17 @@ void Drain::CheckConsumer(steady_clock::time_point now) {
     durable_missing_ = true;
   }
   if (metrics_ != nullptr) metrics_->consumer_bound = false;
+}
+
+void Drain::ReadDeadStream() {
+  if (metrics_ == nullptr) return;
+  auto state = dead_letters_.State();
+  if (!state.ok()) return;  // the gauges keep the last reading; a failed write says more
+  metrics_->dead_stream_messages = static_cast<int64_t>(state->messages);
+  metrics_->dead_stream_bytes = static_cast<int64_t>(state->bytes);
+  // The server reports -1 (or 0 when it was sent 0) for no limit.
+  metrics_->dead_stream_max_messages = state->config.max_msgs > 0 ? state->config.max_msgs : -1;
+  metrics_->dead_stream_max_bytes = state->config.max_bytes > 0 ? state->config.max_bytes : -1;
 }
 
 void Drain::PauseFor(milliseconds delay, const std::atomic<bool>& stop) {

@@ -167,6 +167,8 @@ class Drain {
   // Every consumer_check_every: the pending gauges and the ack floor, or, when the durable is
   // gone, its re-creation (see the header comment).
   void CheckConsumer(std::chrono::steady_clock::time_point now);
+  // With each consumer check: GARM_SINK_DEAD's fill gauges.
+  void ReadDeadStream();
   void PauseFor(std::chrono::milliseconds delay, const std::atomic<bool>& stop);
 
   DrainOptions options_;

@@ -32,6 +32,8 @@ class DeadLetters {
  public:
   virtual ~DeadLetters() = default;
   virtual Result<bool> Publish(const jetstream::DeadLetterRecord& record) = 0;
+  // How full the store is (for the fill gauges).
+  virtual Result<jetstream::StreamState> State() = 0;
 };
 
 // Sink over a lake Destination, through the one LakeWriter every lake writer uses. Part keys carry
@@ -58,6 +60,7 @@ class StreamDeadLetters final : public DeadLetters {
   Result<bool> Publish(const jetstream::DeadLetterRecord& record) override {
     return publisher_.Publish(record);
   }
+  Result<jetstream::StreamState> State() override { return publisher_.State(); }
 
  private:
   jetstream::DeadLetterPublisher& publisher_;

@@ -26,6 +26,10 @@ Status DeadLetterPublisher::CheckReachable() {
                         subject_ + "; run `sinkd provision` to see how it differs");
 }
 
+Result<StreamState> DeadLetterPublisher::State() {
+  return GetStreamState(connection_, kDeadStream);
+}
+
 Result<bool> DeadLetterPublisher::Publish(const DeadLetterRecord& record) {
   const contract::Reject& reject = *record.reject;
   const std::string where =

@@ -19,6 +19,7 @@
 #include "base/result.h"
 #include "contract/reject.h"
 #include "jetstream/connection.h"
+#include "jetstream/streams.h"
 
 namespace sinkd::jetstream {
 
@@ -44,6 +45,9 @@ class DeadLetterPublisher {
   // same Msg-Id within the duplicate window); Retry (naming the subject and sequence) when it was
   // not stored.
   Result<bool> Publish(const DeadLetterRecord& record);
+  // GARM_SINK_DEAD's messages and bytes with its limits: how full it is. It is DiscardNew, so once
+  // full every Publish fails and every batch holding a bad record is nak'd.
+  Result<StreamState> State();
 
   const std::string& subject() const { return subject_; }
 

@@ -80,6 +80,18 @@ std::string DrainMetrics::Render(int64_t now_unix_ns) const {
            D(consumer_pending));
   w.Metric("sinkd_consumer_ack_pending", "gauge",
            "Messages delivered to the durable and not yet acknowledged.", D(consumer_ack_pending));
+  // Both gauges and their limits rather than a ratio: the alert divides, and a dashboard shows
+  // how much room is left in bytes.
+  w.Metric("sinkd_dead_stream_messages", "gauge", "Messages GARM_SINK_DEAD holds.",
+           D(dead_stream_messages));
+  w.Metric("sinkd_dead_stream_bytes", "gauge", "Bytes GARM_SINK_DEAD holds.", D(dead_stream_bytes));
+  w.Metric("sinkd_dead_stream_max_messages", "gauge",
+           "GARM_SINK_DEAD's max_msgs; -1 when unlimited or not read yet.",
+           D(dead_stream_max_messages));
+  w.Metric("sinkd_dead_stream_max_bytes", "gauge",
+           "GARM_SINK_DEAD's max_bytes (full: dead letters refused, batches nak'd); -1 when "
+           "unlimited or not read yet.",
+           D(dead_stream_max_bytes));
   w.Metric("sinkd_buffered_rows", "gauge", "Rows held unacked in the batch being built and the one settling.",
            D(buffered_rows));
   const int64_t oldest = oldest_buffered_unix_ns.load();

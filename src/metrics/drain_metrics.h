@@ -1,6 +1,7 @@
 // DrainMetrics is what a running drain tells an operator, as Prometheus text: counters of messages,
 // rows, bytes, dead letters (by reason), naks and redeliveries; histograms of flush duration and
-// rows per flush; gauges of the consumer's pending and ack-pending counts, the age of the oldest
+// rows per flush; gauges of the consumer's pending and ack-pending counts, GARM_SINK_DEAD's
+// messages and bytes with their limits (how close it is to refusing dead letters), the age of the oldest
 // buffered row and the time of the last successful flush; whether a flush abandoned past
 // --flush-timeout is still running; and the readiness facts /readyz reports (connected, consumer
 // bound, destination reachable, flushes in time: false from an abandoned flush until a flush
@@ -59,6 +60,11 @@ struct DrainMetrics {
   std::atomic<int64_t> oldest_buffered_unix_ns{0};  // 0 when no batch holds a row
   std::atomic<int64_t> last_flush_unix_ns{0};       // 0 before the first successful flush
   std::atomic<int64_t> buffered_rows{0};
+  // GARM_SINK_DEAD as last read (every consumer check); a limit of -1 is none, or not read yet.
+  std::atomic<int64_t> dead_stream_messages{0};
+  std::atomic<int64_t> dead_stream_bytes{0};
+  std::atomic<int64_t> dead_stream_max_messages{-1};
+  std::atomic<int64_t> dead_stream_max_bytes{-1};
 
   std::atomic<bool> connected{false};
   std::atomic<bool> consumer_bound{false};

@@ -61,7 +61,8 @@ TEST(Alerts, PromtoolAcceptsTheRules) {
        {"SinkdDrainDown", "SinkdDrainAbsent", "SinkdDispatchDown", "SinkdDispatchAbsent",
         "SinkdCompactDown", "SinkdCompactAbsent", "SinkdConsumerLagHigh",
         "SinkdOldestBufferedRowOld", "SinkdFlushFailures",
-        "SinkdDeadLetterRate", "SinkdOutboxLag", "SinkdOutboxFailuresInARow",
+        "SinkdDeadLetterRate", "SinkdDeadLetterStreamFilling", "SinkdOutboxLag",
+        "SinkdOutboxFailuresInARow",
         "SinkdCompactionBacklog", "SinkdCompactionPassFailures",
         "SinkdCompactionNoSuccessfulPass"}) {
     EXPECT_NE(std::find(alerts.begin(), alerts.end(), name), alerts.end()) << name;

@@ -89,6 +89,7 @@ class ScriptedDeadLetters : public drain::DeadLetters {
     if (fail.load()) return Status::Retry("scripted dead-letter failure");
     return real_.Publish(record);
   }
+  Result<jetstream::StreamState> State() override { return real_.State(); }
   std::atomic<bool> fail{false};
   std::atomic<int> attempts{0};
 

@@ -95,6 +95,33 @@ TEST(Metrics, EveryNamedMetricIsScrapedAndCountsWhatHappened) {
   EXPECT_NE(Get(listener.port(), "/nope").find("404"), std::string::npos);
 }
 
+// GARM_SINK_DEAD refuses dead letters once full (DiscardNew), and then every batch holding a bad
+// record is nak'd: its content and limits are served so that an alert fires well before.
+TEST(Metrics, TheDeadLetterStreamsFillAndLimitsAreServed) {
+  testing::DrainRig rig;
+  ASSERT_TRUE(rig.server.ok()) << rig.server.error();
+  metrics::HttpListener listener(rig.metrics);
+  rig.metrics.origin = "ledger";
+  ASSERT_TRUE(listener.Start("127.0.0.1:0").ok());
+  const std::string l = "{origin=\"ledger\"}";
+  EXPECT_EQ(Sample(Get(listener.port(), "/metrics"), "sinkd_dead_stream_max_bytes" + l), -1)
+      << "not read yet";
+  for (int i = 0; i < 3; ++i) {
+    testing::Publish(*rig.connection, "garm.v1.ledger.acme.svc", std::string("\x0f\xff", 2));
+  }
+  ASSERT_TRUE(rig.Start());
+  ASSERT_TRUE(testing::WaitUntil([&] { return rig.metrics.dead_stream_messages.load() == 3; }, 15s));
+  const std::string body = Get(listener.port(), "/metrics");
+  auto state = jetstream::GetStreamState(*rig.connection, jetstream::kDeadStream);
+  ASSERT_TRUE(state.ok()) << state.status().ToString();
+  EXPECT_EQ(Sample(body, "sinkd_dead_stream_messages" + l), 3) << body;
+  EXPECT_EQ(Sample(body, "sinkd_dead_stream_bytes" + l), static_cast<double>(state->bytes));
+  EXPECT_GT(state->bytes, 0u);
+  EXPECT_EQ(Sample(body, "sinkd_dead_stream_max_bytes" + l), 1024.0 * 1024 * 1024)
+      << "provision's 1 GiB";
+  EXPECT_EQ(Sample(body, "sinkd_dead_stream_max_messages" + l), -1) << "no message limit";
+}
+
 // While something is buffered its age is reported, so an alert can fire on a stuck batch.
 TEST(Metrics, TheOldestBufferedRowHasAnAge) {
   testing::DrainRig rig;
