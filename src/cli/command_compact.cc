@@ -2,7 +2,8 @@
 // small Parts on the same destination a drain writes (compact/compactor.h does the work; this file
 // only turns flags, the environment and the [compaction] section into its options, and runs
 // passes). One pass by default; --follow runs one every --every, with the drain's metrics
-// listener. SIGTERM or SIGINT finishes the step in progress (the merge or the deletion under way;
+// listener. --metrics-textfile writes the figures after each pass for node_exporter's textfile
+// collector, the one way the timer's one-shot passes reach Prometheus. SIGTERM or SIGINT finishes the step in progress (the merge or the deletion under way;
 // every step leaves the lake whole) and exits 0.
 // Exit codes: 0 the passes ended well (or were stopped); 1 a pass failed or refused a Part, named
 // on stderr, or the store lets a create replace an object (RequireExclusiveCreates; with --follow:
@@ -10,6 +11,7 @@
 // counted and retried); 2 a flag or setting is wrong.
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <thread>
@@ -29,6 +31,7 @@
 #include "lake/lake_writer.h"
 #include "metrics/compact_metrics.h"
 #include "metrics/http_listener.h"
+#include "metrics/textfile.h"
 #include "table/table.h"
 
 namespace sinkd::cli {
@@ -67,6 +70,7 @@ struct CompactFlags {
   bool follow = false;
   std::string every = "5m";
   std::string metrics_listen;
+  std::string metrics_textfile;
 };
 
 int64_t CompactNowUnixNs() {
@@ -86,7 +90,17 @@ struct CompactSettings {
   bool follow = false;
   std::chrono::milliseconds every{0};
   std::string metrics_listen;
+  std::string metrics_textfile;  // "{table}" replaced; "" = none
 };
+
+// The file's path for `table`: one config file names one path for every table's pass.
+std::string TextfilePath(std::string path, const std::string& table) {
+  for (size_t at = path.find("{table}"); at != std::string::npos; at = path.find("{table}", at)) {
+    path.replace(at, 7, table);
+    at += table.size();
+  }
+  return path;
+}
 
 Result<CompactSettings> SettingsFrom(const CompactFlags& flags, const CompactTable& table) {
   CompactSettings s;
@@ -117,6 +131,15 @@ Result<CompactSettings> SettingsFrom(const CompactFlags& flags, const CompactTab
     return Status::Refuse(message);
   }
   s.follow = flags.follow;
+  s.metrics_textfile = TextfilePath(flags.metrics_textfile, table.name);
+  if (!s.metrics_textfile.empty() &&
+      !std::filesystem::is_directory(
+          std::filesystem::path(s.metrics_textfile).parent_path().empty()
+              ? std::filesystem::path(".")
+              : std::filesystem::path(s.metrics_textfile).parent_path())) {
+    return Status::Refuse("--metrics-textfile " + s.metrics_textfile +
+                          ": its directory does not exist");
+  }
   if (flags.follow) {
     SINKD_ASSIGN_OR_RETURN(int64_t every, DurationMillis(flags.every, "--every"));
     if (every < 1000) return Status::Refuse("--every must be at least 1s");
@@ -235,6 +258,16 @@ Status RunCompact(const CompactFlags& flags, const CompactTable& table, Invocati
   const compact::CompactOptions& o = settings->options;
   Logger log;
   log.AddContext("table", table.name);
+  // The counters go on from the last pass's file: each one-shot run would otherwise start at 0
+  // and write the same small numbers, which Prometheus cannot tell from no change.
+  const std::string& textfile = settings->metrics_textfile;
+  if (!textfile.empty()) metrics.Restore(metrics::ReadTextfile(textfile));
+  auto write_textfile = [&]() -> Status {
+    if (textfile.empty()) return Status::OK();
+    Status written = metrics::WriteTextfile(textfile, metrics.Render());
+    if (!written.ok()) log.Error("metrics textfile not written", {{"error", written.message()}});
+    return written;
+  };
   log.Info("sinkd compact started",
            {{"destination", destination->Describe()},
             {"key_prefix", o.prefix},
@@ -245,7 +278,8 @@ Status RunCompact(const CompactFlags& flags, const CompactTable& table, Invocati
             {"grace", FormatDuration(std::chrono::milliseconds(o.grace_ms))},
             {"follow", settings->follow},
             {"every", settings->follow ? FormatDuration(settings->every) : std::string()},
-            {"metrics_listen", settings->metrics_listen}});
+            {"metrics_listen", settings->metrics_listen},
+            {"metrics_textfile", textfile}});
   metrics::HttpListener listener([&metrics] { return metrics.Render(); },
                                  [&metrics](std::string* why) {
                                    *why = metrics.Readiness();
@@ -260,15 +294,26 @@ Status RunCompact(const CompactFlags& flags, const CompactTable& table, Invocati
     log.Info("metrics listening",
              {{"address", settings->metrics_listen}, {"port", listener.port()}});
   }
-  SINKD_RETURN_IF_ERROR(destination->Ensure());
-  SINKD_RETURN_IF_ERROR(
-      RequireExclusiveCreates(*destination, o.prefix, flags.destination, "compaction", log));
+  Status reachable = destination->Ensure();
+  if (reachable.ok()) {
+    reachable =
+        RequireExclusiveCreates(*destination, o.prefix, flags.destination, "compaction", log);
+  }
+  if (!reachable.ok()) {
+    // A pass that could not start is a failed pass to whoever reads the textfile.
+    metrics.pass_failures.fetch_add(1);
+    (void)write_textfile();
+    return reachable;
+  }
   metrics.destination_reachable = true;
 
   compact::Compactor compactor(*destination, settings->options);
   if (!settings->follow) {
     Result<compact::PassReport> report = CompactPass(compactor, table, metrics, log);
+    Status written = write_textfile();
     if (!report.ok()) return report.status().WithContext("compact " + table.name);
+    // The pass did its work; the exit says its figures did not reach the collector.
+    if (!written.ok()) return written;
     const compact::PassReport& r = *report;
     std::printf(
         "compacted %s: %llu partitions, %llu merged into %llu outputs (%llu rows in, "
@@ -288,6 +333,7 @@ Status RunCompact(const CompactFlags& flags, const CompactTable& table, Invocati
   // next one; only a stop ends the loop.
   while (!Stopping()) {
     (void)CompactPass(compactor, table, metrics, log);
+    (void)write_textfile();  // logged; the next pass tries again
     WaitUnlessStopped(settings->every);
   }
   log.Info("sinkd compact stopped");
@@ -315,6 +361,10 @@ void AddCompactFlags(CLI::App& cmd, CompactFlags& flags, ConfigFlags& config) {
       ->capture_default_str();
   cmd.add_option("--metrics-listen", flags.metrics_listen,
                  "with --follow, serve /metrics, /healthz and /readyz on this host:port");
+  cmd.add_option("--metrics-textfile", flags.metrics_textfile,
+                 "after each pass, write its metrics to this file for node_exporter's textfile "
+                 "collector (atomically; counters carried on from the file; {table} is replaced "
+                 "by the table's name)");
   BindDestinationFlags(config);
   config.Bind("--instance-id", {"lake.instance_id"});
   config.Bind("--zstd-level", {"lake.zstd_level"});
@@ -325,6 +375,7 @@ void AddCompactFlags(CLI::App& cmd, CompactFlags& flags, ConfigFlags& config) {
     config.Bind(flag, {std::string("compaction.") + name});
   }
   config.Bind("--metrics-listen", {"compaction.metrics_listen", "metrics.listen"});
+  config.Bind("--metrics-textfile", {"compaction.metrics_textfile"});
 }
 
 Result<const CompactTable*> ChosenTable(const CompactFlags& flags, const std::string& positional) {

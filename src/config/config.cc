@@ -68,6 +68,7 @@ std::vector<SettingSpec> BuildSettings() {
            {"compaction.follow", K::kBoolean, false},
            {"compaction.every", K::kString, false},
            {"compaction.metrics_listen", K::kString, false},
+           {"compaction.metrics_textfile", K::kString, false},
            {"metrics.listen", K::kString, false},
            {"postgres.url", K::kString, true},
            {"postgres.url_env", K::kString, false},

@@ -6,7 +6,8 @@
 //   [drain.audit]     fetch_max, flush_timeout, ack_wait, max_ack_pending, metrics_listen,
 //                     max_partitions_per_flush
 //   [provision]       ledger_max_bytes, audit_max_bytes, dead_max_bytes, ledger_max_age, replicas
-//   [compaction]      target_bytes, min_parts, settle, grace, follow, every, metrics_listen
+//   [compaction]      target_bytes, min_parts, settle, grace, follow, every, metrics_listen,
+//                     metrics_textfile
 //                     (`sinkd compact`, every table; the lake and instance_id come from [lake])
 //   [metrics]         listen (for a command whose own section names no metrics_listen)
 //   [postgres]        url = "postgresql://…"  (or url_env = "NAME": read the URL from $NAME)

@@ -1,5 +1,10 @@
 #include "metrics/compact_metrics.h"
 
+#include <cstdlib>
+#include <initializer_list>
+#include <optional>
+#include <utility>
+
 #include <fmt/format.h>
 
 namespace sinkd::metrics {
@@ -39,6 +44,44 @@ std::string CompactMetrics::Render() const {
          "Unix time of the last successful compaction pass; 0 before the first.",
          static_cast<double>(last) / 1e9);
   return out;
+}
+
+void CompactMetrics::Restore(std::string_view previous) {
+  const std::string suffix = "{table=\"" + table + "\"} ";
+  auto value_of = [&](std::string_view name) -> std::optional<double> {
+    const std::string head = std::string(name) + suffix;
+    for (size_t at = 0; at < previous.size();) {
+      size_t end = previous.find('\n', at);
+      if (end == std::string_view::npos) end = previous.size();
+      const std::string_view line = previous.substr(at, end - at);
+      at = end + 1;
+      if (line.substr(0, head.size()) != head) continue;
+      const std::string number(line.substr(head.size()));
+      char* parsed_to = nullptr;
+      const double v = std::strtod(number.c_str(), &parsed_to);
+      if (parsed_to == number.c_str() || *parsed_to != '\0' || !(v >= 0)) return std::nullopt;
+      return v;
+    }
+    return std::nullopt;
+  };
+  for (auto& [name, counter] : std::initializer_list<std::pair<const char*, std::atomic<uint64_t>*>>{
+           {"sinkd_compact_passes_total", &passes},
+           {"sinkd_compact_pass_failures_total", &pass_failures},
+           {"sinkd_compact_partitions_failed_total", &partitions_failed},
+           {"sinkd_compact_outputs_total", &outputs},
+           {"sinkd_compact_inputs_deleted_total", &inputs_deleted},
+           {"sinkd_compact_rows_in_total", &rows_in},
+           {"sinkd_compact_rows_out_total", &rows_out},
+           {"sinkd_compact_duplicates_dropped_total", &duplicates_dropped},
+           {"sinkd_compact_bytes_written_total", &bytes_written}}) {
+    if (auto v = value_of(name)) counter->store(static_cast<uint64_t>(*v));
+  }
+  if (auto v = value_of("sinkd_compact_partitions_pending")) {
+    partitions_pending.store(static_cast<int64_t>(*v));
+  }
+  if (auto v = value_of("sinkd_compact_last_pass_success_timestamp_seconds")) {
+    last_pass_success_unix_ns.store(static_cast<int64_t>(*v * 1e9));
+  }
 }
 
 std::string CompactMetrics::Readiness() const {

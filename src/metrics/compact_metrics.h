@@ -3,6 +3,9 @@
 // failure skipped, outputs written, inputs deleted after their grace, rows in and out, duplicates
 // dropped and bytes written (all counters); the partitions left to merge after the last pass (the backlog) and the time of the
 // last successful pass (gauges). Ready (/readyz) once the destination answered.
+// A one-shot pass (the hourly timer) has no page to be scraped from: it writes the same text as a
+// node_exporter textfile-collector file after the pass (WriteTextfile), carrying the counters of
+// the passes before it forward from the file it replaces (Restore), so that they only grow.
 // Ownership: plain atomics, owned by the command; the HTTP listener borrows it.
 // Threads: safe for concurrent use (the pass writes, the listener reads); a scrape may see one
 // pass half-counted, never a torn value.
@@ -11,6 +14,7 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace sinkd::metrics {
 
@@ -36,6 +40,10 @@ struct CompactMetrics {
   std::string Render() const;
   // "destination_reachable=true".
   std::string Readiness() const;
+  // Takes every figure of this table from `previous`, a text Render() wrote (other tables' lines
+  // and anything unparseable are ignored), so that the counters of one-shot passes accumulate
+  // across runs and a failed pass keeps the last success's time. Call before any pass counts.
+  void Restore(std::string_view previous);
 };
 
 }  // namespace sinkd::metrics

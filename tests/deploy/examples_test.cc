@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <sstream>
 
 #include "deploy/deploy_support.h"
 
@@ -46,7 +47,8 @@ TEST(OneFile, EveryUnitRunsItsCommandWithTheConfigurationFileAndNoFlagsFromTheEn
       EXPECT_NE(line.rfind("Environment=", 0), 0u) << unit << ": " << line;
     }
   }
-  EXPECT_EQ(commands, 4u) << "drain@, dispatch and compact's two passes";
+  EXPECT_EQ(commands, 6u) << "drain@, dispatch and compact's four passes (ledger, audit and "
+                             "the outbox lake sinks' two tables)";
 }
 
 // Each unit's command, run with the shipped file (servers that answer nowhere put in front by
@@ -65,13 +67,19 @@ TEST(OneFile, EachUnitsCommandAcceptsTheShippedConfiguration) {
     EXPECT_EQ(r.exit_code, 1) << origin << ": " << r.err;
     EXPECT_NE(r.err.find("connect to NATS at nats://127.0.0.1:1"), std::string::npos) << r.err;
   }
-  for (const char* table : {"ledger", "audit"}) {
-    const CommandResult r = RunCommand(
-        {SinkdBinary().string(), "compact", table, "--config", config, "--lake-dir", lake}, "",
-        std::chrono::seconds(60), env);
-    EXPECT_EQ(r.exit_code, 0) << table << ": " << r.err;
+  // The compaction unit's command lines as written, the binary and the file put here.
+  size_t passes = 0;
+  for (const std::string& exec : ExecStarts("sinkd-compact.service")) {
+    std::vector<std::string> argv = {SinkdBinary().string()};
+    std::istringstream words(exec.substr(exec.find(' ') + 1));
+    for (std::string word; words >> word;) argv.push_back(word == kConfigPath ? config : word);
+    argv.insert(argv.end(), {"--lake-dir", lake});
+    const CommandResult r = RunCommand(argv, "", std::chrono::seconds(60), env);
+    EXPECT_EQ(r.exit_code, 0) << exec << ": " << r.err;
     EXPECT_NE(r.err.find("\"target_bytes\":268435456"), std::string::npos) << r.err;
+    ++passes;
   }
+  EXPECT_EQ(passes, 4u);
   // The outbox part ships commented out; uncommented, it is what dispatch runs with.
   std::string outbox;
   bool below = false;

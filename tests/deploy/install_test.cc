@@ -61,7 +61,7 @@ TEST(Install, AnotherPrefixPointsEveryUnitAtItsOwnBinary) {
       ++exec_lines;
     }
   }
-  EXPECT_EQ(exec_lines, 4u) << "drain@, dispatch and the two passes of compact";
+  EXPECT_EQ(exec_lines, 6u) << "drain@, dispatch and the four passes of compact";
 }
 
 // `sudo make install` must not compile as root into the checkout: it installs what `make build`
