@@ -193,6 +193,48 @@ std::string FilesCatalog::NewUuid() {
   return text;
 }
 
+Result<std::vector<ManifestFile>> FilesCatalog::MergeSmall(std::vector<ManifestFile> manifests,
+                                                           const std::string& key,
+                                                           int64_t snapshot_id, int64_t sequence,
+                                                           bool& merged) {
+  merged = false;
+  std::vector<ManifestFile> kept, small;
+  for (ManifestFile& m : manifests) {
+    (m.length < options_.merge_target_bytes ? small : kept).push_back(std::move(m));
+  }
+  if (small.size() < 2) {
+    kept.insert(kept.end(), small.begin(), small.end());
+    return kept;
+  }
+  std::vector<ManifestEntry> entries;
+  for (const ManifestFile& m : small) {
+    SINKD_ASSIGN_OR_RETURN(const std::string m_key, KeyOf(m.path));
+    SINKD_ASSIGN_OR_RETURN(const std::string bytes, ReadWhole(m_key));
+    Result<std::vector<ManifestEntry>> read = ReadManifest(bytes, spec_);
+    if (!read.ok()) return read.status().WithContext(m.path);
+    for (ManifestEntry& e : *read) {
+      // A DELETED entry only says what its own snapshot removed; it has no place in a later one.
+      if (e.status == EntryStatus::kDeleted) continue;
+      // What an ADDED entry inherited from the list is written out: the spec requires explicit
+      // numbers on EXISTING entries, and they must stay those of the snapshot that added it.
+      e.status = EntryStatus::kExisting;
+      e.snapshot_id = e.snapshot_id.value_or(m.added_snapshot_id);
+      e.sequence_number = e.sequence_number.value_or(m.sequence_number);
+      e.file_sequence_number = e.file_sequence_number.value_or(m.sequence_number);
+      entries.push_back(std::move(e));
+    }
+  }
+  SINKD_ASSIGN_OR_RETURN(Manifest manifest, WriteManifest(spec_, Uri(key), snapshot_id, sequence,
+                                                          entries, options_.codec));
+  SINKD_ASSIGN_OR_RETURN(const lake::Placed placed, Create(key, manifest.bytes));
+  if (placed == lake::Placed::kTaken) {
+    return Status::Internal("iceberg: the merged manifest's name " + key + " is taken");
+  }
+  merged = true;
+  kept.push_back(std::move(manifest.file));
+  return kept;
+}
+
 Result<CommitReport> FilesCatalog::Commit(const Append& append) {
   SINKD_RETURN_IF_ERROR(options_.Validate());
   CommitReport report;
@@ -260,6 +302,20 @@ Result<CommitReport> FilesCatalog::Commit(const Append& append) {
     }
     const int64_t snapshot_id = SnapshotIdFrom(random_());
     const int64_t sequence = parent != nullptr ? parent->last_sequence_number + 1 : 1;
+    const std::string merged_key =
+        metadata_dir + report.commit_id + "-merged-" + std::to_string(snapshot_id) + ".avro";
+    bool merged = false;
+    if (options_.merge_min_count > 0 &&
+        manifests.size() + 1 > static_cast<size_t>(options_.merge_min_count)) {
+      Result<std::vector<ManifestFile>> merging =
+          MergeSmall(std::move(manifests), merged_key, snapshot_id, sequence, merged);
+      if (!merging.ok()) {
+        last = merging.status();
+        if (last.IsReject() || last.IsInternal()) return last;
+        continue;
+      }
+      manifests = std::move(*merging);
+    }
     ManifestFile ours = manifest.file;
     ours.added_snapshot_id = snapshot_id;
     ours.sequence_number = sequence;
@@ -309,7 +365,9 @@ Result<CommitReport> FilesCatalog::Commit(const Append& append) {
       }
       if (!won) {
         last = Status::Redeliver("iceberg: lost the race for " + Uri(key));
-        (void)destination_.Delete(list_key);  // named by nothing: v<N+1> is another's
+        // Named by nothing: v<N+1> is another's.
+        (void)destination_.Delete(list_key);
+        if (merged) (void)destination_.Delete(merged_key);
         continue;
       }
     }

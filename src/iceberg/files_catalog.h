@@ -25,8 +25,9 @@
 //
 // What a commit writes, in order, each before what names it: one manifest of the appended files
 // (once per commit: its ADDED entries inherit their sequence numbers from the list, so it is
-// reused by every attempt), per attempt a manifest list naming the parent's manifests and ours,
-// then v<N+1>. A directory lake is synced before the metadata create (so v<N+1> never names a
+// reused by every attempt), per attempt a merged manifest when the parent's have accumulated
+// (CommitOptions), a manifest list naming the parent's manifests (or the merge) and ours, then
+// v<N+1>. A directory lake is synced before the metadata create (so v<N+1> never names a
 // file a power cut could lose) and after it. Files of attempts that lost are deleted when they
 // are known to be unreferenced; what a crash leaves is an orphan (no snapshot names it).
 //
@@ -65,6 +66,13 @@ struct CommitOptions {
   // committers that lost together do not retry together.
   Backoff backoff{std::chrono::milliseconds(50), std::chrono::seconds(5), 2.0, 0.5};
   avro::Codec codec = avro::Codec::kDeflate;
+  // Manifest merging: one manifest per commit would leave a day of five-minute commits from a
+  // few drains with hundreds per snapshot, each opened by every reader's planning. When a
+  // snapshot would name more than merge_min_count manifests, those under merge_target_bytes are
+  // rewritten as one (their entries EXISTING, with their snapshot and sequence numbers kept), in
+  // the same commit. 0: never merge.
+  int merge_min_count = 32;
+  uint64_t merge_target_bytes = 8 << 20;
   // How to wait; default: sleep the thread. Tests pass their own.
   std::function<void(std::chrono::milliseconds)> sleep;
 
@@ -127,6 +135,12 @@ class FilesCatalog {
   Result<int64_t> HighestListed();
   // Places `bytes` at `key` never replacing: kNew/kSame/kTaken as the seam says.
   Result<lake::Placed> Create(const std::string& key, const std::string& bytes);
+  // `manifests` with the small ones merged into one new manifest at `key`, written under
+  // `snapshot_id` and `sequence` (or `manifests` unchanged when fewer than two are small).
+  // `merged` tells whether a file was written.
+  Result<std::vector<ManifestFile>> MergeSmall(std::vector<ManifestFile> manifests,
+                                               const std::string& key, int64_t snapshot_id,
+                                               int64_t sequence, bool& merged);
   // Moves version-hint.text forward to `version` (or past it, to the newest found).
   Status WriteHint(int64_t version);
   std::string NewUuid();
