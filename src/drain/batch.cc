@@ -1,6 +1,7 @@
 #include "drain/batch.h"
 
 #include <algorithm>
+#include <iterator>
 #include <string>
 
 #include "row/ledger_columns.h"
@@ -69,7 +70,7 @@ Added Batch::Hold(jetstream::Message&& message, uint64_t seq, size_t rows_before
   const uint32_t index = static_cast<uint32_t>(held.size());
   for (contract::Reject& r : scratch_) rejects.push_back({index, std::move(r)});
   held.push_back({std::move(message), static_cast<uint32_t>(added),
-                  static_cast<uint32_t>(scratch_.size()), false});
+                  static_cast<uint32_t>(scratch_.size()), false, seq});
   return Added{true, std::span<const HeldReject>(rejects.data() + first_reject,
                                                  rejects.size() - first_reject)};
 }
@@ -120,6 +121,40 @@ void Batch::RejectCapped(std::string_view message, size_t rows_before,
   if (message_rows > k) kept.AppendRows(rows, rows_before + k, message_rows - k);
   rows.TruncateRows(rows_before);
   rows.AppendRows(kept, 0, kept.rows());
+}
+
+size_t Batch::DropCommitted(const std::vector<lake::SequenceRange>& committed) {
+  auto is_committed = [&](uint64_t seq) {
+    auto it = std::upper_bound(
+        committed.begin(), committed.end(), seq,
+        [](uint64_t s, const lake::SequenceRange& r) { return s < r.first; });
+    return seq != 0 && it != committed.begin() && seq <= std::prev(it)->last;
+  };
+  std::vector<bool> dropped(held.size(), false);
+  size_t count = 0;
+  for (size_t i = 0; i < held.size(); ++i) {
+    if (!held[i].settled && is_committed(held[i].sequence)) dropped[i] = true, ++count;
+  }
+  if (count == 0) return 0;
+  // A message's rows are consecutive, in the order the messages were held: the kept ones close
+  // up, in order.
+  row::RowBatch kept(rows.table());
+  size_t row = 0;
+  for (size_t i = 0; i < held.size(); ++i) {
+    if (!dropped[i] && held[i].rows > 0) kept.AppendRows(rows, row, held[i].rows);
+    row += held[i].rows;
+    if (dropped[i]) held[i].rows = held[i].rejects = 0;
+  }
+  rows.Clear();
+  rows.AppendRows(kept, 0, kept.rows());
+  std::erase_if(rejects, [&](const HeldReject& r) { return dropped[r.message]; });
+  std::erase_if(sequences_, is_committed);
+  first_sequence_ = last_sequence_ = 0;
+  for (uint64_t seq : sequences_) {
+    if (first_sequence_ == 0 || seq < first_sequence_) first_sequence_ = seq;
+    if (seq > last_sequence_) last_sequence_ = seq;
+  }
+  return count;
 }
 
 void Batch::Clear() {

@@ -33,6 +33,7 @@ struct Held {
   uint32_t rows = 0;     // rows it produced
   uint32_t rejects = 0;  // rejects it produced
   bool settled = false;  // terminated already (its dead letters are stored)
+  uint64_t sequence = 0;  // what the batch counts it as (0: none)
 };
 
 struct HeldReject {
@@ -74,6 +75,13 @@ class Batch {
   Added AddDecoded(jetstream::Message&& message, uint64_t sequence, ParallelDecoder& decoded,
                    size_t i, std::chrono::steady_clock::time_point now);
   void Clear();
+
+  // Takes the rows and rejects of every message whose sequence `committed` (sorted ranges)
+  // holds out of the batch: the table has them already (table/commit.h), so they are neither
+  // written nor dead-lettered again. Such a message stays held, with no rows and no rejects, and
+  // is acknowledged with the batch; its sequence leaves Acknowledged() and the first/last range,
+  // which name what the flush itself writes. Returns how many messages it took out.
+  size_t DropCommitted(const std::vector<lake::SequenceRange>& committed);
 
   // The most partitions this batch may hold; 0 (the default) = no cap. REQUIRES: empty().
   void SetMaxPartitions(size_t max);

@@ -55,6 +55,13 @@ void NakRest(Batch& batch, SettleContext& c, SettleReport& report, const char* s
   }
 }
 
+// The positions `batch` covers, as its Parts' footers and the table's commit name them.
+lake::Provenance ProvenanceOf(const Batch& batch, const std::string& source) {
+  lake::Provenance provenance{source, batch.first_sequence(), batch.last_sequence()};
+  provenance.acknowledged = batch.Acknowledged();
+  return provenance;
+}
+
 }  // namespace
 
 void FlushWatch::Begin(std::chrono::steady_clock::time_point deadline) {
@@ -98,6 +105,26 @@ SettleReport Settle(Batch& batch, SettleContext& c) {
   SettleReport report;
   const auto started = std::chrono::steady_clock::now();
 
+  // 0. Messages whose rows the table holds already (their commit landed, their acks were lost)
+  // leave the batch before anything is written, and are acked with it (table/commit.h). A table
+  // that cannot say fails the batch like a failed flush. The `none` table never holds any.
+  auto committed = c.sink.Committed(ProvenanceOf(batch, c.source));
+  if (!committed.ok()) {
+    report.status = committed.status().IsInternal() ? committed.status()
+                                                    : committed.status().As(Status::Redeliver);
+    NakRest(batch, c, report, "commit", "reading the table's committed positions failed; nak");
+    batch.Clear();
+    return report;
+  }
+  if (!committed->empty()) {
+    report.already_committed = batch.DropCommitted(*committed);
+    if (report.already_committed > 0) {
+      c.log.Info("messages already in the table; acked without writing them again",
+                 {{"messages", report.already_committed},
+                  {"committed", lake::FormatRanges(*committed)}});
+    }
+  }
+
   // 1. Dead letters first: they are small, they go to the broker we are already talking to, and a
   // record must never be terminated before its dead letter is stored. One failure naks the whole
   // batch, good rows included, so the next attempt replays every record; the Msg-Id makes the
@@ -138,8 +165,7 @@ SettleReport Settle(Batch& batch, SettleContext& c) {
   // 3. The rows. Flush returns only when every Part is durable (fsync'd and renamed, or stored).
   // Any failure is a redelivery, except a bug, which keeps its kind so it is reported as one.
   if (!batch.rows.empty()) {
-    lake::Provenance provenance{c.source, batch.first_sequence(), batch.last_sequence()};
-    provenance.acknowledged = batch.Acknowledged();
+    const lake::Provenance provenance = ProvenanceOf(batch, c.source);
     if (c.watch != nullptr) c.watch->Begin(std::chrono::steady_clock::now() + c.flush_timeout);
     auto flushed = c.sink.Flush(batch.rows, provenance);
     // Abandoned meanwhile: its messages were nak'd by Abandon and are someone else's now. Even an

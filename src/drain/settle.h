@@ -1,7 +1,10 @@
 // Settle acknowledges a closed Batch, all or nothing, in this order:
+//   0. ask the table what it holds already (drain::Sink::Committed, table/commit.h): those
+//      messages leave the batch unwritten, to be acked in 4;  any failure: nak the whole batch
 //   1. dead letters, synchronously, one per reject;        any failure: nak the whole batch
 //   2. Term every message that produced only rejects;      (its record is stored elsewhere now)
-//   3. write the rows to the lake (returns when durable);  any failure: nak everything not termed
+//   3. write the rows to the lake and commit them (returns when durable and committed);
+//                                                          any failure: nak everything not termed
 //   4. Ack every other message (rows, mixed, empty Batch).
 // It is the only code that acks or terminates; the one other settle call is the drain's nak, at
 // shutdown, of messages fetched and never taken (drain.cc).
@@ -82,6 +85,7 @@ struct SettleReport {
   Status status;                        // OK, or why the batch was nak'd (Internal: a bug)
   lake::FlushReport flushed;
   uint64_t dead_letters = 0;
+  uint64_t already_committed = 0;  // messages the table held already: acked, nothing written
   uint64_t terminated = 0;
   uint64_t acked = 0;
   uint64_t naked = 0;

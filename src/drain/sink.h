@@ -8,22 +8,28 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "base/result.h"
 #include "jetstream/dead_letter_publisher.h"
 #include "lake/destination.h"
 #include "lake/lake_writer.h"
 #include "row/row_batch.h"
+#include "table/commit.h"
 
 namespace sinkd::drain {
 
-// Makes rows durable. Flush returns only when every row is durable (then the batch may be acked);
-// on failure some Parts may have landed and the batch is redelivered (duplicates, never a gap).
+// Makes rows durable. Flush returns only when every row is durable and committed to its table
+// (then the batch may be acked); on failure some Parts may have landed and the batch is
+// redelivered (duplicates, never a gap). Committed asks the table, before a batch is flushed,
+// which of its sequences it holds already (table/commit.h): those messages are acked unwritten.
 class Sink {
  public:
   virtual ~Sink() = default;
   virtual Result<lake::FlushReport> Flush(row::RowBatch& rows,
                                           const lake::Provenance& provenance) = 0;
+  virtual Result<std::vector<lake::SequenceRange>> Committed(
+      const lake::Provenance& provenance) = 0;
 };
 
 // Stores one unreadable record durably, or fails. True when stored now, false when it was
@@ -43,11 +49,16 @@ class DeadLetters {
 // written over.
 class LakeSink final : public Sink {
  public:
-  LakeSink(lake::Destination& destination, lake::LakeWriterOptions options)
-      : writer_(destination, std::move(options)) {}
+  LakeSink(lake::Destination& destination, lake::LakeWriterOptions options,
+           table::Commit& commit = table::NoTableCommit())
+      : writer_(destination, std::move(options), commit) {}
   Result<lake::FlushReport> Flush(row::RowBatch& rows,
                                   const lake::Provenance& provenance) override {
     return writer_.Flush(rows, provenance);
+  }
+  Result<std::vector<lake::SequenceRange>> Committed(
+      const lake::Provenance& provenance) override {
+    return writer_.commit().Committed(writer_.options().key_prefix, provenance);
   }
 
  private:

@@ -66,9 +66,11 @@ Result<PlacedObject> Place(Destination& destination,
                            " alternatives all hold other bytes");
 }
 
-LakeWriter::LakeWriter(Destination& destination, LakeWriterOptions options)
+LakeWriter::LakeWriter(Destination& destination, LakeWriterOptions options,
+                       table::Commit& commit)
     : destination_(destination),
       options_(std::move(options)),
+      commit_(commit),
       pool_(std::make_unique<WorkPool>(
           std::clamp<size_t>(options_.encode_threads, 1, kMaxEncodeThreads))) {}
 
@@ -243,6 +245,16 @@ Result<FlushReport> LakeWriter::Flush(row::RowBatch& batch, const Provenance& pr
   }
   Status synced = destination_.Sync();
   if (!synced.ok()) return fail(synced.As(Status::Redeliver).WithContext("sync lake"));
+  // Placed and durable: the table records them now, before anything is acknowledged. A commit
+  // that fails takes back what this flush placed, as any failure does; never a Reject, which an
+  // outbox sink would take for events no retry can store.
+  Status committed = commit_.Apply(table::CommitRequest{options_.key_prefix, table, provenance,
+                                                        report});
+  if (!committed.ok()) {
+    if (!committed.IsInternal()) committed = committed.As(Status::Redeliver);
+    return fail(committed.WithContext("commit to table " + options_.key_prefix + " (" +
+                                      std::string(commit_.format()) + ")"));
+  }
   return report;
 }
 

@@ -1,8 +1,9 @@
 // LakeWriter turns one batch of rows into Parts in a Destination: one Part per partition
 // (date + partition columns), rows sorted by (time, id), each Part encoded (see "Parallel encode"
 // below) and placed (lake::Place: never replacing a key), then the Destination synced once.
-// When Flush returns OK every row is durable and may be acknowledged. It is the one way a Part
-// enters a lake, for the drain, `import` and the outbox lake sinks alike.
+// Then the table's commit step records them (table/commit.h; `none` by default, which records
+// nothing). When Flush returns OK every row is durable and committed and may be acknowledged. It
+// is the one way a Part enters a lake, for the drain, `import` and the outbox lake sinks alike.
 // Keys: the same rows with the same provenance give the same bytes under the same key, so a
 // redelivered batch whose Parts landed finds them in place (kSame) and writes nothing; a key
 // taken by other bytes (a fixed instance re-flushing a range that now holds other rows) moves
@@ -28,7 +29,8 @@
 // Errors: a failure aborts the Part in progress, deletes (best effort, before returning) the
 // Parts this flush placed itself (kNew; never one found in place, which may hold acked rows),
 // and returns Redeliver naming the key — Reject when the Parquet writer refused the rows
-// themselves (a STRING that is not UTF-8: no redelivery can help), Internal for a bug. Only a
+// themselves (a STRING that is not UTF-8: no redelivery can help), Internal for a bug. A commit
+// that fails is such a failure too (Redeliver, Internal kept), after every Part was placed. Only a
 // crash between a Commit and that delete leaves a Part whose rows the redelivery writes again:
 // duplicates, never a gap.
 #pragma once
@@ -46,6 +48,8 @@
 #include "lake/stamp.h"
 #include "parquet/part_writer.h"
 #include "row/row_batch.h"
+#include "table/commit.h"
+#include "table/flush.h"
 
 namespace sinkd::lake {
 
@@ -90,43 +94,17 @@ Result<PlacedObject> Place(Destination& destination,
                            const std::function<std::string(uint32_t alternative)>& key_for,
                            const std::function<Status(PartUpload&)>& write);
 
-// Where the rows of a flush came from: names the Part keys and goes into every Part's footer,
-// as the flush stamp (lake/stamp.h) among the rest.
-struct Provenance {
-  std::string source;            // "GARM_LEDGER", "import", …
-  uint64_t first_sequence = 0;   // lowest source sequence in the flush
-  uint64_t last_sequence = 0;    // highest
-  // Every sequence this flush will acknowledge once it returns OK, messages that gave no row
-  // included (dead-lettered, empty), as sorted ranges (ToRanges). Empty means every sequence
-  // from first_sequence to last_sequence (import, which numbers its messages one after another).
-  std::vector<SequenceRange> acknowledged;
-  std::string scope = "stream";  // what numbers the sequences: stream | run | outbox (stamp.h)
-  std::optional<uint64_t> first_txid, last_txid;  // an outbox sink's positions
-};
-
-struct PartReport {
-  std::string key;
-  uint64_t rows = 0;
-  uint64_t bytes = 0;
-  bool found_in_place = false;  // kSame: an earlier attempt had placed these exact bytes
-  // The partition as the rows give it, exact (the key may shorten a value): its UTC date
-  // (YYYY-MM-DD) and one raw value per partition column, in table order.
-  std::string date;
-  std::vector<std::string> values;
-  // The Part's footer statistics, as the writer made them: what a table commit records for it
-  // (Iceberg's manifest entry), without reading the Part again.
-  parquet::FileStatistics statistics;
-};
-
-struct FlushReport {
-  std::vector<PartReport> parts;
-  uint64_t rows = 0;
-  uint64_t bytes = 0;
-};
+// What a flush was given and what it placed (table/flush.h: the commit step receives both).
+using Provenance = table::Provenance;
+using PartReport = table::PartReport;
+using FlushReport = table::FlushReport;
 
 class LakeWriter {
  public:
-  LakeWriter(Destination& destination, LakeWriterOptions options);
+  // `commit` (table/commit.h) records every flush's Parts once they are placed and synced; the
+  // default, `none`, records nothing (the hive layout is the table).
+  LakeWriter(Destination& destination, LakeWriterOptions options,
+             table::Commit& commit = table::NoTableCommit());
 
   // Writes every row of `batch`. No rows: no Part, no I/O, an empty report. Reorders the batch's
   // rows into Part order first (batch::OrderByPartition): the same rows, each Part's together,
@@ -135,12 +113,14 @@ class LakeWriter {
   Result<FlushReport> Flush(row::RowBatch& batch, const Provenance& provenance);
 
   const LakeWriterOptions& options() const { return options_; }
+  table::Commit& commit() const { return commit_; }
 
  private:
   std::string RemovePlaced(const std::vector<std::string>& keys);
 
   Destination& destination_;
   LakeWriterOptions options_;
+  table::Commit& commit_;
   std::unique_ptr<WorkPool> pool_;
 };
 

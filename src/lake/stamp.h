@@ -30,14 +30,11 @@
 #include <vector>
 
 #include "base/result.h"
+#include "table/flush.h"
 
 namespace sinkd::lake {
 
-struct SequenceRange {
-  uint64_t first = 0;  // inclusive
-  uint64_t last = 0;   // inclusive
-  friend bool operator==(const SequenceRange&, const SequenceRange&) = default;
-};
+using SequenceRange = table::SequenceRange;  // table/flush.h
 
 // Sorted, merged ranges of `sequences` (any order, repeats allowed).
 std::vector<SequenceRange> ToRanges(std::vector<uint64_t> sequences);

@@ -46,6 +46,10 @@ class ScriptedSink : public drain::Sink {
     }
     return r;
   }
+  Result<std::vector<lake::SequenceRange>> Committed(
+      const lake::Provenance& provenance) override {
+    return real_.Committed(provenance);
+  }
   void FailWith(Status s) {
     std::lock_guard<std::mutex> lock(mu_);
     failure = std::move(s);

@@ -6,6 +6,7 @@
 
 #include "base/backoff.h"
 #include "drain/drain_rig.h"
+#include "table/commit.h"
 
 namespace sinkd {
 namespace {
@@ -455,6 +456,100 @@ TEST(Drain, EveryPartNamesEveryMessageItsFlushSettledThoseWithoutRowsIncluded) {
     EXPECT_EQ(std::filesystem::path(file),
               rig.lake_dir() / stamps[0]["key"].get<std::string>());
   }
+}
+
+// A table (table/commit.h) as the test scripts it: it holds the sequences `held`, fails its
+// first `failures` commits, and records what it was asked to commit. sinkd's own interface, as an
+// `iceberg` commit implements it; the Settler's thread calls it, the test reads it after Stop.
+class ScriptedTable final : public table::Commit {
+ public:
+  std::string_view format() const override { return "scripted"; }
+  Result<std::vector<table::SequenceRange>> Committed(std::string_view,
+                                                      const table::Provenance& p) override {
+    std::vector<table::SequenceRange> out;
+    std::vector<table::SequenceRange> asked = p.acknowledged;
+    if (asked.empty()) asked.push_back({p.first_sequence, p.last_sequence});
+    for (const table::SequenceRange& a : asked) {
+      for (const table::SequenceRange& h : held) {
+        const uint64_t first = std::max(a.first, h.first), last = std::min(a.last, h.last);
+        if (first <= last) out.push_back({first, last});
+      }
+    }
+    return out;
+  }
+  Status Apply(const table::CommitRequest& request) override {
+    std::lock_guard<std::mutex> lock(mu);
+    ++applied;
+    if (failures > 0) {
+      --failures;
+      return Status::Retry("scripted commit failure");
+    }
+    committed.push_back(request.positions.acknowledged);
+    return Status::OK();
+  }
+  std::vector<table::SequenceRange> held;
+  int failures = 0;
+  std::mutex mu;
+  int applied = 0;
+  std::vector<std::vector<table::SequenceRange>> committed;
+};
+
+// Puts `commit` behind the rig's lake sink.
+void CommitTo(DrainRig& rig, table::Commit& commit) {
+  auto real = std::make_unique<drain::LakeSink>(*rig.destination, rig.lake, commit);
+  rig.sink = std::make_unique<testing::ScriptedSink>(*real);
+  rig.real_sink = std::move(real);
+}
+
+// A redelivered message whose rows the table holds already (its commit landed, its ack was lost)
+// is acked and not written again, while the messages batched with it are: exactly once in the
+// table. The flush's positions leave it out, so the table is never asked to hold it twice.
+TEST(Drain, AMessageTheTableHoldsAlreadyIsAckedAndNotWrittenAgain) {
+  DrainRig rig;
+  ASSERT_TRUE(rig.server.ok()) << rig.server.error();
+  ScriptedTable scripted;
+  scripted.held = {{2, 2}};
+  CommitTo(rig, scripted);
+  for (int m = 0; m < 3; ++m) {
+    testing::PublishLedger(*rig.connection, Events("m" + std::to_string(m) + "-", 2));
+  }
+  ASSERT_TRUE(rig.Start());
+  ASSERT_TRUE(WaitUntil([&] { return rig.Drained(); }, 10s)) << "not every message was acked";
+  rig.Stop();
+  EXPECT_EQ(rig.metrics.naks.load(), 0u);
+  EXPECT_EQ(RowsInLake(rig.lake_dir()), 4u) << "6 means message 2 was written again";
+  auto q = testing::DuckDb("SELECT count(*) FROM read_parquet(" +
+                           testing::SqlQuote((rig.lake_dir() / "**/*.parquet").string()) +
+                           ") WHERE event_id LIKE 'm1-%'");
+  ASSERT_TRUE(q.ok) << q.error;
+  EXPECT_EQ(q.rows[0][0], "0");
+  std::lock_guard<std::mutex> lock(scripted.mu);
+  std::vector<table::SequenceRange> committed;
+  for (const auto& ranges : scripted.committed) {
+    committed.insert(committed.end(), ranges.begin(), ranges.end());
+  }
+  EXPECT_EQ(committed, (std::vector<table::SequenceRange>{{1, 1}, {3, 3}}));
+  EXPECT_NE(rig.LogText().find("messages already in the table"), std::string::npos);
+}
+
+// Nothing is acked before the table has committed the batch: a commit that fails naks it, and the
+// redelivery lands it.
+TEST(Drain, AFailedCommitNaksTheBatchAndItsRedeliveryLandsIt) {
+  DrainRig rig;
+  ASSERT_TRUE(rig.server.ok()) << rig.server.error();
+  ScriptedTable scripted;
+  scripted.failures = 1;
+  CommitTo(rig, scripted);
+  testing::PublishLedger(*rig.connection, Events("c", 3));
+  ASSERT_TRUE(rig.Start());
+  ASSERT_TRUE(WaitUntil([&] { return rig.Drained(); }, 15s)) << "the batch never landed";
+  rig.Stop();
+  EXPECT_GE(rig.metrics.naks.load(), 1u) << "a failed commit is nak'd";
+  EXPECT_GE(rig.metrics.redeliveries.load(), 1u);
+  std::lock_guard<std::mutex> lock(scripted.mu);
+  EXPECT_GE(scripted.applied, 2);
+  EXPECT_EQ(RowsInLake(rig.lake_dir()), 3u);
+  EXPECT_NE(rig.LogText().find("scripted commit failure"), std::string::npos);
 }
 
 }  // namespace

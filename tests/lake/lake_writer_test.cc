@@ -18,6 +18,7 @@
 #include "batch/partitioner.h"
 #include "contract/wire_decoder.h"
 #include "lake/dir_destination.h"
+#include "table/commit.h"
 #include "support/support.h"
 #include "support/wrapped_destination.h"
 #include "traffic/traffic_generator.h"
@@ -388,6 +389,113 @@ TEST(LakeWriter, AFailedFlushUnderParallelEncodeRemovesOnlyItsOwnPartsAndKeepsTh
   EXPECT_NE(rejected.status().message().find("not valid UTF-8"), std::string::npos)
       << rejected.status().message();
   EXPECT_TRUE(Parts(tmp2.path()).empty()) << "no Part of a failed flush may stay";
+}
+
+// The commit step (table/commit.h) as the writer runs it: what it is handed, when, and what its
+// failure does. RecordingCommit is sinkd's own interface implemented by the test, as an `iceberg`
+// commit will implement it; it fails on demand and checks, as it is called, that every Part it
+// is handed is in the lake already.
+class RecordingCommit final : public table::Commit {
+ public:
+  explicit RecordingCommit(fs::path root) : root_(std::move(root)) {}
+  std::string_view format() const override { return "recording"; }
+  Result<std::vector<table::SequenceRange>> Committed(std::string_view,
+                                                      const table::Provenance&) override {
+    return std::vector<table::SequenceRange>{};
+  }
+  Status Apply(const table::CommitRequest& request) override {
+    ++calls;
+    table = std::string(request.table);
+    positions = request.positions;
+    placed = request.placed;
+    for (const table::PartReport& part : request.placed.parts) {
+      if (!fs::exists(root_ / part.key)) absent_when_committed.push_back(part.key);
+    }
+    return fail;
+  }
+  Status fail;
+  int calls = 0;
+  std::string table;
+  table::Provenance positions;
+  table::FlushReport placed;
+  std::vector<std::string> absent_when_committed;
+
+ private:
+  fs::path root_;
+};
+
+// An `iceberg` commit builds its manifest entries from what it is handed, never by reading a
+// Part: every Part, placed before the call, with its key, size, partition and footer statistics,
+// and the positions the flush acknowledges.
+TEST(LakeWriterCommit, TheCommitIsHandedEveryPlacedPartWithItsStatisticsAndThePositions) {
+  TempDir tmp;
+  auto dest = Dir(tmp.path());
+  RecordingCommit commit(tmp.path());
+  row::RowBatch rows = Rows(5, 6);
+  Provenance provenance{"GARM_LEDGER", 3, 9};
+  provenance.acknowledged = {{3, 5}, {7, 9}};
+  auto flushed = LakeWriter(*dest, Options(), commit).Flush(rows, provenance);
+  ASSERT_TRUE(flushed.ok()) << flushed.status().ToString();
+  ASSERT_EQ(commit.calls, 1);
+  EXPECT_EQ(commit.table, "ledger");
+  EXPECT_TRUE(commit.absent_when_committed.empty()) << "committed before it was placed: "
+                                                    << commit.absent_when_committed[0];
+  EXPECT_EQ(commit.positions.source, "GARM_LEDGER");
+  EXPECT_EQ(commit.positions.acknowledged, provenance.acknowledged);
+  ASSERT_GE(commit.placed.parts.size(), 2u) << "the premise: a flush of several Parts";
+  ASSERT_EQ(commit.placed.parts.size(), flushed->parts.size());
+  EXPECT_EQ(commit.placed.rows, rows.rows());
+  for (size_t i = 0; i < flushed->parts.size(); ++i) {
+    const table::PartReport& part = commit.placed.parts[i];
+    EXPECT_EQ(part.key, flushed->parts[i].key);
+    EXPECT_EQ(part.bytes, fs::file_size(tmp / part.key)) << part.key;
+    EXPECT_EQ(part.statistics.rows, part.rows) << part.key;
+    EXPECT_FALSE(part.statistics.columns.empty()) << part.key;
+    EXPECT_NE(part.key.find("date=" + part.date + "/"), std::string::npos) << part.key;
+  }
+}
+
+// A commit that fails is a failed flush: nothing may be acknowledged, and the Parts this flush
+// placed are taken back as for any other failure; a Part found in place (an earlier attempt's,
+// which may hold acknowledged rows) stays. The failure is a redelivery, never a Reject (an outbox
+// sink would dead-letter events for it) and an Internal stays a bug.
+TEST(LakeWriterCommit, AFailedCommitFailsTheFlushAndRemovesOnlyThePartsItPlaced) {
+  TempDir tmp;
+  auto dest = Dir(tmp.path());
+  RecordingCommit commit(tmp.path());
+  commit.fail = Status::Reject("the table refused");
+  row::RowBatch rows = Rows(6, 6);
+  auto failed = LakeWriter(*dest, Options(), commit).Flush(rows, {"GARM_LEDGER", 1, 6});
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(commit.calls, 1);
+  EXPECT_TRUE(failed.status().IsRedeliver()) << failed.status().ToString();
+  EXPECT_NE(failed.status().message().find("commit to table ledger (recording)"),
+            std::string::npos)
+      << failed.status().message();
+  EXPECT_TRUE(Parts(tmp.path()).empty()) << "no Part of a flush whose commit failed may stay";
+
+  auto landed = LakeWriter(*dest, Options()).Flush(rows, {"GARM_LEDGER", 1, 6});
+  ASSERT_TRUE(landed.ok()) << landed.status().ToString();
+  const auto keys = Parts(tmp.path());
+  commit.fail = Status::Internal("a bug in the commit");
+  auto again = LakeWriter(*dest, Options(), commit).Flush(rows, {"GARM_LEDGER", 1, 6});
+  ASSERT_FALSE(again.ok());
+  EXPECT_TRUE(again.status().IsInternal()) << again.status().ToString();
+  EXPECT_EQ(Parts(tmp.path()), keys) << "Parts found in place are never taken back";
+}
+
+// `none` is today's lake: it holds nothing committed and records every flush as it is.
+TEST(LakeWriterCommit, TheDefaultCommitIsNoneWhichHoldsNothingAndNeverFails) {
+  TempDir tmp;
+  auto dest = Dir(tmp.path());
+  LakeWriter writer(*dest, Options());
+  EXPECT_EQ(writer.commit().format(), "none");
+  row::RowBatch rows = Rows(7, 2);
+  auto flushed = writer.Flush(rows, {"GARM_LEDGER", 1, 2});
+  ASSERT_TRUE(flushed.ok()) << flushed.status().ToString();
+  auto committed = writer.commit().Committed("ledger", {"GARM_LEDGER", 1, 2});
+  ASSERT_TRUE(committed.ok());
+  EXPECT_TRUE(committed->empty());
 }
 
 TEST(LakeWriterOptions, ValidateRefusesWhatCannotBeAKeyOrAPartNamingTheOption) {
