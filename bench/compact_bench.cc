@@ -6,7 +6,9 @@
 //   - DuckDB's `COPY (SELECT … QUALIFY row_number() OVER (PARTITION BY event_id ORDER BY time)
 //     = 1) TO … (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (date, app))` from the raw lake;
 //   - `sinkd compact ledger` (one pass merges; a second, past --grace 0s, deletes the inputs),
-//     its rows/s (rows in / wall seconds of the merging pass) and peak RSS (wait4);
+//     its rows/s (rows in / wall seconds of the merging pass), CPU seconds and peak RSS (wait4);
+//   - `sinkd import ledger` of the same rows into a fresh lake (default batches): its rows/s,
+//     which compaction's should reach 0.8× of (issue 28);
 // then the four queries of lake-lifecycle.md §1 on the raw and the compacted lake (DuckDB, best
 // of three), and the write amplification of a simulated day: one date's rows in 288 five-minute
 // flushes, each followed by one compaction pass on the engine's clock seam (the flush's end), then
@@ -163,7 +165,18 @@ int main(int argc, char** argv) {
               raw_counts["distinct"].get<unsigned long long>(),
               raw_counts["files"].get<unsigned long long>(), TreeBytes(raw) / 1e6);
 
-  std::vector<double> duck_rps, sinkd_rps, rss_mib;
+  // `sinkd import` of the same rows (the messages and the 3% again) into a fresh lake at its
+  // default batch size: the encode compaction shares, with protobuf decoding instead of Parquet's.
+  const fs::path same = work / "same.bin", imported = work / "imported";
+  {
+    std::ofstream out(same, std::ios::binary | std::ios::trunc);
+    for (const fs::path& part : {wire, dup}) {
+      std::ifstream in(part, std::ios::binary);
+      out << in.rdbuf();
+    }
+  }
+
+  std::vector<double> duck_rps, sinkd_rps, rss_mib, import_rps, compact_cpu, import_cpu;
   nlohmann::json compacted_counts;
   const fs::path lake = work / "lake";
   for (int run = 0; run < runs; ++run) {
@@ -179,15 +192,22 @@ int main(int argc, char** argv) {
     const uint64_t rows_in = SumLogged(merge.log, "compaction pass finished", "rows_in");
     sinkd_rps.push_back(static_cast<double>(rows_in) / merge.run.wall);
     rss_mib.push_back(merge.run.max_rss_kib / 1024.0);
+    compact_cpu.push_back(merge.run.cpu);
+    fs::remove_all(imported);
+    const Ran import = MustRun({kSinkd.string(), "import", "ledger", "--lake-dir",
+                                imported.string(), "--instance-id", "i", same.string()},
+                               work);
+    import_rps.push_back(raw_counts["rows"].get<double>() / import.run.wall);
+    import_cpu.push_back(import.run.cpu);
     MustRun({kSinkd.string(), "compact", "ledger", "--lake-dir", lake.string(), "--min-parts", "2",
              "--grace", "0s"},
             work);
     compacted_counts = Duck({"counts", (lake / "ledger/**/*.parquet").string()}, work);
     std::printf(
         "run %d: DuckDB %.0f rows/s (%.1f s), sinkd compact %.0f rows/s (%.1f s, peak RSS "
-        "%.0f MiB)\n",
+        "%.0f MiB), sinkd import %.0f rows/s (%.1f s)\n",
         run + 1, duck_rps.back(), d["ms"].get<double>() / 1e3, sinkd_rps.back(), merge.run.wall,
-        rss_mib.back());
+        rss_mib.back(), import_rps.back(), raw_counts["rows"].get<double>() / import_rps.back());
   }
   std::printf("compacted lake: %llu rows (%llu distinct), %llu files, %.1f MB\n",
               compacted_counts["rows"].get<unsigned long long>(),
@@ -254,6 +274,14 @@ int main(int argc, char** argv) {
               bench::Format(ours).c_str(), bench::Format(duck).c_str());
   std::printf("sinkd / DuckDB, run by run: %s\n",
               bench::RatioLine(bench::RatioSpread(sinkd_rps, duck_rps), 2).c_str());
+  std::printf("compact vs import rows/s (median, min-max of %d runs, the same rows): compact %s, "
+              "import %s\n",
+              runs, bench::Format(ours).c_str(), bench::Format(bench::SpreadOf(import_rps)).c_str());
+  std::printf("compact / import, run by run: %s\n",
+              bench::RatioLine(bench::RatioSpread(sinkd_rps, import_rps), 0.8).c_str());
+  std::printf("CPU seconds (user + system): compact %s, import %s\n",
+              bench::Format(bench::SpreadOf(compact_cpu), "%.2f").c_str(),
+              bench::Format(bench::SpreadOf(import_cpu), "%.2f").c_str());
   std::printf("peak RSS of sinkd compact: %.0f MiB (%.0f-%.0f)  [target <= 512 MiB: %s]\n",
               rss.median, rss.min, rss.max, rss.max <= 512 ? "met" : "NOT met");
   std::printf("%-12s %10s %12s %8s\n", "query", "raw ms", "compacted ms", "speed-up");

@@ -111,6 +111,7 @@ Result<CompactSettings> SettingsFrom(const CompactFlags& flags, const CompactTab
   o.prefix = lake.key_prefix;
   o.instance = lake.instance;
   o.parquet = lake.parquet;
+  o.encode_threads = lake.encode_threads;
   o.target_bytes = flags.target_bytes;
   o.min_parts = flags.min_parts;
   SINKD_ASSIGN_OR_RETURN(o.settle_ms, DurationMillis(flags.settle, "--settle"));
@@ -369,6 +370,7 @@ void AddCompactFlags(CLI::App& cmd, CompactFlags& flags, ConfigFlags& config) {
   config.Bind("--instance-id", {"lake.instance_id"});
   config.Bind("--zstd-level", {"lake.zstd_level"});
   config.Bind("--row-group-rows", {"lake.row_group_rows"});
+  config.Bind("--encode-threads", {"lake.encode_threads"});
   for (const char* name : {"target_bytes", "min_parts", "settle", "grace", "follow", "every"}) {
     std::string flag = std::string("--") + name;
     for (char& c : flag) c = c == '_' ? '-' : c;

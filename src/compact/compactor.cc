@@ -37,6 +37,10 @@ Status CompactOptions::Validate() const {
   }
   if (settle_ms < 0) return Status::Refuse("settle: must not be negative");
   if (grace_ms < 0) return Status::Refuse("grace: must not be negative");
+  if (encode_threads < 1 || encode_threads > 256) {
+    return Status::Refuse("encode_threads " + std::to_string(encode_threads) +
+                          ": must be 1 to 256");
+  }
   lake::LakeWriterOptions lake_options;
   lake_options.key_prefix = prefix;
   lake_options.instance = "compact";
@@ -98,6 +102,9 @@ struct Compactor::Rep {
 
 Compactor::Compactor(lake::Destination& destination, CompactOptions options)
     : destination_(destination), options_(std::move(options)), rep_(std::make_unique<Rep>()) {
+  if (options_.encode_threads > 1 && options_.encode_threads <= 256) {
+    pool_ = std::make_unique<WorkPool>(options_.encode_threads);
+  }
   if (!options_.now_unix_ms) {
     options_.now_unix_ms = [] {
       return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -291,6 +298,7 @@ Result<PassReport> Compactor::RunPass(const PassHooks& hooks, PassReport* out) {
         for (size_t i : merge) spec.inputs.push_back(InputRef{live[i]->stored.key, live[i]->stored.size});
         spec.target_bytes = options_.target_bytes;
         spec.parquet = options_.parquet;
+        spec.pool = pool_.get();
         Result<MergeOutcome> outcome = Merge(destination_, spec, hooks.on_output);
         if (!outcome.ok()) {
           fail(partition, outcome.status());

@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "base/work_pool.h"
 #include "lake/destination.h"
 #include "lake/lake_writer.h"
 #include "parquet/writer_options.h"
@@ -58,6 +59,9 @@ struct CompactOptions {
   int64_t grace_ms = 3600 * 1000;           // an input outlives the output superseding it this long
   std::string instance;                     // for logs only
   parquet::WriterOptions parquet = lake::LakePartOptions();
+  // Threads encoding an output's column chunks (parquet/part_writer.h: the bytes are the same for
+  // any number); 1 encodes on the calling thread. `sinkd compact` takes --encode-threads.
+  size_t encode_threads = 1;
   std::function<int64_t()> now_unix_ms;     // clock seam for tests; empty: the system clock
 
   // Refuse naming the option: no table, a prefix that is not '/'-separated safe tokens (or lies
@@ -125,6 +129,7 @@ class Compactor {
   struct Rep;
   lake::Destination& destination_;
   CompactOptions options_;
+  std::unique_ptr<WorkPool> pool_;  // encode_threads > 1
   std::unique_ptr<Rep> rep_;
 };
 

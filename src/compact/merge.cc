@@ -533,7 +533,7 @@ Status Merger::FlushRowGroup(parquet::PartWriter& writer) {
 }
 
 Status Merger::WriteOutput(lake::PartUpload& upload, uint64_t index, uint64_t* bytes) {
-  parquet::PartWriter writer(schema_, spec_.parquet, upload);
+  parquet::PartWriter writer(schema_, spec_.parquet, upload, spec_.pool);
   uint64_t rows = 0;
   Status s;
   while (s.ok() && rows < rows_per_output_ && !heap_.empty()) {

@@ -50,6 +50,7 @@ struct MergeSpec {
   std::vector<InputRef> inputs;              // key order
   uint64_t target_bytes = 0;
   parquet::WriterOptions parquet;
+  WorkPool* pool = nullptr;  // encodes an output's column chunks; nullptr: the calling thread
   // Test seams: the limits above (a real column past 2^31 takes gigabytes a test cannot spend).
   uint64_t whole_read_string_bytes = kMaxWholeReadStringBytes;
   uint64_t row_group_string_bytes = kOutputRowGroupStringBytes;
