@@ -131,12 +131,19 @@ Status RunDrain(const DrainFlags& flags, const StreamOrigin& origin, Invocation&
     // never answers), using the sink, the destination and a batch: returning would destroy them
     // under it. Everything it held was nak'd, so leaving now loses nothing, as a second SIGTERM.
     log.Error("sinkd drain stopped with a flush stuck; exiting without it",
-              {{"err", status.message()}});
+              {{"error", status.message()}});
     std::fprintf(stderr, "sinkd: %s\n", status.message().c_str());
     std::fflush(nullptr);
     std::_Exit(1);
   }
-  log.Info("sinkd drain stopped");
+  // What an operator checks after a stop: that what was held landed, or went back to the stream.
+  const drain::Drain::StopSummary& stopped = drain.stop_summary();
+  log.Info("sinkd drain stopped",
+           {{"signals", ShutdownSignals::count()},
+            {"rows_flushed_at_stop", stopped.rows_flushed},
+            {"messages_held_back", stopped.messages_held_back},
+            {"rows_flushed", metrics.rows_flushed.load()},
+            {"messages", metrics.messages.load()}});
   return status;
 }
 

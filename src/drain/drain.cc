@@ -4,7 +4,10 @@
 #include <span>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "base/duration.h"
+#include "contract/reject.h"
 #include "drain/settle.h"
 
 namespace sinkd::drain {
@@ -110,6 +113,10 @@ Status Drain::Run(const std::atomic<bool>& stop) {
 // never added to a batch (a fetch that came in after the last take, or ones waiting for the next
 // batch) are nak'd, so they are redelivered now rather than after the ack wait.
 Status Drain::Shutdown(std::optional<Prefetcher>& prefetcher) {
+  log_.Info("stop requested; landing what is held",
+            {{"buffered_rows", static_cast<uint64_t>(filling_->rows.rows() + settling_rows_)},
+             {"buffered_messages", static_cast<uint64_t>(filling_->held.size())}});
+  const uint64_t rows_before = rows_flushed_, naked_before = naked_;
   if (prefetcher) {
     std::vector<jetstream::Message> ahead = prefetcher->Stop();
     NakUntried(ahead);
@@ -134,6 +141,8 @@ Status Drain::Shutdown(std::optional<Prefetcher>& prefetcher) {
     }
   }
   if (metrics_ != nullptr) metrics_->oldest_buffered_unix_ns = 0;
+  stop_summary_.rows_flushed = rows_flushed_ - rows_before;
+  stop_summary_.messages_held_back = naked_ - naked_before;
   if (settler_->stuck()) {
     return Status::Retry("stopped with a flush still stuck past --flush-timeout (the store or "
                          "mount does not answer); nothing of its batch was acked, every message "
@@ -167,12 +176,12 @@ void Drain::FetchOnce(Prefetcher& prefetcher, milliseconds timeout) {
     if (s.IsInternal()) {
       log_.Error("bug: internal error in the drain; fetching again",
                  {{"stage", std::string_view("fetch")},
-                  {"err", s.message()},
+                  {"error", s.message()},
                   {"retry_in_ms", static_cast<int64_t>(pause.count())},
                   {"report", kReportBug}});
     } else {
       log_.Warn("fetch error",
-                {{"err", s.message()}, {"retry_in_ms", static_cast<int64_t>(pause.count())}});
+                {{"error", s.message()}, {"retry_in_ms", static_cast<int64_t>(pause.count())}});
     }
     PauseFor(pause, *stop_);
   } else {
@@ -221,15 +230,36 @@ bool Drain::Add(jetstream::Message& m, ParallelDecoder* decoded, size_t decoded_
     ++metrics_->messages;
     if (redelivered) ++metrics_->redeliveries;
   }
-  // The subject is read only for a reject's line: a copy per message is an allocation per event
-  // on the audit stream.
-  for (const HeldReject& r : added.rejects) {
-    const jetstream::Message& held = filling_->held[r.message].message;
-    log_.Error("unreadable record; dead-lettering", {{"subject", held.subject()},
-                                                     {"seq", held.stream_sequence()},
-                                                     {"reject", r.reject.ToString()}});
-  }
   return true;
+}
+
+void Drain::LogRejects(const Batch& batch) {
+  if (batch.rejects.empty()) return;
+  uint64_t by_reason[4] = {};
+  std::string sample;
+  for (size_t i = 0; i < batch.rejects.size(); ++i) {
+    const HeldReject& r = batch.rejects[i];
+    ++by_reason[std::min<size_t>(static_cast<size_t>(r.reject.reason), 3)];
+    if (i >= kRejectSample) continue;
+    const jetstream::Message& held = batch.held[r.message].message;
+    if (!sample.empty()) sample += "; ";
+    sample += fmt::format("seq {} ({}): {}", held.stream_sequence(), held.subject(),
+                          r.reject.ToString());
+  }
+  std::string reasons;
+  for (size_t reason = 0; reason < 4; ++reason) {
+    if (by_reason[reason] == 0) continue;
+    if (!reasons.empty()) reasons += ' ';
+    reasons += fmt::format(
+        "{}={}", contract::ReasonName(static_cast<contract::RejectReason>(reason)),
+        by_reason[reason]);
+  }
+  log_.Error("unreadable records in this batch; dead-lettering them",
+             {{"records", static_cast<uint64_t>(batch.rejects.size())},
+              {"by_reason", reasons},
+              {"first_seq", batch.first_sequence()},
+              {"last_seq", batch.last_sequence()},
+              {"sample", sample}});
 }
 
 void Drain::HandOver() {
@@ -238,6 +268,7 @@ void Drain::HandOver() {
     return;
   }
   Batch& closed = *filling_;
+  LogRejects(closed);
   filling_ = filling_ == &batches_[0] ? &batches_[1] : &batches_[0];
   settling_rows_ = closed.rows.rows();
   settling_first_unix_ns_ = closed.first_buffered_unix_ns();
@@ -253,14 +284,16 @@ void Drain::WaitSettled() {
 }
 
 void Drain::Settled(const SettleReport& report) {
+  naked_ += report.naked;
   if (report.late) {
     // The abandoned batch's messages were nak'd when it was abandoned; its flush's outcome
     // changes nothing of that, and the sink is free again.
     log_.Warn("the flush abandoned past --flush-timeout returned; nothing of its batch was acked "
               "(it was nak'd); fetching again",
-              {{"flush_ok", report.status.ok()}, {"err", report.status.message()}});
+              {{"flush_ok", report.status.ok()}, {"error", report.status.message()}});
     return;
   }
+  if (report.status.ok()) rows_flushed_ += report.flushed.rows;
   settling_rows_ = 0;
   settling_first_unix_ns_ = 0;
   PublishBuffered();
@@ -297,6 +330,7 @@ void Drain::NakUntried(std::span<jetstream::Message> messages) {
   for (jetstream::Message& m : messages) {
     keepalive_->Release(m);
     const bool naked = m.Nak(std::chrono::milliseconds(0)).ok();
+    ++naked_;
     if (metrics_ != nullptr) ++(naked ? metrics_->naks : metrics_->ack_failures);
   }
 }
@@ -348,7 +382,7 @@ void Drain::CheckConsumer(steady_clock::time_point now) {
     log_.Error("durable consumer is gone and cannot be re-created; not ready until it can",
                {{"durable", source_.config().durable},
                 {"stream", source_.config().stream},
-                {"err", made.message()}});
+                {"error", made.message()}});
     durable_missing_ = true;
   }
   if (metrics_ != nullptr) metrics_->consumer_bound = false;

@@ -134,6 +134,18 @@ class Drain {
   // A thread is inside a flush abandoned past flush_timeout (see the header comment).
   bool flush_stuck() const { return settler_ != nullptr && settler_->stuck(); }
 
+  // What the stop did, for the shutdown summary: rows its last flushes made durable, and the
+  // messages it handed back to the stream (nak'd: fetched and never added, or in a batch whose
+  // last flush failed), which another drain or the next start delivers again.
+  struct StopSummary {
+    uint64_t rows_flushed = 0;
+    uint64_t messages_held_back = 0;
+  };
+  const StopSummary& stop_summary() const { return stop_summary_; }
+
+  // Records shown in full in the one line a batch's unreadable records get.
+  static constexpr size_t kRejectSample = 3;
+
  private:
   // Takes a fetch and adds it to the filling batch (AddFetched).
   void FetchOnce(Prefetcher& prefetcher, std::chrono::milliseconds timeout);
@@ -150,6 +162,9 @@ class Drain {
   // Hands the filling batch to the settler and fills the other, or, while the previous batch
   // still settles, waits up to a second for it (so a stop or an overdue flush is seen).
   void HandOver();
+  // One line for a closed batch's unreadable records, however many: the count by reason and
+  // the first kRejectSample (a bad producer would otherwise print a line per record).
+  void LogRejects(const Batch& batch);
   // Waits until no batch settles, or the one settling is stuck.
   void WaitSettled();
   // After a batch settled (or was abandoned, or its abandoned flush returned): refresh the
@@ -192,6 +207,9 @@ class Drain {
   std::unique_ptr<WorkPool> decode_pool_;
   ParallelDecoder decoder_;                 // on decode_pool_
   const std::atomic<bool>* stop_ = nullptr;  // set by Run
+  uint64_t rows_flushed_ = 0;  // by every settled batch
+  uint64_t naked_ = 0;         // messages nak'd, by settles and NakUntried
+  StopSummary stop_summary_;
   // Made by Run. Members rather than Run's locals because a stuck flush's thread keeps using the
   // Settler after a Retry return (flush_stuck()); declared last, so destroyed first.
   std::unique_ptr<KeepAlive> keepalive_;

@@ -37,7 +37,7 @@ void NakRest(Batch& batch, SettleContext& c, SettleReport& report, const char* s
                  {"first_seq", batch.first_sequence()},
                  {"last_seq", batch.last_sequence()},
                  {"nak_delay_ms", static_cast<int64_t>(report.nak_delay.count())},
-                 {"err", report.status.message()},
+                 {"error", report.status.message()},
                  {"report", kReportBug}});
   } else {
     c.log.Error(what, {{"stage", std::string_view(stage)},
@@ -46,7 +46,7 @@ void NakRest(Batch& batch, SettleContext& c, SettleReport& report, const char* s
                        {"first_seq", batch.first_sequence()},
                        {"last_seq", batch.last_sequence()},
                        {"nak_delay_ms", static_cast<int64_t>(report.nak_delay.count())},
-                       {"err", report.status.message()}});
+                       {"error", report.status.message()}});
   }
   if (c.metrics != nullptr) {
     c.metrics->naks += report.naked;

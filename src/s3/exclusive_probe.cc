@@ -97,7 +97,7 @@ Status ProbeExclusiveCreates(S3Client& client, const std::string& key, Logger& l
     log.Warn("the probe object could not be deleted; no reader of the lake looks at it, and it "
              "may be deleted by hand",
              {{"object", client.Name(key)},
-              {"err", gone.ok() ? AnswerOf(*gone).ToString() : gone.status().message()}});
+              {"error", gone.ok() ? AnswerOf(*gone).ToString() : gone.status().message()}});
   }
   return verdict;
 }

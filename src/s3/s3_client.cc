@@ -260,7 +260,7 @@ Result<HttpResponse> S3Client::Send(const S3Call& call) {
     const std::chrono::milliseconds wait = options_.retry.backoff.Wait(attempt, unit(random_));
     log_.Warn("s3 request failed; retrying",
               {{"request", what}, {"attempt", attempt}, {"wait_ms", int64_t{wait.count()}},
-               {"err", failure}});
+               {"error", failure}});
     sleep_(wait);
   }
 }

@@ -264,7 +264,7 @@ void S3Upload::AbortPieces() {
   owner_.log_.Warn("multipart abort failed; the store keeps the uploaded pieces until a lifecycle "
                    "rule removes them",
                    {{"object", owner_.client_->Name(key_)}, {"upload_id", upload_id},
-                    {"err", sent.ok() ? AnswerOf(*sent).ToString() : sent.status().message()}});
+                    {"error", sent.ok() ? AnswerOf(*sent).ToString() : sent.status().message()}});
 }
 
 }  // namespace sinkd::s3

@@ -136,7 +136,7 @@ TEST(Drain, AnInternalErrorIsLoggedAsABugWithItsBatchAndStage) {
   EXPECT_EQ(bug["last_seq"], 1);
   EXPECT_EQ(bug["messages"], 1);
   EXPECT_EQ(bug["rows"], 3);
-  EXPECT_NE(bug.value("err", "").find("wrong array type"), std::string::npos) << bug.dump();
+  EXPECT_NE(bug.value("error", "").find("wrong array type"), std::string::npos) << bug.dump();
   EXPECT_NE(bug.value("report", "").find("bug in sinkd"), std::string::npos) << bug.dump();
 }
 
