@@ -1,7 +1,7 @@
-// A compaction output's name and footer metadata (design §4), and reading back what an output's
-// footer says (the key names: table/footer.h; the key format: table::CompactionOutputKey). The
-// name is a function of the inputs alone: the same inputs give the same key on every compactor,
-// so two compactors doing the same merge meet at the same key.
+// A compaction output's name and footer metadata (docs/design.md, "Compaction"), and reading
+// back what an output's footer says (the key names: table/footer.h; the key format:
+// table::CompactionOutputKey). The name is a function of the inputs alone: the same inputs give
+// the same key on every compactor, so two compactors doing the same merge meet at the same key.
 // Threads: pure functions.
 #pragma once
 
@@ -28,7 +28,7 @@ struct MergeCounts {
   uint64_t rows_in = 0, rows_out = 0, duplicates_dropped = 0, inputs = 0, outputs = 0;
 };
 
-// The footer metadata of output `index`, in the design's order. `supersedes` sorted; `stamps`
+// The footer metadata of output `index`, in docs/design.md's order. `supersedes` sorted; `stamps`
 // the union's elements as JSON texts, sorted, each once.
 std::vector<parquet::KeyValue> OutputMetadata(const row::ColumnTable& table,
                                               const std::vector<std::string>& supersedes,

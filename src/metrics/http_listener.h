@@ -30,8 +30,8 @@
 
 namespace sinkd::metrics {
 
-// What one client of an HttpListener may take. The defaults are what production runs (README
-// "Metrics").
+// What one client of an HttpListener may take. The defaults are what production runs
+// (docs/design.md, "The metrics listener").
 struct HttpLimits {
   // The whole request must have arrived this long after the connection was accepted (time
   // spent waiting for a worker counts).

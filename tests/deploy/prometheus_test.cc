@@ -102,19 +102,6 @@ TEST(Alerts, EveryJobHasARuleForADeadProcessAndOneForAVanishedTarget) {
   }
 }
 
-// GitHub's anchor of a Markdown heading: lower case, spaces to hyphens, other punctuation dropped.
-std::string HeadingAnchor(const std::string& heading) {
-  std::string anchor;
-  for (char c : heading) {
-    if (c == ' ') {
-      anchor += '-';
-    } else if (IsWordChar(c) || c == '-') {
-      anchor += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-    }
-  }
-  return anchor;
-}
-
 // An alert that pages at night says where to read what to do: every rule has a runbook_url, on
 // the installed README unless Prometheus names another base, whose anchor is a README heading.
 TEST(Alerts, EveryAlertLinksARunbookThatIsAReadmeHeading) {

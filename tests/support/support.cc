@@ -232,6 +232,20 @@ std::string ReadFile(const std::filesystem::path& path) {
   return s.str();
 }
 
+std::string HeadingAnchor(const std::string& heading) {
+  std::string anchor;
+  for (char c : heading) {
+    if (c == ' ') {
+      anchor += '-';
+    } else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-') {
+      anchor += c;
+    } else if (c >= 'A' && c <= 'Z') {
+      anchor += static_cast<char>(c - 'A' + 'a');
+    }
+  }
+  return anchor;
+}
+
 void WriteFile(const std::filesystem::path& path, const std::string& content) {
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
   std::ofstream out(path, std::ios::binary);

@@ -82,6 +82,10 @@ bool WaitUntil(const std::function<bool()>& done, std::chrono::milliseconds time
 std::string ReadFile(const std::filesystem::path& path);
 void WriteFile(const std::filesystem::path& path, const std::string& content);
 
+// GitHub's anchor of a Markdown heading's text: lower case, spaces to hyphens, other punctuation
+// (and any byte outside ASCII) dropped: "#### `sinkd compact`" links as #sinkd-compact.
+std::string HeadingAnchor(const std::string& heading);
+
 // Single quotes doubled, for building SQL string literals from paths.
 std::string SqlQuote(const std::string& text);
 
