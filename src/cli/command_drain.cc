@@ -1,6 +1,7 @@
 // sinkd drain ledger|audit: a durable pull consumer into the lake (drain/drain.h does the work).
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 
 #include "base/duration.h"
 #include "base/log.h"
@@ -76,14 +77,36 @@ Status RunDrain(const DrainFlags& flags, const StreamOrigin& origin, Invocation&
 
   metrics::DrainMetrics metrics;
   metrics.origin = origin.name;
+  Logger log;
+  log.AddContext("origin", origin.name);
   jetstream::ConnectOptions connect = flags.nats;
   connect.name = "sinkd drain " + origin.name + " " + lake_options.instance;
-  SINKD_ASSIGN_OR_RETURN(auto connection, jetstream::Connection::Connect(connect));
+  connect.log = &log;
+  connect.stop = &ShutdownSignals::stop();
+  // Stopped while waiting for a server or a leader: nothing was fetched, so nothing is left to do.
+  const auto stopped_before_start = [&](const Status& why) {
+    log.Info("sinkd drain stopped before starting", {{"error", why.message()}});
+    return Status::OK();
+  };
+  auto connected = jetstream::Connection::Connect(connect);
+  if (!connected.ok() && ShutdownSignals::stop()) return stopped_before_start(connected.status());
+  SINKD_ASSIGN_OR_RETURN(auto connection, std::move(connected));
   metrics.connected = true;
 
   // A drain that could not store a dead letter would have to drop the record or stall on it.
   jetstream::DeadLetterPublisher publisher(*connection, origin.name);
-  SINKD_RETURN_IF_ERROR(publisher.CheckReachable());
+  // A node that just died may have led a stream: until the cluster elects another, the JetStream
+  // API times out. Those steps are retried as the connect is, rather than exiting.
+  const auto retry_at_start = [&](std::string_view what, const std::function<Status()>& step) {
+    return jetstream::RetryAtStart(connect, what, [&] {
+      Status tried = step();
+      return jetstream::StartAttempt{tried, tried.IsRetry()};
+    });
+  };
+  Status checked = retry_at_start("dead-letter stream check",
+                                  [&] { return publisher.CheckReachable(); });
+  if (!checked.ok() && ShutdownSignals::stop()) return stopped_before_start(checked);
+  SINKD_RETURN_IF_ERROR(checked);
   jetstream::ConsumerConfig consumer_config;
   consumer_config.stream = origin.stream;
   consumer_config.durable = durable;
@@ -91,15 +114,22 @@ Status RunDrain(const DrainFlags& flags, const StreamOrigin& origin, Invocation&
   consumer_config.ack_wait = options.EffectiveAckWait();
   consumer_config.max_ack_pending = options.EffectiveMaxAckPending();
   consumer_config.description = "sinkd drain " + origin.name + " into the lake";
-  SINKD_ASSIGN_OR_RETURN(auto consumer, jetstream::PullConsumer::Bind(*connection, consumer_config));
+  std::unique_ptr<jetstream::PullConsumer> consumer;
+  Status bound = retry_at_start("durable consumer bind", [&] {
+    auto made = jetstream::PullConsumer::Bind(*connection, consumer_config);
+    if (!made.ok()) return made.status();
+    consumer = std::move(made).value();
+    return Status::OK();
+  });
+  if (!bound.ok() && ShutdownSignals::stop()) return stopped_before_start(bound);
+  SINKD_RETURN_IF_ERROR(bound);
   metrics.consumer_bound = true;
   SINKD_RETURN_IF_ERROR(destination->Ensure());
   metrics.destination_reachable = true;
 
-  Logger log;
-  log.AddContext("origin", origin.name);
   log.Info("sinkd drain started",
            {{"nats", RedactPassword(flags.nats.url)},
+            {"nats_server", connection->connected_url()},
             {"stream", origin.stream},
             {"durable", durable},
             {"destination", destination->Describe()},
@@ -153,7 +183,8 @@ void AddDrainOrigin(CLI::App& parent, Invocation& invocation, const StreamOrigin
   CLI::App* cmd = parent.add_subcommand(origin.name, description);
   auto config = std::make_shared<ConfigFlags>(*cmd, "drain " + origin.name);
   invocation.configurable.push_back(config);
-  AddNatsFlags(*cmd, flags->nats, *config);
+  // A drain is a service: under systemd its NATS may come up after it, or be down for a while.
+  AddNatsFlags(*cmd, flags->nats, *config, "forever");
   cmd->add_option("--durable", flags->durable,
                   "durable consumer name (default sink-" + origin.name + ")");
   AddDestinationFlags(*cmd, flags->destination);

@@ -51,7 +51,10 @@ Status RunTailCommand(const TailFlags& flags, const StreamOrigin& origin, Invoca
   jetstream::ConnectOptions connect = flags.nats;
   connect.name = "sinkd tail " + origin.name;
   connect.reconnect_forever = flags.follow;
-  SINKD_ASSIGN_OR_RETURN(auto connection, jetstream::Connection::Connect(connect));
+  connect.stop = &ShutdownSignals::stop();
+  auto connected = jetstream::Connection::Connect(connect);
+  if (!connected.ok() && ShutdownSignals::stop()) return Status::OK();  // stopped while waiting
+  SINKD_ASSIGN_OR_RETURN(auto connection, std::move(connected));
   return tail::RunTail(*connection, options, stdout, stderr, ShutdownSignals::stop());
 }
 

@@ -1,10 +1,23 @@
 #include "cli/nats_flags.h"
 
+#include "base/duration.h"
+
 namespace sinkd::cli {
 
-void AddNatsFlags(CLI::App& cmd, jetstream::ConnectOptions& options, ConfigFlags& config) {
+Result<std::chrono::milliseconds> ParseConnectTimeout(const std::string& text) {
+  if (text == "forever") return jetstream::kConnectForever;
+  auto d = ParseDuration(text);
+  if (!d.ok()) return d.status().WithContext("--connect-timeout (a duration or \"forever\")");
+  return std::chrono::duration_cast<std::chrono::milliseconds>(*d);
+}
+
+void AddNatsFlags(CLI::App& cmd, jetstream::ConnectOptions& options, ConfigFlags& config,
+                  const std::string& connect_timeout_default) {
   options.url = jetstream::DefaultNatsUrl();
-  cmd.add_option("--nats-url", options.url, "NATS server URL (env NATS_URL)")
+  options.connect_timeout = *ParseConnectTimeout(connect_timeout_default);
+  cmd.add_option("--nats-url", options.url,
+                 "NATS server URL, or a comma-separated list of one cluster's servers (env "
+                 "NATS_URL)")
       ->capture_default_str();
   cmd.add_option("--nats-creds", options.creds_file, "a .creds file (user JWT and seed)");
   cmd.add_option("--nats-nkey-seed", options.nkey_seed_file,
@@ -13,6 +26,23 @@ void AddNatsFlags(CLI::App& cmd, jetstream::ConnectOptions& options, ConfigFlags
   cmd.add_option("--nats-tls-cert", options.tls_cert, "client certificate for NATS TLS");
   cmd.add_option("--nats-tls-key", options.tls_key, "the client certificate's private key");
   cmd.add_flag("--nats-tls", options.tls_required, "require TLS (implied by the options above)");
+  cmd.add_flag("--nats-use-discovered-servers", options.use_discovered_servers,
+               "also reconnect to the servers the cluster advertises, beyond --nats-url's list");
+  // Parsed as it is given (flag or file), so a bad value is refused before anything connects.
+  cmd.add_option_function<std::string>(
+         "--connect-timeout",
+         [&options](const std::string& text) {
+           options.connect_timeout = *ParseConnectTimeout(text);
+         },
+         "how long to retry a first connect that reaches no server, with a log line per attempt "
+         "(a duration, 0 = try each server once, or forever)")
+      ->default_str(connect_timeout_default)
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            auto parsed = ParseConnectTimeout(text);
+            return parsed.ok() ? std::string() : parsed.status().message();
+          },
+          "DURATION|forever"));
   config.Bind("--nats-url", {"nats.url"}, "NATS_URL");
   config.Bind("--nats-creds", {"nats.creds_file"});
   config.Bind("--nats-nkey-seed", {"nats.nkey_seed_file"});
@@ -20,6 +50,8 @@ void AddNatsFlags(CLI::App& cmd, jetstream::ConnectOptions& options, ConfigFlags
   config.Bind("--nats-tls-cert", {"nats.tls_cert"});
   config.Bind("--nats-tls-key", {"nats.tls_key"});
   config.Bind("--nats-tls", {"nats.tls_required"});
+  config.Bind("--nats-use-discovered-servers", {"nats.use_discovered_servers"});
+  config.Bind("--connect-timeout", {"nats.connect_timeout"});
 }
 
 }  // namespace sinkd::cli

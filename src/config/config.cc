@@ -25,6 +25,8 @@ std::vector<SettingSpec> BuildSettings() {
       {"nats.tls_cert", K::kString, false},
       {"nats.tls_key", K::kString, false},
       {"nats.tls_required", K::kBoolean, false},
+      {"nats.use_discovered_servers", K::kBoolean, false},
+      {"nats.connect_timeout", K::kString, false},
       {"lake.dir", K::kString, false},
       {"lake.s3_endpoint", K::kString, false},
       {"lake.s3_bucket", K::kString, false},

@@ -1,5 +1,6 @@
 // sinkd's one configuration file (TOML), shared by every command (`--config sinkd.toml`):
-//   [nats]            url, creds_file, nkey_seed_file, tls_ca, tls_cert, tls_key, tls_required
+//   [nats]            url, creds_file, nkey_seed_file, tls_ca, tls_cert, tls_key, tls_required,
+//                     use_discovered_servers, connect_timeout
 //   [lake]            dir, or s3_endpoint + s3_bucket and the s3_* options; instance_id,
 //                     zstd_level, row_group_rows, encode_threads
 //   [drain.ledger]    durable, key_prefix, batch_max_rows, batch_max_bytes, batch_interval,

@@ -14,10 +14,13 @@ DeadLetterPublisher::DeadLetterPublisher(Connection& connection, std::string ori
 Status DeadLetterPublisher::CheckReachable() {
   auto state = GetStreamState(connection_, kDeadStream);
   if (!state.ok()) {
+    // A timeout (Retry) is what a cluster electing the stream's leader answers: a caller may ask
+    // again. A missing stream is for the operator.
     return Status::Refuse(std::string("dead-letter stream ") + kDeadStream +
                           " is not reachable (" + state.status().message() +
                           "): a drain refuses to start without it, because unreadable records "
-                          "are never discarded; run `sinkd provision`");
+                          "are never discarded; run `sinkd provision`")
+        .As(state.status().IsRetry() ? &Status::Retry : &Status::Refuse);
   }
   for (const std::string& s : state->config.subjects) {
     if (s == kDeadFilter || s == subject_ || s == ">") return Status::OK();

@@ -42,8 +42,9 @@ TEST(ConfigCli, AFlagOutranksTheEnvironmentWhichOutranksTheFileWhichOutranksTheD
             "127.0.0.1:11");
   // tail and drain read the same [nats] section.
   EXPECT_EQ(UrlUsed({"--config", file}, no_env, {"tail", "audit"}), "127.0.0.1:13");
-  testing::WriteFile(file, "[nats]\nurl = \"nats://127.0.0.1:13\"\n[lake]\ndir = \"" +
-                               (dir / "lake").string() + "\"\n");
+  // A drain waits for NATS forever by default; the file's connect_timeout makes it try once.
+  testing::WriteFile(file, "[nats]\nurl = \"nats://127.0.0.1:13\"\nconnect_timeout = \"0\"\n"
+                           "[lake]\ndir = \"" + (dir / "lake").string() + "\"\n");
   EXPECT_EQ(UrlUsed({"--config", file}, no_env, {"drain", "ledger"}), "127.0.0.1:13");
 }
 

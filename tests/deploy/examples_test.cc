@@ -62,7 +62,8 @@ TEST(OneFile, EachUnitsCommandAcceptsTheShippedConfiguration) {
       "LAKE_DIR=", "NATS_URL=", "AWS_ENDPOINT_URL=", "S3_BUCKET="};
   for (const char* origin : {"ledger", "audit"}) {
     const CommandResult r = RunCommand({SinkdBinary().string(), "drain", origin, "--config", config,
-                                        "--nats-url", "nats://127.0.0.1:1", "--lake-dir", lake},
+                                        "--nats-url", "nats://127.0.0.1:1", "--lake-dir", lake,
+                                        "--connect-timeout", "0"},
                                        "", std::chrono::seconds(60), env);
     EXPECT_EQ(r.exit_code, 1) << origin << ": " << r.err;
     EXPECT_NE(r.err.find("connect to NATS at nats://127.0.0.1:1"), std::string::npos) << r.err;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 namespace sinkd::testing {
 
@@ -50,6 +51,11 @@ NatsServer::NatsServer(std::string config) : config_(std::move(config)), store_(
   if (!Launch(-1)) ADD_FAILURE() << "nats-server did not start: " << error_;
 }
 
+NatsServer::NatsServer(int port, std::vector<std::string> extra, bool start)
+    : extra_(std::move(extra)), store_(dir_.path() / "store"), port_(port) {
+  if (start && !Launch(port)) ADD_FAILURE() << "nats-server did not start: " << error_;
+}
+
 NatsServer::~NatsServer() { Kill(); }
 
 std::string NatsServer::log() const { return ReadFile(dir_.path() / "nats.log"); }
@@ -64,6 +70,7 @@ bool NatsServer::Launch(int port) {
   std::vector<std::string> args = {
       "nats-server", "-js", "-a", "127.0.0.1", "-p", std::to_string(port), "-sd", store_.string(),
       "--ports_file_dir", ports_dir.string(), "-l", (dir_.path() / "nats.log").string()};
+  args.insert(args.end(), extra_.begin(), extra_.end());
   if (!config_.empty()) {
     args.push_back("-c");
     args.push_back((dir_.path() / "nats.conf").string());
@@ -140,6 +147,70 @@ void NatsServer::Kill() {
 bool NatsServer::Restart() {
   Stop();
   return Launch(port_);
+}
+
+NatsCluster::NatsCluster(int nodes) {
+  std::vector<int> ports, cluster_ports;
+  for (int i = 0; i < nodes; ++i) {
+    ports.push_back(FreeLoopbackPort());
+    cluster_ports.push_back(FreeLoopbackPort());
+    monitor_ports_.push_back(FreeLoopbackPort());
+  }
+  for (int i = 0; i < nodes; ++i) {
+    std::string routes;
+    for (int j = 0; j < nodes; ++j) {
+      if (j == i) continue;
+      routes += (routes.empty() ? "" : ",") + std::string("nats://127.0.0.1:") +
+                std::to_string(cluster_ports[j]);
+    }
+    nodes_.push_back(std::make_unique<NatsServer>(
+        ports[i],
+        std::vector<std::string>{"-n", "n" + std::to_string(i), "-m",
+                                 std::to_string(monitor_ports_[i]), "--cluster_name",
+                                 "sinkd-test", "--cluster",
+                                 "nats://127.0.0.1:" + std::to_string(cluster_ports[i]),
+                                 "--routes", routes}));
+  }
+}
+
+bool NatsCluster::ok() const {
+  for (const auto& n : nodes_) {
+    if (!n->ok()) return false;
+  }
+  return !nodes_.empty();
+}
+
+std::string NatsCluster::error() const {
+  std::string out;
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    if (nodes_[i]->ok()) continue;
+    // Appended piece by piece: gcc 12 -O3 warns (-Wrestrict, falsely) on the chained +.
+    out.append("n").append(std::to_string(i)).append(": ").append(nodes_[i]->error()).append("\n");
+  }
+  return out;
+}
+
+std::string NatsCluster::urls() const {
+  std::string out;
+  for (const auto& n : nodes_) out += (out.empty() ? "" : ",") + n->url();
+  return out;
+}
+
+int NatsCluster::NodeOf(const std::string& client_name) const {
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    if (!nodes_[i]->ok()) continue;
+    const CommandResult r = RunCommand(
+        {"curl", "-sf", "--max-time", "2",
+         "http://127.0.0.1:" + std::to_string(monitor_ports_[i]) + "/connz"},
+        "", std::chrono::seconds(5));
+    if (r.exit_code != 0) continue;
+    const nlohmann::json connz = nlohmann::json::parse(r.out, nullptr, /*allow_exceptions=*/false);
+    if (!connz.is_object() || !connz.contains("connections")) continue;
+    for (const auto& c : connz["connections"]) {
+      if (c.value("name", "") == client_name) return static_cast<int>(i);
+    }
+  }
+  return -1;
 }
 
 bool MakeTlsFiles(const fs::path& dir, TlsFiles* out) {

@@ -24,6 +24,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/support.h"
+
 namespace sinkd::testing {
 
 namespace {
@@ -87,22 +89,6 @@ int RunAs(const Identity& id, const std::vector<std::string>& argv, const fs::pa
   int status = 0;
   if (pid < 0 || waitpid(pid, &status, 0) != pid) return -1;
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof(addr);
-  int port = 0;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
-  }
-  close(fd);
-  return port;
 }
 
 std::string Slurp(const fs::path& p) {
@@ -213,7 +199,7 @@ bool PostgresServer::Start() {
   }
   const fs::path log = data_ / "server.log";
   for (int attempt = 0; attempt < 3; ++attempt) {
-    port_ = FreePort();
+    port_ = FreeLoopbackPort();
     const pid_t parent = getpid();
     const pid_t pid = fork();
     if (pid == 0) {

@@ -74,6 +74,10 @@ QueryResult DuckDb(const std::vector<std::string>& statements);
 // The same for one statement; convenience for the common case.
 inline QueryResult DuckDb(const std::string& sql) { return DuckDb(std::vector<std::string>{sql}); }
 
+// A port on 127.0.0.1 that nothing listened on a moment ago (bound to 0, read back, closed): for
+// a server that must come back on the same port, or that the test starts after its client.
+int FreeLoopbackPort();
+
 // Polls `done` every `step` until it returns true or `timeout` passes; returns its last answer.
 bool WaitUntil(const std::function<bool()>& done, std::chrono::milliseconds timeout,
                std::chrono::milliseconds step = std::chrono::milliseconds(20));

@@ -243,87 +243,138 @@ campaign_drain() {
   expect "final drain's exit status on SIGTERM" "$rc" eq 0
 }
 
-# ---- a three-node JetStream cluster: a node kill -9 and a stream leader change ----------------
+# ---- a three-node JetStream cluster: leader changes, and the drain's own node down -------------
 campaign_cluster() {
   CAMPAIGN_NAME=cluster
-  local D=$RUN/cluster n ports=() mons=() cports=() urls i t0 messages
-  messages=$(q 160 600)
+  local D=$RUN/cluster n ports=() mons=() cports=() urls i t0 messages outage
+  messages=$(q 160 600); outage=$(q 20 60)
   mkdir -p "$D"; t0=$(now)
   for n in 0 1 2; do ports+=("$(free_port)"); mons+=("$(free_port)"); cports+=("$(free_port)"); done
-  # One seed URL: a comma-separated --nats-url is refused ("No server available"), and the client
-  # learns the other two nodes from the cluster's INFO (connect_urls) and reconnects to them.
-  urls="nats://127.0.0.1:${ports[0]}"
+  # Every node's URL: the client picks one at random and, when its node dies, reconnects to
+  # another of this list (servers the cluster advertises are ignored unless
+  # --nats-use-discovered-servers is given).
+  urls=$(IFS=,; for n in 0 1 2; do printf 'nats://127.0.0.1:%s\n' "${ports[$n]}"; done | paste -sd,)
   start_node() {
     local n=$1 routes=() m
     for m in 0 1 2; do [ "$m" = "$n" ] || routes+=("nats://127.0.0.1:${cports[$m]}"); done
     start_nats "$D/n$n" "${ports[$n]}" "${mons[$n]}" -n "n$n" --cluster_name chaos \
       --cluster "nats://127.0.0.1:${cports[$n]}" --routes "$(IFS=,; echo "${routes[*]}")"
   }
+  # The node a client named $1 is connected to, from each node's /connz (fails if none lists it).
+  node_of() {
+    local m
+    for m in 0 1 2; do
+      curl -sf --max-time 2 "http://127.0.0.1:${mons[$m]}/connz" 2>/dev/null |
+        jq -e --arg name "$1" '[.connections[]? | select(.name == $name)] | length > 0' >/dev/null &&
+        { echo "$m"; return 0; }
+    done
+    return 1
+  }
+  # A JetStream request to the first node that answers (one may be down).
+  ask() {
+    local m
+    for m in 0 1 2; do $NREQ "nats://127.0.0.1:${ports[$m]}" "$@" 2>/dev/null && return 0; done
+    return 1
+  }
+  consumer_any() {
+    local m
+    for m in 0 1 2; do consumer "nats://127.0.0.1:${ports[$m]}" GARM_LEDGER sink-ledger && return 0; done
+    return 1
+  }
+  ack_floor_above() { [ "$(consumer_any | cut -f3)" -gt "$1" ] 2>/dev/null; }
+  drained_any() { local s; s=$(consumer_any) || return 1; [ "$(cut -f1,2 <<<"$s")" = "$(printf '0\t0')" ]; }
   for n in 0 1 2; do start_node "$n"; done
   wait_until 60 "$SINKD" provision --nats-url "$urls" --replicas 3 >"$D/provision.log" 2>&1 ||
     { cat "$D/provision.log" >&2; FAILED+=("cluster: provision --replicas 3 failed"); return; }
-  local bad; bad=$(generate_chunks "$D/traffic" 1 "$messages" 0)
-  "$SINKD" import ledger --lake-dir "$D/ref" --instance-id ref "$D/traffic/chunk-1.bin" >/dev/null 2>"$D/import.log"
+  # Two chunks: one before the node kill, a smaller one published while the drain's node is down.
+  generate_chunks "$D/traffic" 1 "$messages" 0 >/dev/null
+  "$SINKD" generate ledger --messages "$(( messages / 5 ))" --seed 7102 --bad-share 0     -o "$D/traffic/chunk-2.bin" >/dev/null
+  "$SINKD" import ledger --lake-dir "$D/ref" --instance-id ref "$D"/traffic/chunk-*.bin >/dev/null 2>"$D/import.log"
   # Fewer publishes in flight: an R3 stream on a loaded machine stalls 256 of them.
   publish "$D/publish.log" --nats-url "$urls" --max-pending 32 "$D/traffic/chunk-1.bin" || return 1
-  local replicas; replicas=$($NREQ "nats://127.0.0.1:${ports[0]}" '$JS.API.STREAM.INFO.GARM_LEDGER' | jq -r '.config.num_replicas')
+  local replicas; replicas=$(ask '$JS.API.STREAM.INFO.GARM_LEDGER' | jq -r '.config.num_replicas')
   # Small batches (one message, fetched one at a time: a flush of ~25 fsync'd Parts per 500
-  # events), so the drain is still at work when the leaders change and the leader is killed. With
-  # five-message batches and whole fetches it had drained everything before the kill once it got
-  # faster (2026-12-03: 0 messages in flight at the kill).
+  # events), so the drain is still at work when the leaders change and its node is killed.
   start_drain "$D/drain.log" cluster --nats-url "$urls" --lake-dir "$D/lake" --batch-interval 500ms \
     --ack-wait 5s --batch-max-rows 500 --fetch-max 1
   wait_until 60 grep -q '"flushed batch"' "$D/drain.log" || true
   # A stream leader change, then a consumer leader change, while the drain runs.
   local before after stepdown pending_stepdown pending_kill
-  pending_stepdown=$(consumer "nats://127.0.0.1:${ports[0]}" GARM_LEDGER sink-ledger | cut -f1,2 | tr '\t' /)
-  before=$($NREQ "nats://127.0.0.1:${ports[0]}" '$JS.API.STREAM.INFO.GARM_LEDGER' | jq -r '.cluster.leader')
-  stepdown=$($NREQ "nats://127.0.0.1:${ports[0]}" '$JS.API.STREAM.LEADER.STEPDOWN.GARM_LEDGER' | jq -r '.success // .error.description')
-  $NREQ "nats://127.0.0.1:${ports[0]}" '$JS.API.CONSUMER.LEADER.STEPDOWN.GARM_LEDGER.sink-ledger' >/dev/null || true
+  pending_stepdown=$(consumer_any | cut -f1,2 | tr '\t' /)
+  before=$(stream_leader "nats://127.0.0.1:${ports[0]}")
+  stepdown=$(ask '$JS.API.STREAM.LEADER.STEPDOWN.GARM_LEDGER' | jq -r '.success // .error.description')
+  ask '$JS.API.CONSUMER.LEADER.STEPDOWN.GARM_LEDGER.sink-ledger' >/dev/null || true
   wait_until 20 bash -c "$NREQ nats://127.0.0.1:${ports[0]} '\$JS.API.STREAM.INFO.GARM_LEDGER' | jq -e '.cluster.leader != null and .cluster.leader != \"$before\"'" || true
-  after=$($NREQ "nats://127.0.0.1:${ports[0]}" '$JS.API.STREAM.INFO.GARM_LEDGER' | jq -r '.cluster.leader')
+  after=$(stream_leader "nats://127.0.0.1:${ports[0]}")
   sleep 1
-  # kill -9 the node that now leads the stream; restart it a few seconds later.
-  # The node to kill: the stream's leader, but not n0, the one server the drain is given (it
-  # ignores gossiped servers, KNOWN-GAPS.md), so the drain keeps working through the outage.
-  local victim=${after#n} ask=0 tries
-  for tries in 1 2 3; do
-    [ "$victim" != 0 ] && break
-    $NREQ "nats://127.0.0.1:${ports[0]}" '$JS.API.STREAM.LEADER.STEPDOWN.GARM_LEDGER' >/dev/null 2>&1 || true
+  # The victim: the node the drain is connected to. The stream leader is stepped down until it
+  # is that node too (three tries), so the drain loses its server and the stream its leader at once.
+  local victim tries leader led=no
+  victim=$(node_of "sinkd drain ledger cluster") || victim=""
+  [[ "$victim" =~ ^[012]$ ]] || { FAILED+=("cluster: the drain is on no node's /connz"); victim=0; }
+  for tries in 1 2 3 4; do
+    leader=$(stream_leader "nats://127.0.0.1:${ports[$victim]}")
+    [ "$leader" = "n$victim" ] && { led=yes; break; }
+    $NREQ "nats://127.0.0.1:${ports[$victim]}" '$JS.API.STREAM.LEADER.STEPDOWN.GARM_LEDGER' >/dev/null 2>&1 || true
     sleep 2
-    victim=$(stream_leader "nats://127.0.0.1:${ports[0]}"); victim=${victim#n}
   done
-  [[ "$victim" =~ ^[12]$ ]] || victim=1
-  pending_kill=$(consumer "nats://127.0.0.1:${ports[0]}" GARM_LEDGER sink-ledger | cut -f1,2 | tr '\t' /)
+  local floor_at_kill
+  pending_kill=$(consumer_any | cut -f1,2 | tr '\t' /)
+  floor_at_kill=$(consumer_any | cut -f3)
+  # The second chunk goes to the survivors while the node is down.
+  local survivors; survivors=$(for n in 0 1 2; do [ "$n" = "$victim" ] || printf 'nats://127.0.0.1:%s\n' "${ports[$n]}"; done | paste -sd,)
   kill9 "$(cat "$D/n$victim/pid")"
   local killed_at; killed_at=$(now)
-  local new_leader="" end=$(( $(date +%s) + 30 ))
-  while (( $(date +%s) < end )); do
-    new_leader=$(stream_leader "nats://127.0.0.1:${ports[0]}")
-    [ -n "$new_leader" ] && [ "$new_leader" != "n$victim" ] && break
-    new_leader=""; sleep 0.2
+  # The drain's new node and the stream's new leader, as seen from the survivors.
+  local moved_to="" moved_s="" new_leader="" election=""
+  local end=$(( $(date +%s) + 30 ))
+  while (( $(date +%s) < end )) && { [ -z "$moved_to" ] || [ -z "$new_leader" ]; }; do
+    if [ -z "$moved_to" ]; then
+      moved_to=$(node_of "sinkd drain ledger cluster") && moved_s=$(since "$killed_at") || moved_to=""
+    fi
+    if [ -z "$new_leader" ]; then
+      new_leader=$(ask '$JS.API.STREAM.INFO.GARM_LEDGER' | jq -r '.cluster.leader // empty')
+      if [ -n "$new_leader" ] && [ "$new_leader" != "n$victim" ]; then election=$(since "$killed_at"); else new_leader=""; fi
+    fi
+    sleep 0.2
   done
-  local election; election=$(since "$killed_at")
-  sleep 3
+  publish "$D/publish.log" --nats-url "$survivors" --max-pending 32 "$D/traffic/chunk-2.bin" &
+  local pub_pid=$!; PIDS+=("$pub_pid")
+  # Flushes resume: the ack floor moves past where it was at the kill, with the node down.
+  local resumed="none" drained_down="none"
+  if [ -n "$floor_at_kill" ] && wait_until "$outage" ack_floor_above "$floor_at_kill"; then resumed=$(since "$killed_at"); fi
+  wait "$pub_pid" || FAILED+=("cluster: publish during the outage failed")
+  local remaining; remaining=$(awk -v a="$killed_at" -v b="$(now)" -v o="$outage" 'BEGIN { r = o - (b - a); print (r > 0 ? int(r) : 0) }')
+  if wait_until "$remaining" drained_any; then drained_down=$(since "$killed_at"); fi
+  local left; left=$(awk -v a="$killed_at" -v b="$(now)" -v o="$outage" 'BEGIN { r = o - (b - a); printf "%.1f", (r > 0 ? r : 0) }')
+  sleep "$left"
+  local floor_at_return; floor_at_return=$(consumer_any | cut -f3)
+  local down_for; down_for=$(since "$killed_at")
   start_node "$victim"
-  wait_until 600 drained "nats://127.0.0.1:${ports[$ask]}" GARM_LEDGER sink-ledger || FAILED+=("cluster: not drained within 600 s")
-  local redelivered; redelivered=$(consumer "nats://127.0.0.1:${ports[$ask]}" GARM_LEDGER sink-ledger | cut -f4)
+  wait_until 600 drained_any || FAILED+=("cluster: not drained within 600 s")
+  local redelivered; redelivered=$(consumer_any | cut -f4)
   term "$DRAIN_PID"; local rc=$TERM_RC
   local r p; r=$($CHECK drain "$D/ref/**/*.parquet" "$D/lake/**/*.parquet"); p=$($CHECK parts "$D/lake:.parquet")
   for n in 0 1 2; do kill9 "$(cat "$D/n$n/pid")"; done
-  block cluster "three nats-servers on loopback, R3 streams, $(json .expected "$r") events; a stream leader step-down and a kill -9 of the new leader while draining"
+  block cluster "three nats-servers on loopback, R3 streams, $(json .expected "$r") events, the drain given all three; a stream leader step-down, then the drain's own node kill -9'd for ${outage} s while publishing"
   figure "stream replicas" "$replicas"
   figure "stream leader step-down" "$before -> $after ($stepdown)"
-  figure "leader kill -9: n$victim, new leader" "${new_leader:-none} after ${election} s (the drain's node, n0, stays up)"
+  figure "the drain's node kill -9'd, down for" "n$victim (stream leader: $led), ${down_for} s"
+  figure "drain reconnected to" "n${moved_to:-none} after ${moved_s:-never} s"
+  figure "new stream leader" "${new_leader:-none} after ${election:-never} s"
   figure "pending/ack pending at step-down, at kill" "$pending_stepdown, $pending_kill"
+  figure "ack floor moved past its value at the kill" "${resumed} s after the kill"
+  figure "ack floor at the kill, at the node's return" "$floor_at_kill, $floor_at_return"
+  figure "drained (chunk 2 too) with the node down" "${drained_down} s after the kill"
   figure "messages redelivered" "$redelivered"
   figure "campaign time" "$(since "$t0") s"
   expect "lost ids" "$(json .lost "$r")" eq 0
   expect "unreadable Parts (of $(json .parts "$p"))" "$(json .unreadable "$p")" eq 0
   expect "rows per expected row" "$(ratio "$r")" ge 1
   expect "drain's exit status on SIGTERM" "$rc" eq 0
-  expect "a new stream leader after the kill" "$([ -n "$new_leader" ] && echo 1 || echo 0)" eq 1
-  expect "messages not yet acked at the leader kill" "$(awk -F/ '{ print ($1 == "" ? "missing" : $1 + $2) }' <<<"$pending_kill")" ge 1
+  expect "drain on another node after the kill" "$([ -n "$moved_to" ] && [ "$moved_to" != "$victim" ] && echo 1 || echo 0)" eq 1
+  expect "flushes resumed with its node down (s)" "$resumed" le 30
+  expect "messages not yet acked at the node kill" "$(awk -F/ '{ print ($1 == "" ? "missing" : $1 + $2) }' <<<"$pending_kill")" ge 1
 }
 
 # ---- S3 with 30% injected faults ---------------------------------------------------------------
@@ -663,10 +714,11 @@ EOF
   "$SINKD" config show --config "$D/sinkd.toml" >"$D/config-show.log" 2>&1 || true
   "$SINKD" provision --nats-url "$list" >"$D/provision.log" 2>&1 || true
   "$SINKD" tail ledger --nats-url "nats://${NATS_TOKEN}@127.0.0.1:1" >"$D/tail.log" 2>&1 || true
-  "$SINKD" drain ledger --nats-url "$list" --lake-dir "$D/lake" >"$D/drain.log" 2>&1 || true
+  # A drain waits for NATS forever by default: two seconds of retries, each logged with the list.
+  "$SINKD" drain ledger --nats-url "$list" --lake-dir "$D/lake" --connect-timeout 2s >"$D/drain.log" 2>&1 || true
   "$SINKD" dispatch --config "$D/sinkd.toml" >"$D/dispatch.log" 2>&1 || true
   "$SINKD" drain audit --nats-url "nats://127.0.0.1:1" --s3-endpoint http://127.0.0.1:1 \
-    --s3-bucket chaos >"$D/s3.log" 2>&1 || true
+    --s3-bucket chaos --connect-timeout 0 >"$D/s3.log" 2>&1 || true
 }
 
 campaign_secrets() {
