@@ -86,10 +86,14 @@ struct DrainedLake {
       return false;
     }
     if (!Publish("first.bin", 21)) return false;
+    // At most 40 messages (2,000 rows) a fetch: each publish reaches every partition in several
+    // Parts whatever the timing. With a fetch of 512, a drain that started late on a busy machine
+    // took everything in one flush, one Part a partition, which compaction leaves alone.
     drain = std::make_unique<Background>(
         std::vector<std::string>{SinkdBinary().string(), "drain", "ledger", "--nats-url",
                                  server.url(), "--lake-dir", lake.string(), "--instance-id", "d1",
-                                 "--batch-max-rows", "400", "--batch-interval", "200ms"},
+                                 "--batch-max-rows", "400", "--batch-interval", "200ms",
+                                 "--fetch-max", "40"},
         dir / "drain.log");
     return true;
   }
@@ -198,15 +202,17 @@ TEST(CompactProcess, TwoCompactorsAndADrainAtOnceOnADirectoryLoseNoRow) {
     compactors.push_back(std::make_unique<Background>(
         std::vector<std::string>{SinkdBinary().string(), "compact", "ledger", "--lake-dir",
                                  l.lake.string(), "--follow", "--every", "1s", "--min-parts", "2",
-                                 "--settle", "0s", "--grace", "2s", "--instance-id", id},
+                                 "--settle", "0s", "--grace", "10s", "--instance-id", id},
         l.dir / (std::string(id) + ".log")));
   }
   ASSERT_TRUE(l.Publish("second.bin", 23));
-  // Every id visible at every look while both merge and delete (a grace of 2 s, far longer than
-  // one of these queries), and every look succeeds: a DuckDB error is a torn or vanished file a
-  // reader met, a finding, never a look to skip.
+  // Every id visible at every look while both merge and delete, and every look succeeds: a DuckDB
+  // error is a torn or vanished file a reader met, a finding, never a look to skip. The grace
+  // (10 s) is what keeps a reader safe, so it must outlast one look: a look is a Node.js process
+  // and a glob, which took over 2 s (the grace here before) on a machine running four suites.
+  // Deletions begin 10 s in; the looks go on to 30 s.
   int64_t lowest_seen = 0;
-  const auto until = std::chrono::steady_clock::now() + 20s;
+  const auto until = std::chrono::steady_clock::now() + 30s;
   while (std::chrono::steady_clock::now() < until) {
     std::string error;
     const int64_t d = l.Distinct(&error);
