@@ -5,11 +5,12 @@
 namespace sinkd::parquet {
 namespace {
 
-// What the tree allocates, as charged against the budget: a struct's map and its shared_ptr
-// control block, one map node per field, a list's element array, a binary's bytes. Estimates of
-// libstdc++'s layouts, rounded up; they need not be exact, only proportional to the real cost.
+// What the tree allocates, as charged against the budget: a struct's field array and its
+// shared_ptr control block, each field twice (the array grows by doubling), a list's element
+// array, a binary's bytes. Estimates of libstdc++'s layouts, rounded up; they need not be exact,
+// only proportional to the real cost.
 constexpr size_t kStructCost = sizeof(ThriftStruct) + 32;
-constexpr size_t kFieldCost = sizeof(std::pair<const int16_t, ThriftValue>) + 32;
+constexpr size_t kFieldCost = 2 * sizeof(ThriftStruct::Field);
 
 class Decoder {
  public:
@@ -49,7 +50,7 @@ class Decoder {
       }
       last = static_cast<int16_t>(id);
       if (!Charge(kFieldCost)) break;
-      (*v.fields)[last] = Value(type, depth);
+      v.fields->Append(last, Value(type, depth));
     }
     return v;
   }

@@ -12,18 +12,17 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/result.h"
 
 namespace sinkd::parquet {
 
-struct ThriftValue;
-using ThriftStruct = std::map<int16_t, ThriftValue>;
+class ThriftStruct;
 
 struct ThriftValue {
   enum class Kind { kBool, kInt, kDouble, kBinary, kList, kStruct } kind = Kind::kInt;
@@ -34,7 +33,7 @@ struct ThriftValue {
   std::vector<ThriftValue> list;
   std::shared_ptr<ThriftStruct> fields;  // kStruct
 
-  bool Has(int16_t id) const { return fields && fields->count(id); }
+  bool Has(int16_t id) const { return Find(id) != nullptr; }
   // Field `id` of a struct, or nullptr when absent.
   const ThriftValue* Find(int16_t id) const;
   // Field `id`, or an empty value (Kind::kInt, 0) when absent: for callers that checked Has().
@@ -42,6 +41,33 @@ struct ThriftValue {
   int64_t Int(int16_t id) const { return (*this)[id].i; }
   const std::string& Bin(int16_t id) const { return (*this)[id].bin; }
   const std::vector<ThriftValue>& List(int16_t id) const { return (*this)[id].list; }
+};
+
+// A struct's fields in ascending id order (the decoder refuses any other): appended as they are
+// decoded and found by a short scan. A std::map cost an allocation per field, and footers are
+// decoded once per Part a compaction reads (callgrind: the tree's allocations and frees were most
+// of compaction's footer decoding, 12% of a merge of 400-row Parts).
+class ThriftStruct {
+ public:
+  using Field = std::pair<int16_t, ThriftValue>;
+  using const_iterator = std::vector<Field>::const_iterator;
+
+  size_t size() const { return fields_.size(); }
+  const_iterator begin() const { return fields_.begin(); }
+  const_iterator end() const { return fields_.end(); }
+  const_iterator find(int16_t id) const {
+    for (auto it = fields_.begin(); it != fields_.end(); ++it) {
+      if (it->first == id) return it;
+      if (it->first > id) break;
+    }
+    return fields_.end();
+  }
+  size_t count(int16_t id) const { return find(id) != end() ? 1 : 0; }
+  // REQUIRES: `id` above every id appended before.
+  void Append(int16_t id, ThriftValue value) { fields_.emplace_back(id, std::move(value)); }
+
+ private:
+  std::vector<Field> fields_;
 };
 
 // Structs and lists nested deeper than this are refused (Parquet's own go 7 deep).
