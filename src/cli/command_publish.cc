@@ -66,6 +66,10 @@ Status RunPublish(const PublishFlags& flags, const StreamOrigin& origin, Invocat
   jsOptions_Init(&jo);
   jo.Wait = 30000;
   jo.PublishAsync.MaxPending = flags.max_pending;
+  // With max_pending in flight, the next publish waits for an ack up to StallWait (libnats'
+  // default 200 ms) and then fails: an R3 stream on a loaded machine, or one electing a leader,
+  // acks slower than that. Wait as long as an ack may take instead.
+  jo.PublishAsync.StallWait = jo.Wait;
   jo.PublishAsync.ErrHandler = &OnPublishError;
   jo.PublishAsync.ErrHandlerClosure = &failures;
   jsCtx* raw = nullptr;
