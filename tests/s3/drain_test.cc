@@ -32,21 +32,6 @@ using sinkd::testing::SqlQuote;
 using sinkd::testing::TempDir;
 using sinkd::testing::WaitUntil;
 
-int FreePort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  int port = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) {
-    port = ntohs(a.sin_port);
-  }
-  ::close(fd);
-  return port;
-}
-
 bool Connects(int port) {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in a{};
@@ -112,7 +97,7 @@ class Child {
 class PublishedLedger {
  public:
   PublishedLedger(const TempDir& tmp, int messages) {
-    const int port = FreePort();
+    const int port = sinkd::testing::FreeLoopbackPort();
     nats_ = std::make_unique<Child>(
         std::vector<std::string>{"nats-server", "-js", "-a", "127.0.0.1", "-p",
                                  std::to_string(port), "-sd", (tmp / "js").string()},
