@@ -1,5 +1,8 @@
-// Logger writes one JSON object per line to stderr: {"time":…,"level":…,"msg":…, key: value…}.
-// Keys keep the order given, so an operator's eye and a log shipper see the same shape.
+// Logger writes one JSON object per line to stderr: {"time":…,"level":…,"msg":…, key: value…},
+// or, with the text format, one line for a terminal: `<time> <LEVEL> <msg> key=value …` (a value
+// quoted when it holds a blank, a quote or an equals sign). Keys keep the order given, so an
+// operator's eye and a log shipper see the same shape. A Logger made without a level follows the
+// process's level and format (SetProcessLogging: --log-level and --log-format, config [log]).
 // Threads: safe for concurrent use because each line is formatted first and written under a mutex.
 // Never logs a secret: callers must not pass one (credentials are logged by name only).
 #pragma once
@@ -10,9 +13,12 @@
 #include <functional>
 #include <initializer_list>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
+#include <vector>
 
 namespace sinkd {
 
@@ -23,11 +29,23 @@ struct LogField {
 };
 
 enum class LogLevel { kDebug, kInfo, kWarn, kError };
+enum class LogFormat { kJson, kText };
+
+// The process's level and format, set once from the command line or the file before the command
+// runs (they are atomics, so a Logger on another thread sees them). Default: info, JSON.
+void SetProcessLogging(LogLevel min, LogFormat format);
+LogLevel ProcessLogLevel();
+LogFormat ProcessLogFormat();
+// "debug", "info", "warn", "error"; "json", "text". Anything else: false.
+bool ParseLogLevel(std::string_view text, LogLevel* level);
+bool ParseLogFormat(std::string_view text, LogFormat* format);
 
 class Logger {
  public:
   using Clock = std::function<std::chrono::system_clock::time_point()>;
-  explicit Logger(std::FILE* out = stderr, LogLevel min = LogLevel::kInfo, Clock clock = nullptr);
+  // `min` unset: the process's level (and always its format) at each line.
+  explicit Logger(std::FILE* out = stderr, std::optional<LogLevel> min = std::nullopt,
+                  Clock clock = nullptr);
 
   void Log(LogLevel level, std::string_view msg, std::initializer_list<LogField> fields = {});
   void Debug(std::string_view msg, std::initializer_list<LogField> f = {}) { Log(LogLevel::kDebug, msg, f); }
@@ -40,9 +58,10 @@ class Logger {
 
  private:
   std::FILE* out_;
-  LogLevel min_;
+  std::optional<LogLevel> min_;
   Clock clock_;
-  std::string context_;  // pre-rendered ,"k":"v" pairs
+  // The AddContext fields, kept as given: each line renders them in its format.
+  std::vector<std::pair<std::string, std::string>> context_;
   std::mutex mu_;
 };
 

@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/build_info.h"
 #include "base/duration.h"
 #include "base/log.h"
 #include "base/progress.h"
@@ -238,7 +239,8 @@ Result<compact::PassReport> CompactPass(compact::Compactor& compactor, const Com
   return report;
 }
 
-Status RunCompact(const CompactFlags& flags, const CompactTable& table, Invocation& invocation) {
+Status RunCompact(const CompactFlags& flags, const CompactTable& table,
+                  const std::string& settings_from, Invocation& invocation) {
   // Everything that can be refused without the destination is refused first, as a usage error.
   Result<CompactSettings> settings = SettingsFrom(flags, table);
   if (!settings.ok()) {
@@ -270,7 +272,9 @@ Status RunCompact(const CompactFlags& flags, const CompactTable& table, Invocati
     return written;
   };
   log.Info("sinkd compact started",
-           {{"destination", destination->Describe()},
+           {{"version", std::string_view(kVersion)},
+            {"settings", settings_from},
+            {"destination", destination->Describe()},
             {"key_prefix", o.prefix},
             {"instance", o.instance},
             {"target_bytes", o.target_bytes},
@@ -430,7 +434,7 @@ void AddCompactCommand(CLI::App& root, Invocation& invocation) {
         auto it = settings.find((*table)->drain + ".key_prefix");
         if (it != settings.end()) flags->lake.key_prefix = it->second.text;
       }
-      return RunCompact(*flags, **table, invocation);
+      return RunCompact(*flags, **table, config->SettingsFrom(), invocation);
     };
   });
 }

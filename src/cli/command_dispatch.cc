@@ -7,13 +7,16 @@
 #include <cstdio>
 #include <mutex>
 #include <random>
+#include <tuple>
 
 #include <fmt/format.h>
 
+#include "base/build_info.h"
 #include "base/duration.h"
 #include "base/log.h"
 #include "base/shutdown_signals.h"
 #include "cli/command.h"
+#include "cli/config_flags.h"
 #include "cli/destination_flags.h"
 #include "cli/lake_flags.h"
 #include "config/config.h"
@@ -30,7 +33,33 @@ namespace {
 struct DispatchFlags {
   std::string config;
   std::string metrics_listen;
+  std::string log_level = "info";
+  std::string log_format = "json";
+  bool log_level_given = false, log_format_given = false;  // else [log] may set them
 };
+
+// [log] level and format unless the flags gave them, checked as the flags check theirs.
+Status ApplyDispatchLogging(DispatchFlags flags, const config::Config& c) {
+  for (auto [key, given, value] : {std::tuple{"log.level", flags.log_level_given, &flags.log_level},
+                                   std::tuple{"log.format", flags.log_format_given,
+                                              &flags.log_format}}) {
+    auto it = c.settings.find(key);
+    if (given || it == c.settings.end()) continue;
+    LogLevel level;
+    LogFormat format;
+    const bool valid = std::string_view(key) == "log.level" ? ParseLogLevel(it->second.text, &level)
+                                                            : ParseLogFormat(it->second.text, &format);
+    if (!valid) {
+      return Status::Refuse("INVALID_CONFIG: " + it->second.where + ": " + key + " = \"" +
+                            it->second.text + "\" is not one of " +
+                            (std::string_view(key) == "log.level" ? "debug, info, warn, error"
+                                                                  : "json, text"));
+    }
+    *value = it->second.text;
+  }
+  ApplyLogFlags(flags.log_level, flags.log_format);
+  return Status::OK();
+}
 
 std::string HolderName(const std::string& instance) {
   std::random_device rd;
@@ -61,6 +90,7 @@ Status RunDispatch(const DispatchFlags& flags) {
     return Status::Refuse("INVALID_CONFIG: " + flags.config +
                           ": no [postgres] table with the database url; dispatch needs it");
   }
+  SINKD_RETURN_IF_ERROR(ApplyDispatchLogging(flags, c));
   Logger log(stderr);
   const std::string instance =
       c.dispatch.instance.empty() ? table::DefaultInstanceId() : c.dispatch.instance;
@@ -135,7 +165,9 @@ Status RunDispatch(const DispatchFlags& flags) {
   if (listen.empty() && c.settings.count("metrics.listen")) listen = c.settings.at("metrics.listen").text;
   if (!listen.empty()) SINKD_RETURN_IF_ERROR(endpoint.Start(listen));
   log.Info("sinkd dispatch started",
-           {{"event_sinks", static_cast<int64_t>(event_ids.size())},
+           {{"version", std::string_view(kVersion)},
+            {"settings", flags.config},
+            {"event_sinks", static_cast<int64_t>(event_ids.size())},
             {"audit_sinks", static_cast<int64_t>(audit_ids.size())},
             {"batch_size", c.dispatch.batch_size},
             {"lease_ttl", FormatDuration(c.dispatch.lease_ttl)},
@@ -159,7 +191,12 @@ void AddDispatchCommand(CLI::App& root, Invocation& invocation) {
   cmd->add_option("--metrics-listen", flags->metrics_listen,
                   "serve /metrics, /healthz and /readyz on host:port (overrides "
                   "dispatch.metrics_listen)");
-  cmd->callback([flags, &invocation] { invocation.run = [flags] { return RunDispatch(*flags); }; });
+  AddLogFlags(*cmd, flags->log_level, flags->log_format);
+  cmd->callback([flags, cmd, &invocation] {
+    flags->log_level_given = cmd->count("--log-level") > 0;
+    flags->log_format_given = cmd->count("--log-format") > 0;
+    invocation.run = [flags] { return RunDispatch(*flags); };
+  });
 }
 
 }  // namespace sinkd::cli

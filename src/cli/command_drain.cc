@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <functional>
 
+#include "base/build_info.h"
 #include "base/duration.h"
 #include "base/log.h"
 #include "base/redact.h"
@@ -62,7 +63,8 @@ Result<drain::DrainOptions> OptionsFrom(const DrainFlags& flags, const StreamOri
   return o;
 }
 
-Status RunDrain(const DrainFlags& flags, const StreamOrigin& origin, Invocation& invocation) {
+Status RunDrain(const DrainFlags& flags, const StreamOrigin& origin, const std::string& settings,
+                Invocation& invocation) {
   // Everything that can be refused without the network is refused first, as a usage error.
   SINKD_ASSIGN_OR_RETURN(drain::DrainOptions options, invocation.Usage(OptionsFrom(flags, origin)));
   SINKD_ASSIGN_OR_RETURN(lake::LakeWriterOptions lake_options,
@@ -128,7 +130,9 @@ Status RunDrain(const DrainFlags& flags, const StreamOrigin& origin, Invocation&
   metrics.destination_reachable = true;
 
   log.Info("sinkd drain started",
-           {{"nats", RedactPassword(flags.nats.url)},
+           {{"version", std::string_view(kVersion)},
+            {"settings", settings},
+            {"nats", RedactPassword(flags.nats.url)},
             {"nats_server", connection->connected_url()},
             {"stream", origin.stream},
             {"durable", durable},
@@ -238,7 +242,7 @@ void AddDrainOrigin(CLI::App& parent, Invocation& invocation, const StreamOrigin
   cmd->callback([flags, config, &invocation, origin] {
     invocation.run = [flags, config, origin, &invocation] {
       SINKD_RETURN_IF_ERROR(invocation.Usage(config->Apply()));
-      return RunDrain(*flags, origin, invocation);
+      return RunDrain(*flags, origin, config->SettingsFrom(), invocation);
     };
   });
 }

@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 
+#include "base/log.h"
+
 namespace sinkd::cli {
 
 namespace {
@@ -27,9 +29,34 @@ const config::FileSetting* FileValue(const ConfigFlags::Binding& b, const config
 
 }  // namespace
 
+void AddLogFlags(CLI::App& cmd, std::string& level, std::string& format) {
+  cmd.add_option("--log-level", level, "the least severe log lines written: debug, info, warn or error")
+      ->check(CLI::IsMember({"debug", "info", "warn", "error"}))
+      ->capture_default_str();
+  cmd.add_option("--log-format", format,
+                 "json (one object a line, for a log shipper) or text (for a terminal)")
+      ->check(CLI::IsMember({"json", "text"}))
+      ->capture_default_str();
+}
+
+void ApplyLogFlags(const std::string& level, const std::string& format) {
+  LogLevel l = LogLevel::kInfo;
+  LogFormat f = LogFormat::kJson;
+  (void)ParseLogLevel(level, &l);
+  (void)ParseLogFormat(format, &f);
+  SetProcessLogging(l, f);
+}
+
 ConfigFlags::ConfigFlags(CLI::App& cmd, std::string command) : cmd_(cmd), command_(std::move(command)) {
   cmd_.add_option("--config", path_,
                   "the configuration file (TOML); flags and the environment outrank it");
+  AddLogFlags(cmd_, log_level_, log_format_);
+  Bind("--log-level", {"log.level"});
+  Bind("--log-format", {"log.format"});
+}
+
+std::string ConfigFlags::SettingsFrom() const {
+  return path_.empty() ? "flags, environment and defaults (no --config)" : path_;
 }
 
 void ConfigFlags::Bind(const std::string& flag, std::vector<std::string> keys, std::string env) {
@@ -46,6 +73,12 @@ std::string SourceOf(const ConfigFlags::Binding& b, const config::Config* file) 
 }
 
 Status ConfigFlags::Apply() {
+  Status applied = ApplyFile();
+  ApplyLogFlags(log_level_, log_format_);
+  return applied;
+}
+
+Status ConfigFlags::ApplyFile() {
   if (path_.empty()) return Status::OK();
   SINKD_ASSIGN_OR_RETURN(config::Config parsed, config::LoadConfig(path_));
   file_ = std::move(parsed);

@@ -5,6 +5,8 @@
 // sets); else the flag's default. A file value a flag would refuse is refused naming file:line:col.
 // A destination the file names (lake.dir, lake.s3_*) counts as named, like a flag: one named only
 // by LAKE_DIR or AWS_ENDPOINT_URL does not outrank it (cli/destination_flags.h).
+// Every such command also takes --log-level and --log-format ([log] level and format), applied to
+// the process's logging (base/log.h) by Apply, before the command logs its first line.
 // Threads: main's thread only.
 #pragma once
 
@@ -28,7 +30,8 @@ class ConfigFlags {
     std::string env;                // "" = no variable
   };
 
-  // Adds --config to `cmd`. `command` ("drain ledger") names it in `config show`.
+  // Adds --config, --log-level and --log-format to `cmd`. `command` ("drain ledger") names it in
+  // `config show`.
   ConfigFlags(CLI::App& cmd, std::string command);
 
   // Binds the flag named `flag` (already added to the command) to `keys`.
@@ -42,11 +45,17 @@ class ConfigFlags {
   // The parsed file after Apply (nullopt without --config).
   const std::optional<config::Config>& file() const { return file_; }
   const std::string& path() const { return path_; }
+  // Where the settings came from, for a command's first log line: the file, or that none was.
+  std::string SettingsFrom() const;
 
  private:
+  Status ApplyFile();
+
   CLI::App& cmd_;
   std::string command_;
   std::string path_;
+  std::string log_level_ = "info";
+  std::string log_format_ = "json";
   std::vector<Binding> bindings_;
   std::optional<config::Config> file_;
 };
@@ -57,5 +66,10 @@ using ConfigRegistry = std::vector<std::shared_ptr<ConfigFlags>>;
 // Where a bound setting's value comes from, given the file (or none): "flag --x", "env NAME",
 // "sinkd.toml:3:7" or "default".
 std::string SourceOf(const ConfigFlags::Binding& binding, const config::Config* file);
+
+// Adds --log-level and --log-format to `cmd`, storing into `level` and `format`.
+void AddLogFlags(CLI::App& cmd, std::string& level, std::string& format);
+// Sets the process's logging from the two values (already checked by the flags' validators).
+void ApplyLogFlags(const std::string& level, const std::string& format);
 
 }  // namespace sinkd::cli

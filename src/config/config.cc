@@ -72,6 +72,8 @@ std::vector<SettingSpec> BuildSettings() {
            {"compaction.metrics_listen", K::kString, false},
            {"compaction.metrics_textfile", K::kString, false},
            {"metrics.listen", K::kString, false},
+           {"log.level", K::kString, false},
+           {"log.format", K::kString, false},
            {"postgres.url", K::kString, true},
            {"postgres.url_env", K::kString, false},
            {"dispatch.batch_size", K::kInteger, false},

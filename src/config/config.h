@@ -11,6 +11,7 @@
 //                     metrics_textfile
 //                     (`sinkd compact`, every table; the lake and instance_id come from [lake])
 //   [metrics]         listen (for a command whose own section names no metrics_listen)
+//   [log]             level (debug|info|warn|error), format (json|text): every command with --config
 //   [postgres]        url = "postgresql://…"  (or url_env = "NAME": read the URL from $NAME)
 //   [dispatch]        batch_size, poll_interval, audit_interval, audit_batch, lease_ttl,
 //                     deliver_timeout, metrics_listen, instance — all optional
