@@ -23,7 +23,7 @@ LAUNCHER := -DCMAKE_C_COMPILER_LAUNCHER= -DCMAKE_CXX_COMPILER_LAUNCHER= \
             -DCMAKE_DISABLE_PRECOMPILE_HEADERS=OFF
 endif
 
-.PHONY: all deps build asan tsan fuzz-build test test-release test-asan test-tsan test-fuzz demo bench clean
+.PHONY: all deps build asan tsan fuzz-build test test-release test-asan test-tsan test-fuzz demo bench clean docs
 
 all: build
 
@@ -99,6 +99,11 @@ chaos: build fuzz-build
 
 demo: build
 	bash scripts/demo.sh
+
+# The README's picture: docs/pipeline.svg rendered from docs/pipeline.dot by graphviz (the build
+# renders the same into build/release/docs for the installed README; tests/docs compares both).
+docs: deps
+	dot -Tsvg docs/pipeline.dot -o docs/pipeline.svg
 
 bench: build
 	bash scripts/bench.sh

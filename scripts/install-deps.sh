@@ -14,7 +14,7 @@ debian_packages=(
   libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-boto3 python3-avro zlib1g-dev zstd procps strace openssl systemd ccache
-  prometheus help2man man-db lintian dpkg-dev
+  prometheus help2man man-db lintian dpkg-dev graphviz
 )
 
 missing=()

@@ -21,7 +21,8 @@ TEST(Install, PutsTheBinaryUnitsManPageCompletionAndExamplesUnderThePrefixInside
         "share/bash-completion/completions/sinkd",
         "share/doc/sinkd/sinkd-alerts.yml", "share/doc/sinkd/sinkd-dashboard.json",
         "share/doc/sinkd/README.md", "share/doc/sinkd/examples/sinkd.toml",
-        "share/doc/sinkd/examples/secrets.env"}) {
+        "share/doc/sinkd/examples/secrets.env", "share/doc/sinkd/docs/pipeline.svg",
+        "share/doc/sinkd/docs/design.md"}) {
     EXPECT_TRUE(fs::is_regular_file(root / file)) << file;
   }
   for (const std::string& unit : kUnitFiles) {

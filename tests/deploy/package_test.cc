@@ -136,7 +136,8 @@ TEST_F(Package, HoldsTheBinaryUnitsManPageCompletionAndTheSettingsAsAConffile) {
         "./usr/share/bash-completion/completions/sinkd", "./etc/sinkd/sinkd.toml",
         "./usr/share/doc/sinkd/README.md", "./usr/share/doc/sinkd/copyright",
         "./usr/share/doc/sinkd/changelog.gz", "./usr/share/doc/sinkd/sinkd-alerts.yml",
-        "./usr/share/doc/sinkd/examples/secrets.env"}) {
+        "./usr/share/doc/sinkd/examples/secrets.env", "./usr/share/doc/sinkd/docs/pipeline.svg",
+        "./usr/share/doc/sinkd/docs/design.md"}) {
     EXPECT_NE(listing.out.find(std::string(" ") + file + "\n"), std::string::npos) << file;
   }
   EXPECT_EQ(listing.out.find("/usr/local"), std::string::npos) << listing.out;
