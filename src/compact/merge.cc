@@ -4,6 +4,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <future>
 #include <memory>
 #include <numeric>
 
@@ -101,7 +102,11 @@ class Merger {
   Status PrePass();
   Status Start();                           // every cursor on its first row, the heap built
   Status WriteOutput(lake::PartUpload& upload, uint64_t index, uint64_t* bytes);
+  // Hands the output row group to `writer` on another thread (the merge fills the next one
+  // meanwhile); returns the previous hand-over's status.
   Status FlushRowGroup(parquet::PartWriter& writer);
+  Status EncodeRowGroup(parquet::PartWriter& writer);  // encoding_ into writer
+  Status WaitEncode();                                 // the hand-over in flight, if any
   void ClearOutput();
   // False (nothing appended) when a NULL would reach a REQUIRED output column.
   bool AppendRow(const Cursor& cursor, size_t row, int* null_column);
@@ -122,6 +127,11 @@ class Merger {
   IdSet seen_;
   parquet::Schema schema_;
   std::vector<ColumnValues> out_;  // the output row group being built
+  // The row group being encoded while out_ fills: the merge is serial, and encoding the previous
+  // row group beside it (its chunks on the pool) is what puts a second core to work.
+  std::vector<ColumnValues> encoding_;
+  size_t encoding_rows_ = 0;
+  std::future<Status> encode_;
   size_t out_rows_ = 0;
   uint64_t out_string_bytes_ = 0;  // string bytes in out_, every column
   std::vector<uint32_t> iota_;
@@ -501,13 +511,34 @@ void Merger::ClearOutput() {
   out_string_bytes_ = 0;
 }
 
+Status Merger::WaitEncode() {
+  return encode_.valid() ? encode_.get() : Status::OK();
+}
+
 Status Merger::FlushRowGroup(parquet::PartWriter& writer) {
   if (out_rows_ == 0) return Status::OK();
+  SINKD_RETURN_IF_ERROR(WaitEncode());
+  if (iota_.size() < out_rows_) {
+    iota_.resize(out_rows_);
+    std::iota(iota_.begin(), iota_.end(), 0u);
+  }
+  std::swap(out_, encoding_);
+  encoding_rows_ = out_rows_;
+  if (out_.size() != encoding_.size()) {  // the first hand-over: out_ gets buffers of its own
+    out_.assign(encoding_.size(), ColumnValues{});
+    for (size_t c = 0; c < out_.size(); ++c) out_[c].physical = encoding_[c].physical;
+  }
+  ClearOutput();
+  encode_ = std::async(std::launch::async, [this, &writer] { return EncodeRowGroup(writer); });
+  return Status::OK();
+}
+
+Status Merger::EncodeRowGroup(parquet::PartWriter& writer) {
   parquet::TableView view;
-  view.rows = out_rows_;
+  view.rows = encoding_rows_;
   bool any_optional = false;
-  for (size_t c = 0; c < out_.size(); ++c) {
-    const ColumnValues& v = out_[c];
+  for (size_t c = 0; c < encoding_.size(); ++c) {
+    const ColumnValues& v = encoding_[c];
     switch (v.physical) {
       case PhysicalType::kBoolean: view.columns.emplace_back(std::span<const uint8_t>(v.bools)); break;
       case PhysicalType::kInt32: view.columns.emplace_back(std::span<const int32_t>(v.int32s)); break;
@@ -521,15 +552,9 @@ Status Merger::FlushRowGroup(parquet::PartWriter& writer) {
     any_optional = any_optional || schema_[c].optional;
   }
   if (any_optional) {
-    for (const ColumnValues& v : out_) view.defined.emplace_back(v.defined);
+    for (const ColumnValues& v : encoding_) view.defined.emplace_back(v.defined);
   }
-  if (iota_.size() < out_rows_) {
-    iota_.resize(out_rows_);
-    std::iota(iota_.begin(), iota_.end(), 0u);
-  }
-  Status s = writer.WriteRows(view, std::span<const uint32_t>(iota_).first(out_rows_));
-  ClearOutput();
-  return s;
+  return writer.WriteRows(view, std::span<const uint32_t>(iota_).first(encoding_rows_));
 }
 
 Status Merger::WriteOutput(lake::PartUpload& upload, uint64_t index, uint64_t* bytes) {
@@ -550,8 +575,9 @@ Status Merger::WriteOutput(lake::PartUpload& upload, uint64_t index, uint64_t* b
       // where there was one: refuse the Part rather than write a placeholder as a value.
       int null_column = -1;
       if (!AppendRow(cursor, row, &null_column)) {
-        return Fail(cursor, Status::Refuse(cursor.key + ": column " + schema_[null_column].name +
-                                           " holds a NULL its statistics do not count"));
+        s = Fail(cursor, Status::Refuse(cursor.key + ": column " + schema_[null_column].name +
+                                        " holds a NULL its statistics do not count"));
+        break;
       }
       ++rows;
       // A row group of long strings closes early: its offsets stay far from wrapping (merge.h).
@@ -571,6 +597,9 @@ Status Merger::WriteOutput(lake::PartUpload& upload, uint64_t index, uint64_t* b
     }
   }
   if (s.ok()) s = FlushRowGroup(writer);
+  // Never return with a row group still going into `writer`, which dies with this frame.
+  const Status encoded = WaitEncode();
+  if (s.ok()) s = encoded;
   emitted_ += rows;
   if (s.ok()) {
     MergeCounts counts = outcome_.counts;
