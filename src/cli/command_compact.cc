@@ -199,6 +199,11 @@ Result<compact::PassReport> CompactPass(compact::Compactor& compactor, const Com
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   metrics.inputs_deleted.fetch_add(r.inputs_deleted);
   metrics.partitions_failed.fetch_add(r.partitions_failed);
+  for (const std::string& key : r.kept) {
+    log.Warn("compaction kept a Part an output names: the key holds another object than the one "
+             "merged (re-created since), so it is a live Part and merges again",
+             {{"part", key}});
+  }
   if (!report.ok()) {
     metrics.pass_failures.fetch_add(1);
     // A pass that refused a Part or failed a partition still compacted every other partition:
@@ -226,6 +231,7 @@ Result<compact::PassReport> CompactPass(compact::Compactor& compactor, const Com
             {"partitions_pending", r.partitions_pending},
             {"outputs", r.outputs},
             {"inputs_deleted", r.inputs_deleted},
+            {"inputs_kept", static_cast<uint64_t>(r.kept.size())},
             {"rows_in", r.rows_in},
             {"rows_out", r.rows_out},
             {"duplicates_dropped", r.duplicates_dropped},

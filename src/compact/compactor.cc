@@ -57,7 +57,7 @@ struct Object {
 
 // What an output's footer says about the merge it belongs to.
 struct OutputFooter {
-  std::vector<std::string> supersedes;
+  std::vector<table::SupersededObject> supersedes;
   uint64_t outputs = 0, index = 0, rows_out = 0, rows = 0;
 };
 
@@ -89,9 +89,11 @@ Result<OutputFooter> ParseOutputFooter(const parquet::FileFooter& footer, const 
 }  // namespace
 
 struct Compactor::Rep {
-  // Footers read once per process: a key's bytes never change while its size stays (never-replace).
+  // Footers read once per process: a key's bytes never change while its size and version stay
+  // (never-replace; a key deleted and created again has another version).
   struct Cached {
     uint64_t size = 0;
+    std::string version;
     std::optional<OutputFooter> output;  // set for a readable output
     Status refused;                      // set for an unreadable one
   };
@@ -151,7 +153,8 @@ Result<PassReport> Compactor::RunPass(const PassHooks& hooks, PassReport* out) {
 
   // Outputs and the merges they complete. A merge's inputs count as superseded only once every
   // output of that merge is there: a split merge cut short by a crash covers only part of them.
-  std::map<std::string, std::vector<std::string>> supersedes;  // youngest output → inputs
+  // youngest output → inputs
+  std::map<std::string, std::vector<table::SupersededObject>> supersedes;
   for (auto& [partition, members] : partitions) {
     std::map<std::string, std::vector<std::pair<const Object*, OutputFooter>>> merges;
     for (const Object& o : members) {
@@ -159,8 +162,9 @@ Result<PassReport> Compactor::RunPass(const PassHooks& hooks, PassReport* out) {
       auto stem = table::CompactionOutputStem(o.parsed.name);
       if (!stem) continue;
       Rep::Cached& cached = rep_->outputs[o.stored.key];
-      if (cached.size != o.stored.size || (!cached.output && cached.refused.ok())) {
-        cached = Rep::Cached{o.stored.size, std::nullopt, Status::OK()};
+      if (cached.size != o.stored.size || cached.version != o.stored.version ||
+          (!cached.output && cached.refused.ok())) {
+        cached = Rep::Cached{o.stored.size, o.stored.version, std::nullopt, Status::OK()};
         const std::string key = o.stored.key;
         auto footer = parquet::ReadFooter(
             [&](uint64_t offset, uint64_t length) {
@@ -225,15 +229,24 @@ Result<PassReport> Compactor::RunPass(const PassHooks& hooks, PassReport* out) {
 
   const int64_t now = options_.now_unix_ms();
   GracePlan grace = PlanDeletions(GraceInputs{&objects, &supersedes, now, options_.grace_ms});
+  report.kept.assign(grace.changed.begin(), grace.changed.end());
+  std::map<std::string, const lake::StoredObject*> listed_object;
+  for (const lake::StoredObject& o : objects) listed_object[o.key] = &o;
   std::set<std::string> deleted;
   for (const std::string& key : grace.due) {
     // Oldest first within a partition: after a failure its later deletions wait for a later
     // pass, so an output is still never gone before what it supersedes.
     const std::string& partition = key_partition[key];
     if (failed.count(partition)) continue;
-    Status s = destination_.Delete(key);
-    if (!s.ok()) {
-      fail(partition, s.WithContext("delete " + key));
+    // Only while it is still the object that was merged: one re-created since the listing
+    // stays (merged by a later pass).
+    Result<bool> gone = destination_.DeleteIfUnchanged(*listed_object[key]);
+    if (!gone.ok()) {
+      fail(partition, gone.status().WithContext("delete " + key));
+      continue;
+    }
+    if (!*gone) {
+      report.kept.push_back(key);
       continue;
     }
     deleted.insert(key);
@@ -295,7 +308,10 @@ Result<PassReport> Compactor::RunPass(const PassHooks& hooks, PassReport* out) {
         spec.partition = partition;
         spec.partition_values = members.front().parsed.values;
         spec.values_exact = members.front().parsed.exact;
-        for (size_t i : merge) spec.inputs.push_back(InputRef{live[i]->stored.key, live[i]->stored.size});
+        for (size_t i : merge) {
+          const lake::StoredObject& in = live[i]->stored;
+          spec.inputs.push_back(InputRef{in.key, in.size, in.version});
+        }
         spec.target_bytes = options_.target_bytes;
         spec.parquet = options_.parquet;
         spec.pool = pool_.get();

@@ -7,9 +7,11 @@
 //      anything else (dead letters, `.incomplete` files, foreign layouts) is never read, merged or
 //      deleted.
 //   2. Due deletions: an object is deleted when an output (`compact-….parquet`, footer
-//      `sinkd.source` = "compact") names it in `sinkd.supersedes` and that output appeared
-//      (StoredObject::modified_unix_ms) at least grace_ms ago. Oldest first, so an output is
-//      never gone while something it supersedes is still there.
+//      `sinkd.source` = "compact") names it in `sinkd.supersedes` as exactly this object (key,
+//      size and version; compact/grace.h) and that output appeared
+//      (StoredObject::modified_unix_ms) at least grace_ms ago, and only while it is still that
+//      object (Destination::DeleteIfUnchanged). Oldest first, so an output is never gone while
+//      something it supersedes is still there.
 //   3. Merges the policy picks (compact/policy.h), each placed through lake::Place (never
 //      replacing a key) before anything else is touched. An input is never deleted by the pass
 //      that merged it: readers that listed it a moment ago can still open it for grace_ms. A
@@ -17,13 +19,14 @@
 // Readers see, at any moment, every row at least once: duplicates while an output and its inputs
 // both exist, which the README's dedupe query removes.
 // Outputs: `<partition directories>/compact-<32 hex>.parquet` (or `-<i>` for i = 0, 1, … when the
-// merge is split at about target_bytes), the hex a SHA-256 over the sorted input keys and sizes,
-// so the same inputs give the same key and the same bytes (a second compactor meets kSame; one
-// whose bytes differ meets kTaken and discards its work: the output that stands covers the same
-// inputs). Rows sorted by (time, id), one per id: the earliest time, ties broken by the row's
-// values, so the merge is deterministic. Footer metadata, in order: sinkd.table,
-// sinkd.schema_version, sinkd.source = "compact", sinkd.supersedes (JSON array of input keys,
-// sorted), sinkd.stamps (union of the inputs' elements, sorted by their text, duplicates once),
+// merge is split at about target_bytes), the hex a SHA-256 over the sorted input keys, sizes and
+// versions, so the same inputs give the same key and the same bytes (a second compactor meets
+// kSame; one whose bytes differ meets kTaken and discards its work: the output that stands covers
+// the same inputs). Rows sorted by (time, id), one per id: the earliest time, ties broken by the
+// row's values, so the merge is deterministic. Footer metadata, in order: sinkd.table,
+// sinkd.schema_version, sinkd.source = "compact", sinkd.supersedes (JSON array of the inputs as
+// {"key","size","version"}, sorted by key), sinkd.stamps (union of the inputs' elements, sorted
+// by their text, duplicates once),
 // sinkd.compaction ({"rows_in","rows_out","duplicates_dropped","inputs","outputs","index"}).
 // Memory: streams; one decoded row group per input plus one output row group (a Part not written
 // by sinkd is read whole, to be sorted), and 16 to 32 bytes per distinct id of the merge for the
@@ -90,6 +93,10 @@ struct PassReport {
   // Lone Parts the policy picked that were left as they are: sinkd Parts in order without two
   // rows of one record, which a rewrite would only copy (nothing written, nothing to delete).
   uint64_t parts_left_alone = 0;
+  // Keys an output's sinkd.supersedes names that hold another object than the one merged (a key
+  // re-created after its input was deleted, or named by an output written before versions were
+  // recorded): live Parts, never deleted on that output's account, merged again.
+  std::vector<std::string> kept;
   // Partitions where a delete or a merge failed ("<partition>: <why>"): skipped for the rest of
   // the pass (counted pending), every other partition compacted; also in RunPass's Redeliver.
   std::vector<std::string> failed;

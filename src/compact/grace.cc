@@ -19,14 +19,22 @@ GracePlan PlanDeletions(const GraceInputs& in) {
     auto found = by_key.find(output);
     if (found == by_key.end()) continue;
     const std::string dir = DirectoryOf(output);
-    for (const std::string& key : keys) {
+    for (const table::SupersededObject& input : keys) {
+      const std::string& key = input.key;
       // An output covers only its own partition's objects, never itself.
       if (key == output || DirectoryOf(key) != dir || !by_key.count(key)) continue;
+      const lake::StoredObject& now = *by_key[key];
+      if (input.version.empty() || input.version != now.version || input.size != now.size) {
+        plan.changed.insert(key);
+        continue;
+      }
       plan.superseded.insert(key);
       auto [it, fresh] = oldest_cover.emplace(key, found->second->modified_unix_ms);
       if (!fresh) it->second = std::min(it->second, found->second->modified_unix_ms);
     }
   }
+  // An object one output names exactly is superseded, whatever an older output says of its key.
+  for (const std::string& key : plan.superseded) plan.changed.erase(key);
   std::vector<const lake::StoredObject*> due;
   for (const auto& [key, appeared] : oldest_cover) {
     if (in.now_unix_ms - appeared >= in.grace_ms) due.push_back(by_key[key]);

@@ -607,9 +607,7 @@ Status Merger::WriteOutput(lake::PartUpload& upload, uint64_t index, uint64_t* b
       counts.rows_out = emitted_;
       counts.duplicates_dropped = counts.rows_in - counts.rows_out;
     }
-    std::vector<std::string> supersedes;
-    for (const InputRef& in : spec_.inputs) supersedes.push_back(in.key);
-    s = writer.Finish(OutputMetadata(table_, supersedes, stamps_, counts, index));
+    s = writer.Finish(OutputMetadata(table_, spec_.inputs, stamps_, counts, index));
   }
   if (!s.ok()) writer.Abandon();
   *bytes = writer.bytes_written();

@@ -12,12 +12,14 @@ std::string MergeHash(std::vector<InputRef> inputs) {
   std::sort(inputs.begin(), inputs.end(),
             [](const InputRef& a, const InputRef& b) { return a.key < b.key; });
   std::string text;
-  for (const InputRef& in : inputs) text += in.key + "\n" + std::to_string(in.size) + "\n";
+  for (const InputRef& in : inputs) {
+    text += in.key + "\n" + std::to_string(in.size) + "\n" + in.version + "\n";
+  }
   return Sha256Hex(text).substr(0, 32);
 }
 
 std::vector<parquet::KeyValue> OutputMetadata(const row::ColumnTable& table,
-                                              const std::vector<std::string>& supersedes,
+                                              const std::vector<InputRef>& supersedes,
                                               const std::vector<std::string>& stamps,
                                               const MergeCounts& counts, uint64_t index) {
   std::string stamps_json = "[";
@@ -33,7 +35,9 @@ std::vector<parquet::KeyValue> OutputMetadata(const row::ColumnTable& table,
                                        {"outputs", counts.outputs},
                                        {"index", index}};
   std::vector<parquet::KeyValue> metadata = table::FooterHead(table, table::kCompactionSource);
-  metadata.emplace_back(table::kSupersedesKey, nlohmann::json(supersedes).dump());
+  std::vector<table::SupersededObject> inputs;
+  for (const InputRef& in : supersedes) inputs.push_back({in.key, in.size, in.version});
+  metadata.emplace_back(table::kSupersedesKey, table::FormatSupersedes(std::move(inputs)));
   metadata.emplace_back(table::kStampsKey, stamps_json);
   metadata.emplace_back(table::kCompactionKey, compaction.dump());
   return metadata;

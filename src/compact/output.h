@@ -19,19 +19,22 @@ namespace sinkd::compact {
 struct InputRef {
   std::string key;
   uint64_t size = 0;
+  std::string version;  // lake::StoredObject::version: recorded in sinkd.supersedes
 };
 
-// 32 hex digits: the first half of SHA-256 over "<key>\n<size>\n" of every input, in key order.
+// 32 hex digits: the first half of SHA-256 over "<key>\n<size>\n<version>\n" of every input, in
+// key order. The version keeps a key re-created after its merge from meeting that merge's name.
 std::string MergeHash(std::vector<InputRef> inputs);
 
 struct MergeCounts {
   uint64_t rows_in = 0, rows_out = 0, duplicates_dropped = 0, inputs = 0, outputs = 0;
 };
 
-// The footer metadata of output `index`, in docs/design.md's order. `supersedes` sorted; `stamps`
-// the union's elements as JSON texts, sorted, each once.
+// The footer metadata of output `index`, in docs/design.md's order. `supersedes`: the merge's
+// inputs (table::FormatSupersedes sorts them); `stamps` the union's elements as JSON texts,
+// sorted, each once.
 std::vector<parquet::KeyValue> OutputMetadata(const row::ColumnTable& table,
-                                              const std::vector<std::string>& supersedes,
+                                              const std::vector<InputRef>& supersedes,
                                               const std::vector<std::string>& stamps,
                                               const MergeCounts& counts, uint64_t index);
 

@@ -59,6 +59,9 @@ struct StoredObject {
   uint64_t size = 0;
   // When it appeared (mtime; S3 LastModified): for a grace period. kUnknownTime when unreadable.
   int64_t modified_unix_ms = 0;
+  // What tells this object from any other ever placed at its key (with the size): S3's ETag
+  // (unquoted, lower case); a directory file's mtime in nanoseconds. "" when the store gave none.
+  std::string version;
 };
 
 class Destination {
@@ -80,6 +83,14 @@ class Destination {
   // Removes the object at `key`; a key that is not there is success (a delete retried). The
   // caller deletes only what it knows it placed (kNew) and nobody can have acknowledged.
   virtual Status Delete(const std::string& key) = 0;
+  // Removes the object at `key` only while it is still `expected` (the same size and version as
+  // List gave): true when it is gone (deleted now, or already absent), false when the key holds
+  // another object (re-created since that listing), which stays. For the grace deleter, whose
+  // record of an input is a listing: a key re-created after its input was merged is a live Part.
+  // An `expected` without a version is never deleted. On a directory the check and the unlink
+  // are two calls (a re-creation in between is lost); on S3 the DELETE carries If-Match: <ETag>
+  // after a HEAD checked the size and ETag (a store that ignores If-Match leaves that window).
+  virtual Result<bool> DeleteIfUnchanged(const StoredObject& expected) = 0;
   // Every complete object whose key starts with `prefix` ("" for all), sorted by key. Uploads in
   // progress (a directory's `.incomplete` files, multipart pieces) are not objects.
   virtual Result<std::vector<StoredObject>> List(const std::string& prefix) = 0;

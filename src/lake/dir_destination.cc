@@ -19,6 +19,12 @@ namespace {
 
 std::string Errno(int err) { return std::strerror(err); }
 
+// A file's StoredObject::version: its mtime in nanoseconds. A file written again, or a key
+// removed and created anew, gets another (a rename into place keeps the mtime of the write).
+std::string VersionOf(const struct stat& st) {
+  return std::to_string(int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec);
+}
+
 Status WriteAll(int fd, const uint8_t* data, size_t size) {
   while (size > 0) {
     ssize_t n = ::write(fd, data, size);
@@ -369,6 +375,22 @@ Status DirDestination::Replace(const std::string& key, std::string_view bytes) {
   return file.CommitReplacing();
 }
 
+Result<bool> DirDestination::DeleteIfUnchanged(const StoredObject& expected) {
+  SINKD_RETURN_IF_ERROR(CheckKey(expected.key));
+  const std::filesystem::path path = root_ / expected.key;
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return true;
+    return Status::Redeliver("delete " + expected.key + ": " + Errno(errno));
+  }
+  if (expected.version.empty() || static_cast<uint64_t>(st.st_size) != expected.size ||
+      VersionOf(st) != expected.version) {
+    return false;
+  }
+  SINKD_RETURN_IF_ERROR(Delete(expected.key));
+  return true;
+}
+
 Result<std::vector<StoredObject>> DirDestination::List(const std::string& prefix) {
   std::vector<StoredObject> objects;
   if (!prefix.empty()) SINKD_RETURN_IF_ERROR(CheckKey(prefix));
@@ -391,7 +413,8 @@ Result<std::vector<StoredObject>> DirDestination::List(const std::string& prefix
     struct stat st;
     if (::stat(it->path().c_str(), &st) != 0) continue;  // removed while we listed
     const int64_t modified_ms = int64_t{st.st_mtim.tv_sec} * 1000 + st.st_mtim.tv_nsec / 1'000'000;
-    objects.push_back(StoredObject{key, static_cast<uint64_t>(st.st_size), modified_ms});
+    objects.push_back(
+        StoredObject{key, static_cast<uint64_t>(st.st_size), modified_ms, VersionOf(st)});
   }
   if (ec) return Status::Redeliver("list " + (root_ / prefix).string() + ": " + ec.message());
   std::sort(objects.begin(), objects.end(),

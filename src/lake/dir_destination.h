@@ -48,6 +48,8 @@ class DirDestination final : public Destination {
   Status Sync() override;
   Status Delete(const std::string& key) override;
   Status Replace(const std::string& key, std::string_view bytes) override;
+  // stat, compare, unlink: a file re-created between the stat and the unlink is deleted.
+  Result<bool> DeleteIfUnchanged(const StoredObject& expected) override;
   Result<std::vector<StoredObject>> List(const std::string& prefix) override;
   Result<std::string> Read(const std::string& key, uint64_t offset, uint64_t length) override;
   // Always OK: renameat2(RENAME_NOREPLACE) and link(2) both refuse an existing name.

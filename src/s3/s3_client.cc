@@ -124,6 +124,14 @@ metrics::S3Operation OperationOf(const S3Call& call) {
   return Op::kOther;
 }
 
+std::string BareEtag(std::string_view etag) {
+  std::string out;
+  for (char c : etag) {
+    if (c != '"') out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  }
+  return out;
+}
+
 S3Answer AnswerOf(const HttpResponse& response) {
   S3Answer a;
   a.status = response.status;

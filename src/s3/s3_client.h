@@ -63,6 +63,8 @@ std::string XmlValue(std::string_view xml, std::string_view tag);
 S3Answer AnswerOf(const HttpResponse& response);
 // The S3 API operation `call` is (PutObject, UploadPart, ListObjectsV2, …), for the metrics.
 metrics::S3Operation OperationOf(const S3Call& call);
+// "\"0cc1…\"" → "0cc1…": ETags arrive quoted, in whatever case the store likes; compared bare.
+std::string BareEtag(std::string_view etag);
 
 class S3Client {
  public:

@@ -162,6 +162,44 @@ Status S3Destination::Delete(const std::string& key) {
   return Status::Redeliver("delete " + client_->Name(key) + ": " + AnswerOf(*sent).ToString());
 }
 
+Result<bool> S3Destination::DeleteIfUnchanged(const lake::StoredObject& expected) {
+  const std::string& key = expected.key;
+  if (key.empty() || key.front() == '/') return Status::Internal("s3: bad key \"" + key + "\"");
+  // The HEAD is the whole check on a store that ignores If-Match; where it is honoured, the
+  // DELETE's own condition closes the window between the two.
+  Result<HttpResponse> head = client_->Send(S3Call{"HEAD", key, {}, {}, {}});
+  if (!head.ok()) {
+    return Status::Redeliver("check " + key + " before deleting it: " + head.status().message());
+  }
+  if (head->status == 404) return true;
+  if (head->status / 100 != 2) {
+    return Status::Redeliver("check " + client_->Name(key) + " before deleting it: " +
+                             AnswerOf(*head).ToString());
+  }
+  const std::string etag = head->Header("etag");
+  if (expected.version.empty() || BareEtag(etag) != expected.version ||
+      head->Header("content-length") != std::to_string(expected.size)) {
+    return false;
+  }
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    HeaderList headers;
+    if (conditional_deletes_) headers.emplace_back("if-match", etag);
+    Result<HttpResponse> sent = client_->Send(S3Call{"DELETE", key, {}, headers, {}});
+    if (!sent.ok()) return Status::Redeliver("delete " + key + ": " + sent.status().message());
+    if (sent->status == 412) return false;  // replaced since the HEAD
+    if (sent->status / 100 == 2 || sent->status == 404) return true;
+    if (!conditional_deletes_ || !RefusesConditional(*sent)) {
+      return Status::Redeliver("delete " + client_->Name(key) + ": " +
+                               AnswerOf(*sent).ToString());
+    }
+    conditional_deletes_ = false;
+    log_.Warn("the store does not implement If-Match on DELETE; superseded Parts are deleted "
+              "after a HEAD checked their size and ETag, without the store's own check",
+              {{"destination", Describe()}, {"answer", AnswerOf(*sent).ToString()}});
+  }
+  return Status::Internal("delete " + key + ": unreachable");
+}
+
 Result<std::vector<lake::StoredObject>> S3Destination::List(const std::string& prefix) {
   std::vector<lake::StoredObject> objects;
   std::string token;
@@ -185,6 +223,7 @@ Result<std::vector<lake::StoredObject>> S3Destination::List(const std::string& p
       lake::StoredObject object;
       object.key = XmlValue(entry, "Key");
       object.size = std::strtoull(XmlValue(entry, "Size").c_str(), nullptr, 10);
+      object.version = BareEtag(XmlValue(entry, "ETag"));
       const std::string modified = XmlValue(entry, "LastModified");
       const std::optional<int64_t> millis = IsoUnixMillis(modified);
       object.modified_unix_ms = millis.value_or(lake::kUnknownTime);

@@ -8,7 +8,8 @@
 // multipart completion was acknowledged, or a 412 led to a HEAD that found our size and ETag in
 // place (see S3Upload::InPlace for what "the same bytes" can and cannot prove on S3); other bytes
 // at the key are kTaken, nothing written.
-// List is ListObjectsV2 (every page), Read a ranged GET, Delete a DELETE (404 counts as done).
+// List is ListObjectsV2 (every page; each object's version is its ETag), Read a ranged GET,
+// Delete a DELETE (404 counts as done), DeleteIfUnchanged a HEAD and a DELETE with If-Match.
 // A LastModified that does not parse is lake::kUnknownTime (never 0), with a warning.
 // CheckExclusiveCreates probes the store once (s3/exclusive_probe.h): a store that ignores
 // If-None-Match is found out only that way; Begin's creates detect only a store that refuses it.
@@ -78,6 +79,10 @@ class S3Destination final : public lake::Destination {
   Status Delete(const std::string& key) override;
   // A plain PUT (no If-None-Match): S3 swaps whole objects, so a reader sees old or new.
   Status Replace(const std::string& key, std::string_view bytes) override;
+  // HEAD (size and ETag as `expected`), then DELETE with If-Match: <ETag>; 412 keeps the
+  // object. A store refusing the header (501, NotImplemented) is logged once and deleted from
+  // without it, after the HEAD alone.
+  Result<bool> DeleteIfUnchanged(const lake::StoredObject& expected) override;
   Result<std::vector<lake::StoredObject>> List(const std::string& prefix) override;
   Result<std::string> Read(const std::string& key, uint64_t offset, uint64_t length) override;
   // Runs the probe under `<prefix>/_sinkd/probe/<random>` the first time; later calls give the
@@ -97,6 +102,7 @@ class S3Destination final : public lake::Destination {
   Logger& log_;
   std::unique_ptr<S3Client> client_;
   bool conditional_creates_ = true;
+  bool conditional_deletes_ = true;  // false once the store refused If-Match on a DELETE
   std::optional<Status> exclusive_;  // CheckExclusiveCreates' verdict, once it has one
   // The bytes of the Part being uploaded, reused from one upload to the next (at most
   // multipart_threshold bytes); lent to one upload at a time.

@@ -1,7 +1,6 @@
 #include "s3/s3_upload.h"
 
 #include <algorithm>
-#include <cctype>
 
 #include "base/random_token.h"
 #include "s3/s3_client.h"
@@ -13,15 +12,6 @@ namespace {
 
 bool EndsWith(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
-
-// "\"0cc1…\"" → "0cc1…": ETags arrive quoted, in whatever case the store likes.
-std::string BareEtag(std::string_view etag) {
-  std::string out;
-  for (char c : etag) {
-    if (c != '"') out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-  }
-  return out;
 }
 
 bool Success(const HttpResponse& r) { return r.status / 100 == 2; }

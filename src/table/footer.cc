@@ -1,5 +1,7 @@
 #include "table/footer.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 namespace sinkd::table {
@@ -11,15 +13,36 @@ std::vector<std::pair<std::string, std::string>> FooterHead(const row::ColumnTab
           {std::string(kSourceKey), std::string(source)}};
 }
 
-Result<std::vector<std::string>> ParseSupersedes(std::string_view json) {
+std::string FormatSupersedes(std::vector<SupersededObject> inputs) {
+  std::sort(inputs.begin(), inputs.end(),
+            [](const SupersededObject& a, const SupersededObject& b) { return a.key < b.key; });
+  nlohmann::ordered_json array = nlohmann::ordered_json::array();
+  for (const SupersededObject& in : inputs) {
+    array.push_back({{"key", in.key}, {"size", in.size}, {"version", in.version}});
+  }
+  return array.dump();
+}
+
+Result<std::vector<SupersededObject>> ParseSupersedes(std::string_view json) {
   nlohmann::json parsed = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
   if (!parsed.is_array()) return Status::Refuse("sinkd.supersedes is not a JSON array");
-  std::vector<std::string> keys;
+  std::vector<SupersededObject> inputs;
   for (const auto& element : parsed) {
-    if (!element.is_string()) return Status::Refuse("sinkd.supersedes holds a non-string");
-    keys.push_back(element.get<std::string>());
+    if (element.is_string()) {
+      inputs.push_back(SupersededObject{element.get<std::string>(), 0, ""});
+      continue;
+    }
+    if (!element.is_object() || !element.contains("key") || !element["key"].is_string() ||
+        !element.contains("size") || !element["size"].is_number_unsigned() ||
+        !element.contains("version") || !element["version"].is_string()) {
+      return Status::Refuse(
+          "sinkd.supersedes holds an element that is neither a key nor {key, size, version}");
+    }
+    inputs.push_back(SupersededObject{element["key"].get<std::string>(),
+                                      element["size"].get<uint64_t>(),
+                                      element["version"].get<std::string>()});
   }
-  return keys;
+  return inputs;
 }
 
 }  // namespace sinkd::table

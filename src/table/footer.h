@@ -9,11 +9,13 @@
 //   sinkd.first_sequence, sinkd.last_sequence   a flush's range (lake Parts only)
 //   sinkd.stamps          the flush stamps (lake/stamp.h): one for a Part, the union of its
 //                         inputs' for a compaction output
-//   sinkd.supersedes      a compaction output's inputs (JSON array of keys, sorted)
+//   sinkd.supersedes      a compaction output's inputs, each as it was when merged (JSON array
+//                         of {"key","size","version"}, sorted by key; see SupersededObject)
 //   sinkd.compaction      a compaction output's counts (compact/output.h)
 // Threads: pure functions.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -41,8 +43,25 @@ inline constexpr std::string_view kCompactionSource = "compact";
 std::vector<std::pair<std::string, std::string>> FooterHead(const row::ColumnTable& columns,
                                                             std::string_view source);
 
-// The keys of a sinkd.supersedes value; Refuse naming what is wrong when it is not a JSON array
-// of strings.
-Result<std::vector<std::string>> ParseSupersedes(std::string_view json);
+// One input of a compaction output, as the listing the merge was planned from gave it. The grace
+// deleter deletes the object at `key` only while it is still exactly this one (same size and
+// version): a key re-created after its input was merged and deleted holds rows no output has, a
+// live Part.
+struct SupersededObject {
+  std::string key;
+  uint64_t size = 0;
+  // lake::StoredObject::version (S3 ETag, a file's mtime in ns). "" for an element written before
+  // versions were recorded (a bare key string): such an element matches no object, so its input
+  // is merged again rather than deleted unseen.
+  std::string version;
+  bool operator==(const SupersededObject&) const = default;
+};
+
+// The sinkd.supersedes value of `inputs` (sorted by key here).
+std::string FormatSupersedes(std::vector<SupersededObject> inputs);
+
+// A sinkd.supersedes value: objects as FormatSupersedes writes them, or bare key strings (outputs
+// written before versions were recorded). Refuse naming what is wrong when it is neither.
+Result<std::vector<SupersededObject>> ParseSupersedes(std::string_view json);
 
 }  // namespace sinkd::table

@@ -53,6 +53,7 @@ Status ScanLake(lake::Destination& destination, const std::string& prefix, Verif
     ObjectInfo info;
     info.key = object.key;
     info.size = object.size;
+    info.version = object.version;
     const std::string& key = object.key;
     auto footer = parquet::ReadFooter(
         [&](uint64_t offset, uint64_t length) { return destination.Read(key, offset, length); },

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "lake/stamp.h"
+#include "table/footer.h"
 
 namespace sinkd::verify {
 
@@ -38,8 +39,10 @@ struct ObjectInfo {
   uint64_t size = 0;
   uint64_t rows = 0;
   std::vector<lake::FlushStamp> stamps;  // empty: a Part without sinkd.stamps (older, foreign)
-  std::vector<std::string> supersedes;   // sinkd.supersedes: the keys a compaction output replaces
+  // sinkd.supersedes: the objects a compaction output replaces (table/footer.h)
+  std::vector<table::SupersededObject> supersedes;
   std::string error;                     // non-empty: its footer could not be read (named, counted)
+  std::string version;                   // lake::StoredObject::version
 };
 
 // "GARM_LEDGER", "import@box-77" (a run), "outbox:lake": what numbers a stamp's sequences.

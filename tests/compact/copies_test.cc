@@ -111,7 +111,7 @@ TEST(CompactCopies, ASplitOutboxMergeCountsItsRowsByPositionSoNoneIsCutOff) {
   ASSERT_TRUE(listed.ok());
   uint64_t total = 0;
   for (const auto& o : *listed) {
-    spec.inputs.push_back({o.key, o.size});
+    spec.inputs.push_back({o.key, o.size, o.version});
     total += o.size;
   }
   spec.target_bytes = total / 3;

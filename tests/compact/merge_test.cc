@@ -28,7 +28,7 @@ MergeSpec SpecFor(lake::Destination& lake, const std::string& partition) {
   spec.partition_values = {"svc"};
   auto listed = lake.List(partition + "/");
   EXPECT_TRUE(listed.ok());
-  for (const auto& o : *listed) spec.inputs.push_back({o.key, o.size});
+  for (const auto& o : *listed) spec.inputs.push_back({o.key, o.size, o.version});
   spec.target_bytes = 256ull << 20;
   spec.parquet = lake::LakePartOptions();
   spec.parquet.created_by = "sinkd version 0.0.0 (build test)";

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include "lake/sweep.h"
 #include "support/support.h"
 
@@ -142,6 +144,34 @@ TEST(DirDestination, ListReadAndDeleteSeeOnlyCompleteObjects) {
   ASSERT_TRUE(dest->Sync().ok());
   EXPECT_EQ(dest->List("ledger/")->size(), 1u);
   EXPECT_TRUE(dest->Delete("../outside").IsInternal());
+}
+
+// The grace deleter's delete: only the object a listing saw. A key removed and written again
+// (the same size even) is another object, a live Part that stays; a gone key is done.
+TEST(DirDestination, DeleteIfUnchangedDeletesOnlyTheObjectTheListingSaw) {
+  TempDir tmp;
+  auto dest = Make(tmp.path());
+  const std::string key = "ledger/date=2026-09-29/app=a/part-1.parquet";
+  WriteFile(tmp / key, "0123456789");
+  auto before = dest->List("ledger/");
+  ASSERT_TRUE(before.ok() && before->size() == 1u);
+  const StoredObject merged = (*before)[0];
+  EXPECT_FALSE(merged.version.empty());
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_TRUE(dest->Delete(key).ok());
+  WriteFile(tmp / key, "9876543210");  // re-created: same size, other bytes
+  auto kept = dest->DeleteIfUnchanged(merged);
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  EXPECT_FALSE(*kept);
+  EXPECT_EQ(*dest->Read(key, 0, 10), "9876543210") << "the re-created Part was deleted";
+  StoredObject unversioned = (*dest->List("ledger/"))[0];
+  unversioned.version.clear();
+  EXPECT_FALSE(*dest->DeleteIfUnchanged(unversioned)) << "no version: nothing to compare";
+  const StoredObject now = (*dest->List("ledger/"))[0];
+  EXPECT_NE(now.version, merged.version);
+  EXPECT_TRUE(*dest->DeleteIfUnchanged(now));
+  EXPECT_FALSE(fs::exists(tmp / key));
+  EXPECT_TRUE(*dest->DeleteIfUnchanged(now)) << "a key already gone is done";
 }
 
 TEST(DirDestination, AnAbortedPartLeavesNothingAReaderWouldPickUp) {

@@ -283,6 +283,44 @@ TEST_F(SharedStore, ListReadAndDeleteWorkOnTheBucket) {
   EXPECT_EQ(destination->List("listed/")->size(), 5u);
 }
 
+// The grace deleter's delete on a bucket: a key written again since the listing (the same size
+// even) holds another ETag and stays; the listed object itself goes, by a DELETE carrying
+// If-Match with its ETag, so a store that honours it refuses a replacement landing after the HEAD.
+TEST_F(SharedStore, DeleteIfUnchangedDeletesOnlyTheObjectTheListingSaw) {
+  S3Server& server = *server_;
+  ASSERT_TRUE(server.ok()) << server.error();
+  CapturedLog log;
+  auto destination = Make(TestOptions(server.endpoint()), log.log());
+  const std::string key = "recreated/app=a/part-1.parquet";
+  ASSERT_TRUE(PutPart(*destination, key, "0123456789").ok());
+  auto before = destination->List("recreated/");
+  ASSERT_TRUE(before.ok() && before->size() == 1u);
+  const lake::StoredObject merged = (*before)[0];
+  EXPECT_EQ(merged.version, "781e5e245d69b566979b86e28d23f2c7") << "the listing's bare ETag";
+  ASSERT_TRUE(destination->Delete(key).ok());
+  ASSERT_TRUE(PutPart(*destination, key, "9876543210").ok());
+  auto kept = destination->DeleteIfUnchanged(merged);
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  EXPECT_FALSE(*kept);
+  EXPECT_EQ(*destination->Read(key, 0, 10), "9876543210") << "the re-created Part was deleted";
+  const lake::StoredObject now = (*destination->List("recreated/"))[0];
+  auto gone = destination->DeleteIfUnchanged(now);
+  ASSERT_TRUE(gone.ok()) << gone.status().ToString();
+  EXPECT_TRUE(*gone);
+  EXPECT_TRUE(KeysUnder(server, "recreated/").empty());
+  EXPECT_TRUE(*destination->DeleteIfUnchanged(now)) << "a key already gone is done";
+  size_t conditional = 0;
+  for (const auto& r : server.Requests()) {
+    if (r["method"] == "DELETE" && r["url"].get<std::string>().find("/recreated/") !=
+                                       std::string::npos &&
+        r["headers"].contains("if-match")) {
+      EXPECT_EQ(r["headers"]["if-match"], "\"" + now.version + "\"");
+      ++conditional;
+    }
+  }
+  EXPECT_EQ(conditional, 1u) << "the one delete sent, with If-Match";
+}
+
 // A store without conditional writes is found out once, logged once, and written to without the
 // header from then on: the drain carries on rather than failing every flush.
 TEST(S3Destination, AStoreWithoutConditionalWritesIsDetectedOnceAndUsedWithout) {

@@ -27,6 +27,9 @@ class WrappedDestination : public lake::Destination {
   Status Replace(const std::string& key, std::string_view bytes) override {
     return inner_.Replace(key, bytes);
   }
+  Result<bool> DeleteIfUnchanged(const lake::StoredObject& expected) override {
+    return inner_.DeleteIfUnchanged(expected);
+  }
   Result<std::vector<lake::StoredObject>> List(const std::string& prefix) override {
     return inner_.List(prefix);
   }

@@ -33,6 +33,7 @@ std::vector<ObjectInfo> Flush(const std::string& instance, uint64_t first, uint6
     ObjectInfo o;
     o.key = s.key;
     o.size = 1000;
+    o.version = "v1";
     o.rows = 10;
     o.stamps = {s};
     out.push_back(o);
@@ -95,18 +96,24 @@ TEST(Verify, SequencesAFlushDidNotAcknowledgeAreNotCoveredByIt) {
   EXPECT_EQ(r.gaps[0].range, (SequenceRange{5, 5}));
 }
 
-// A compaction output carries its inputs' stamps: the inputs it supersedes may be gone, or still
-// there awaiting deletion (not counted twice); a deleted output is missing Parts again.
-TEST(Verify, ACompactionOutputStandsForTheInputsItSupersedes) {
-  std::vector<ObjectInfo> inputs = Flush("a", 1, 10, 3);
+// A compaction output of `inputs`: their stamps, and each of them as the object it is.
+ObjectInfo OutputOf(const std::vector<ObjectInfo>& inputs) {
   ObjectInfo output;
   output.key = "ledger/date=2026-01-01/compact-00.parquet";
   output.size = 3000;
   output.rows = 30;
   for (const ObjectInfo& i : inputs) {
     output.stamps.push_back(i.stamps[0]);
-    output.supersedes.push_back(i.key);
+    output.supersedes.push_back({i.key, i.size, i.version});
   }
+  return output;
+}
+
+// A compaction output carries its inputs' stamps: the inputs it supersedes may be gone, or still
+// there awaiting deletion (not counted twice); a deleted output is missing Parts again.
+TEST(Verify, ACompactionOutputStandsForTheInputsItSupersedes) {
+  std::vector<ObjectInfo> inputs = Flush("a", 1, 10, 3);
+  ObjectInfo output = OutputOf(inputs);
   VerifyInput during = Of({inputs, {output}});
   VerifyReport r = Verify(during);
   EXPECT_TRUE(r.ok());
@@ -117,6 +124,21 @@ TEST(Verify, ACompactionOutputStandsForTheInputsItSupersedes) {
   VerifyInput lost = Of({inputs});
   lost.objects.erase(lost.objects.begin());
   EXPECT_FALSE(Verify(lost).ok()) << "the output deleted after its inputs";
+}
+
+// An output supersedes its inputs as the objects they were: a key re-created since (another
+// version, or another size) holds rows the output does not have, and counts as live; so does an
+// input named by an output written before versions were recorded (a bare key).
+TEST(Verify, AKeyRecreatedAfterItsMergeIsLiveNotSuperseded) {
+  std::vector<ObjectInfo> inputs = Flush("a", 1, 10, 3);
+  ObjectInfo output = OutputOf(inputs);
+  inputs[0].version = "v2";
+  inputs[1].size = 999;
+  output.supersedes[2].version = "";
+  VerifyReport r = Verify(Of({inputs, {output}}));
+  EXPECT_TRUE(r.ok());
+  EXPECT_EQ(r.superseded, 0u);
+  EXPECT_EQ(r.rows, 60u) << "every re-created Part's rows are live";
 }
 
 TEST(Verify, DuplicatesAreCountedFromStamps) {

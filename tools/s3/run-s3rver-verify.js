@@ -7,6 +7,9 @@
 //   - If-None-Match: * on a PUT or a multipart completion is honoured (412 when the key exists)
 //     as one atomic step with the create (see oneAtATime), or, with --if-none-match=reject,
 //     refused with 501 NotImplemented like a store without it;
+//   - If-Match: <ETag> on an object's DELETE is honoured as AWS does (412 when the object's ETag
+//     differs, 404 when there is none), in the key's turn like a create, so a create cannot land
+//     between the comparison and the delete;
 //   - a multipart abort (DELETE ?uploadId) removes the upload (s3rver answers 405), unless
 //     --s3rver-abort leaves s3rver's own answer;
 //   - x-amz-security-token must be signed and, with --session-token, equal to it (403 otherwise).
@@ -314,6 +317,22 @@ function makeLayer(opts, accounts, store) {
       const conditional = honoured && req.headers['if-none-match'] === '*';
       return creating(`${bucket}/${key}`, async () => {
         if (conditional && (await store.existsObject(bucket, key))) {
+          return refuse(412, 'PreconditionFailed',
+                        'At least one of the pre-conditions you specified did not hold');
+        }
+        await next();
+        record(ctx);
+      });
+    }
+    if (req.method === 'DELETE' && key && !query.has('uploadId') &&
+        req.headers['if-match'] !== undefined) {
+      const wanted = req.headers['if-match'].replace(/"/g, '');
+      return creating(`${bucket}/${key}`, async () => {
+        if (!(await store.existsObject(bucket, key))) {
+          return refuse(404, 'NoSuchKey', 'The specified key does not exist.');
+        }
+        const { etag } = await store.getMetadata(bucket, key);
+        if (wanted !== '*' && wanted !== etag.replace(/"/g, '')) {
           return refuse(412, 'PreconditionFailed',
                         'At least one of the pre-conditions you specified did not hold');
         }
