@@ -58,6 +58,7 @@ Status Backfill::StartFlush() {
   SINKD_RETURN_IF_ERROR(WaitForFlush());
   drain::Batch& full = batches_[filling_];
   if (full.empty()) return Status::OK();
+  drain::LogRejects(full, log_);
   filling_ = 1 - filling_;
   flushing_ = true;
   flusher_ = std::thread([this, &full] {
@@ -124,14 +125,6 @@ Status Backfill::AddToBatch(size_t i, drain::ParallelDecoder* decoded, size_t de
     added = batches_[filling_].Add(std::move(run_[i].message), sequence, options_.envelope, now);
   }
   drain::Batch& batch = batches_[filling_];
-  // The subject is read only for a reject's line, from the held message (as the drain does):
-  // a copy per message would be an allocation per event on the audit stream.
-  for (const drain::HeldReject& reject : added.rejects) {
-    log_.Error("unreadable record; dead-lettering",
-               {{"subject", batch.held[reject.message].message.subject()},
-                {"seq", sequence},
-                {"reject", reject.reject.ToString()}});
-  }
   if (batch.rows.rows() >= options_.batch_max_rows || batch.bytes() >= options_.batch_max_bytes ||
       batch.partitions_full()) {
     return StartFlush();

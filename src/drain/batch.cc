@@ -4,6 +4,8 @@
 #include <iterator>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "row/ledger_columns.h"
 
 namespace sinkd::drain {
@@ -167,6 +169,35 @@ void Batch::Clear() {
   first_sequence_ = last_sequence_ = 0;
   sequences_.clear();
   first_buffered_unix_ns_ = 0;
+}
+
+void LogRejects(const Batch& batch, Logger& log) {
+  if (batch.rejects.empty()) return;
+  uint64_t by_reason[4] = {};
+  std::string sample;
+  for (size_t i = 0; i < batch.rejects.size(); ++i) {
+    const HeldReject& r = batch.rejects[i];
+    ++by_reason[std::min<size_t>(static_cast<size_t>(r.reject.reason), 3)];
+    if (i >= kRejectSample) continue;
+    const Held& held = batch.held[r.message];
+    if (!sample.empty()) sample += "; ";
+    sample += fmt::format("seq {} ({}): {}", held.sequence, held.message.subject(),
+                          r.reject.ToString());
+  }
+  std::string reasons;
+  for (size_t reason = 0; reason < 4; ++reason) {
+    if (by_reason[reason] == 0) continue;
+    if (!reasons.empty()) reasons += ' ';
+    reasons += fmt::format(
+        "{}={}", contract::ReasonName(static_cast<contract::RejectReason>(reason)),
+        by_reason[reason]);
+  }
+  log.Error("unreadable records in this batch; dead-lettering them",
+            {{"records", static_cast<uint64_t>(batch.rejects.size())},
+             {"by_reason", reasons},
+             {"first_seq", batch.first_sequence()},
+             {"last_seq", batch.last_sequence()},
+             {"sample", sample}});
 }
 
 }  // namespace sinkd::drain

@@ -18,6 +18,7 @@
 #include <span>
 #include <vector>
 
+#include "base/log.h"
 #include "contract/reject.h"
 #include "contract/wire_decoder.h"
 #include "drain/parallel_decoder.h"
@@ -129,5 +130,14 @@ class Batch {
   uint64_t last_sequence_ = 0;
   std::vector<uint64_t> sequences_;
 };
+
+// Records shown in full in the one line a batch's unreadable records get.
+inline constexpr size_t kRejectSample = 3;
+
+// One ERROR line for `batch`'s unreadable records, however many (none: no line): their count,
+// the count by reason, the batch's sequence range and the first kRejectSample in full. A drain
+// logs it when a batch closes, an import when it starts a flush; a bad producer would otherwise
+// print a line per record.
+void LogRejects(const Batch& batch, Logger& log);
 
 }  // namespace sinkd::drain

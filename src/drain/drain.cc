@@ -4,8 +4,6 @@
 #include <span>
 #include <thread>
 
-#include <fmt/format.h>
-
 #include "base/duration.h"
 #include "contract/reject.h"
 #include "drain/settle.h"
@@ -233,34 +231,6 @@ bool Drain::Add(jetstream::Message& m, ParallelDecoder* decoded, size_t decoded_
   return true;
 }
 
-void Drain::LogRejects(const Batch& batch) {
-  if (batch.rejects.empty()) return;
-  uint64_t by_reason[4] = {};
-  std::string sample;
-  for (size_t i = 0; i < batch.rejects.size(); ++i) {
-    const HeldReject& r = batch.rejects[i];
-    ++by_reason[std::min<size_t>(static_cast<size_t>(r.reject.reason), 3)];
-    if (i >= kRejectSample) continue;
-    const jetstream::Message& held = batch.held[r.message].message;
-    if (!sample.empty()) sample += "; ";
-    sample += fmt::format("seq {} ({}): {}", held.stream_sequence(), held.subject(),
-                          r.reject.ToString());
-  }
-  std::string reasons;
-  for (size_t reason = 0; reason < 4; ++reason) {
-    if (by_reason[reason] == 0) continue;
-    if (!reasons.empty()) reasons += ' ';
-    reasons += fmt::format(
-        "{}={}", contract::ReasonName(static_cast<contract::RejectReason>(reason)),
-        by_reason[reason]);
-  }
-  log_.Error("unreadable records in this batch; dead-lettering them",
-             {{"records", static_cast<uint64_t>(batch.rejects.size())},
-              {"by_reason", reasons},
-              {"first_seq", batch.first_sequence()},
-              {"last_seq", batch.last_sequence()},
-              {"sample", sample}});
-}
 
 void Drain::HandOver() {
   if (settler_->busy()) {
@@ -268,7 +238,7 @@ void Drain::HandOver() {
     return;
   }
   Batch& closed = *filling_;
-  LogRejects(closed);
+  LogRejects(closed, log_);
   filling_ = filling_ == &batches_[0] ? &batches_[1] : &batches_[0];
   settling_rows_ = closed.rows.rows();
   settling_first_unix_ns_ = closed.first_buffered_unix_ns();

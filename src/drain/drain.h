@@ -143,9 +143,6 @@ class Drain {
   };
   const StopSummary& stop_summary() const { return stop_summary_; }
 
-  // Records shown in full in the one line a batch's unreadable records get.
-  static constexpr size_t kRejectSample = 3;
-
  private:
   // Takes a fetch and adds it to the filling batch (AddFetched).
   void FetchOnce(Prefetcher& prefetcher, std::chrono::milliseconds timeout);
@@ -162,9 +159,6 @@ class Drain {
   // Hands the filling batch to the settler and fills the other, or, while the previous batch
   // still settles, waits up to a second for it (so a stop or an overdue flush is seen).
   void HandOver();
-  // One line for a closed batch's unreadable records, however many: the count by reason and
-  // the first kRejectSample (a bad producer would otherwise print a line per record).
-  void LogRejects(const Batch& batch);
   // Waits until no batch settles, or the one settling is stuck.
   void WaitSettled();
   // After a batch settled (or was abandoned, or its abandoned flush returned): refresh the

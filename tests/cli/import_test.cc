@@ -116,6 +116,20 @@ TEST(Import, RecordedTrafficBecomesAQueryableLakeWithEveryBadRecordDeadLettered)
   ASSERT_TRUE(dead.ok) << dead.error;
   EXPECT_EQ(dead.rows[0][0], std::to_string(stats.bad_records()))
       << "every bad record must be kept as a dead letter, none dropped";
+  // One batch, one line for its unreadable records however many there are (one per record
+  // before), naming their count.
+  size_t errors = 0;
+  for (size_t at = r.err.find("\"level\":\"ERROR\""); at != std::string::npos;
+       at = r.err.find("\"level\":\"ERROR\"", at + 1)) {
+    ++errors;
+  }
+  EXPECT_EQ(errors, 1u) << r.err;
+  EXPECT_NE(r.err.find("\"msg\":\"unreadable records in this batch; dead-lettering them\""),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(",\"records\":" + std::to_string(stats.bad_records()) + ","),
+            std::string::npos)
+      << r.err;
 
   const std::regex key(R"(.*/ledger/date=\d{4}-\d\d-\d\d/app=[A-Za-z0-9._~%-]*/part-box-77-1-80-\d+\.parquet)");
   const auto parts = Files(tmp / "lake", ".parquet");

@@ -66,7 +66,7 @@ TEST(DrainLog, ABatchsUnreadableRecordsAreOneLineWithCountsByReasonAndABoundedSa
   for (size_t at = sample.find("seq "); at != std::string::npos; at = sample.find("seq ", at + 1)) {
     ++shown;
   }
-  EXPECT_EQ(shown, drain::Drain::kRejectSample) << sample;
+  EXPECT_EQ(shown, drain::kRejectSample) << sample;
 }
 
 // SIGTERM's summary: the batch held at the stop is flushed (its rows counted), and messages
