@@ -108,6 +108,9 @@ class Batch {
   std::vector<Held> held;
   std::vector<HeldReject> rejects;
   row::RowBatch rows;
+  // The stream's creation time (jetstream::StreamState::created) when the batch was handed over
+  // to be settled: with the stream's name, its identity in the flush's positions.
+  std::string source_created;
 
  private:
   // What every Add does besides decoding (rows [rows_before, rows.rows()) and the rejects in

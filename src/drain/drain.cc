@@ -242,6 +242,7 @@ void Drain::HandOver() {
   filling_ = filling_ == &batches_[0] ? &batches_[1] : &batches_[0];
   settling_rows_ = closed.rows.rows();
   settling_first_unix_ns_ = closed.first_buffered_unix_ns();
+  closed.source_created = source_.stream_created();
   PublishBuffered();
   settler_->Start(closed);
 }

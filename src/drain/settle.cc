@@ -58,6 +58,7 @@ void NakRest(Batch& batch, SettleContext& c, SettleReport& report, const char* s
 // The positions `batch` covers, as its Parts' footers and the table's commit name them.
 lake::Provenance ProvenanceOf(const Batch& batch, const std::string& source) {
   lake::Provenance provenance{source, batch.first_sequence(), batch.last_sequence()};
+  provenance.source_created = batch.source_created;
   provenance.acknowledged = batch.Acknowledged();
   return provenance;
 }

@@ -84,6 +84,7 @@ Result<std::unique_ptr<PullConsumer>> PullConsumer::Bind(Connection& connection,
   }
 
   std::unique_ptr<PullConsumer> consumer(new PullConsumer(connection, config));
+  consumer->stream_created_ = stream->created;
   jsSubOptions so;
   jsSubOptions_Init(&so);
   so.Stream = config.stream.c_str();
@@ -159,7 +160,12 @@ Status PullConsumer::Recreate(uint64_t start_sequence) {
   jsErrCode jerr = static_cast<jsErrCode>(0);
   natsStatus s = js_AddConsumer(&ci, connection_.js(), config_.stream.c_str(), &cc, nullptr, &jerr);
   ConsumerInfoPtr owned(ci);
-  if (s == NATS_OK) return Status::OK();
+  if (s == NATS_OK) {
+    if (auto stream = GetStreamState(connection_, config_.stream); stream.ok()) {
+      stream_created_ = stream->created;
+    }
+    return Status::OK();
+  }
   const Status failed =
       FromNats(s, "re-create consumer " + config_.durable + " on stream " + config_.stream, jerr);
   // Another drain on the durable may have made it first, from its own start.

@@ -79,6 +79,9 @@ class PullConsumer {
 
   Result<ConsumerState> State();
   const ConsumerConfig& config() const { return config_; }
+  // The stream's creation time (StreamState::created) as read at Bind, and again after a
+  // Recreate, which may find the stream made again.
+  const std::string& stream_created() const { return stream_created_; }
   bool connected() const { return connection_.connected(); }
 
  private:
@@ -88,6 +91,7 @@ class PullConsumer {
   Connection& connection_;
   ConsumerConfig config_;
   SubscriptionPtr sub_;
+  std::string stream_created_;
 };
 
 }  // namespace sinkd::jetstream

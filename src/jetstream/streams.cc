@@ -1,5 +1,8 @@
 #include "jetstream/streams.h"
 
+#include <cstdio>
+#include <ctime>
+
 #include "base/duration.h"
 
 namespace sinkd::jetstream {
@@ -21,6 +24,22 @@ std::string Bool(bool b) { return b ? "true" : "false"; }
 int64_t Fold(int64_t v) { return v <= 0 ? -1 : v; }
 
 int64_t OrDefault(int64_t v, int64_t fallback) { return v == 0 ? fallback : v; }
+
+// 2026-12-05T07:40:01.123456789Z: the client gives the server's time as nanoseconds; all nine
+// digits, so one instant is always one string.
+std::string Rfc3339Nanos(int64_t unix_ns) {
+  const int64_t seconds = unix_ns >= 0 ? unix_ns / 1'000'000'000
+                                       : (unix_ns - 999'999'999) / 1'000'000'000;
+  const int64_t nanos = unix_ns - seconds * 1'000'000'000;
+  const std::time_t t = static_cast<std::time_t>(seconds);
+  std::tm utc{};
+  gmtime_r(&t, &utc);
+  char out[40];
+  std::snprintf(out, sizeof out, "%04d-%02d-%02dT%02d:%02d:%02d.%09lldZ", utc.tm_year + 1900,
+                utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec,
+                static_cast<long long>(nanos));
+  return out;
+}
 
 }  // namespace
 
@@ -150,6 +169,7 @@ Result<StreamState> GetStreamState(Connection& connection, const std::string& st
   state.bytes = si->State.Bytes;
   state.first_sequence = si->State.FirstSeq;
   state.last_sequence = si->State.LastSeq;
+  state.created = Rfc3339Nanos(si->Created);
   state.config = RunningConfigOf(*si->Config);
   return state;
 }

@@ -107,6 +107,9 @@ struct StreamState {
   uint64_t bytes = 0;
   uint64_t first_sequence = 0;
   uint64_t last_sequence = 0;
+  // When the stream was made, UTC, RFC 3339 with nine fractional digits: with its name, the
+  // stream's identity (one deleted and made again under its name numbers from 1 again).
+  std::string created;
   RunningConfig config;
 };
 // NotFound when the stream does not exist.

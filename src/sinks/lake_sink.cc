@@ -1,6 +1,7 @@
 #include "sinks/lake_sink.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include "row/outbox_columns.h"
 #include "sinks/rfc3339.h"
@@ -16,22 +17,32 @@ std::string_view JsonOrNull(const std::string& json) {
   return json.empty() ? std::string_view("null") : std::string_view(json);
 }
 
+uint64_t SeqOf(int64_t seq) { return static_cast<uint64_t>(std::max<int64_t>(seq, 0)); }
+
 // The stamp's sequences are the outbox's seq (a bigserial, unique across the outbox, with holes
-// where transactions rolled back), its txids the range of positions.
+// where transactions rolled back), its txids the range of positions: of records[i] for each i of
+// `taken` (in order).
 template <typename Record>
-lake::Provenance ProvenanceOf(const std::string& id, std::span<const Record> records) {
+lake::Provenance ProvenanceOf(const std::string& id, std::span<const Record> records,
+                              std::span<const size_t> taken) {
   lake::Provenance p;
   p.source = "outbox:" + id;
   p.scope = "outbox";
   std::vector<uint64_t> seqs;
-  seqs.reserve(records.size());
-  for (const Record& r : records) seqs.push_back(static_cast<uint64_t>(std::max<int64_t>(r.seq, 0)));
-  p.first_sequence = static_cast<uint64_t>(std::max<int64_t>(records.front().seq, 0));
-  p.last_sequence = static_cast<uint64_t>(std::max<int64_t>(records.back().seq, 0));
-  p.first_txid = records.front().txid;
-  p.last_txid = records.back().txid;
+  seqs.reserve(taken.size());
+  for (size_t i : taken) seqs.push_back(SeqOf(records[i].seq));
+  p.first_sequence = SeqOf(records[taken.front()].seq);
+  p.last_sequence = SeqOf(records[taken.back()].seq);
+  p.first_txid = records[taken.front()].txid;
+  p.last_txid = records[taken.back()].txid;
   p.acknowledged = lake::ToRanges(std::move(seqs));
   return p;
+}
+
+bool Holds(const std::vector<lake::SequenceRange>& ranges, uint64_t seq) {
+  auto it = std::upper_bound(ranges.begin(), ranges.end(), seq,
+                             [](uint64_t s, const lake::SequenceRange& r) { return s < r.first; });
+  return it != ranges.begin() && seq <= std::prev(it)->last;
 }
 
 // Flushes `records` (pushed one row each by `push`) in consecutive sub-ranges, each under keys of
@@ -39,32 +50,49 @@ lake::Provenance ProvenanceOf(const std::string& id, std::span<const Record> rec
 // partition would be one more than `cap` allows (Parts per flush stay bounded: a record's type
 // and time are the producer's). The same records always split at the same places, so a
 // redelivery writes the same keys.
+// First, the records whose positions the table holds already (a delivery repeated after its
+// commit landed and its cursor save was lost: table/commit.h) are left out: not written again,
+// and acknowledged with the rest when this returns OK. A table that cannot say is a Retry.
 template <typename Record, typename Push>
 Status FlushInRanges(std::span<const Record> records, const std::string& id,
                      lake::LakeWriter& writer, row::RowBatch& rows, batch::PartitionCap& cap,
                      size_t batch_max_bytes, const Push& push) {
   rows.Clear();
   cap.Clear();
-  rows.Reserve(records.size());
-  size_t first = 0;  // of the rows in `rows`
+  if (records.empty()) return Status::OK();
+  std::vector<size_t> taken(records.size());
+  for (size_t i = 0; i < records.size(); ++i) taken[i] = i;
+  auto committed =
+      writer.commit().Committed(writer.options().key_prefix, ProvenanceOf(id, records, taken));
+  if (!committed.ok()) {
+    return committed.status().IsInternal() ? committed.status()
+                                           : committed.status().As(Status::Retry);
+  }
+  if (!committed->empty()) {
+    std::erase_if(taken, [&](size_t i) { return Holds(*committed, SeqOf(records[i].seq)); });
+  }
+  rows.Reserve(taken.size());
+  size_t first = 0;  // index into `taken` of the first record in `rows`
   auto flush = [&](size_t end) -> Status {
-    auto report = writer.Flush(rows, ProvenanceOf(id, records.subspan(first, end - first)));
+    auto report = writer.Flush(
+        rows, ProvenanceOf(id, records, std::span<const size_t>(taken).subspan(first, end - first)));
     if (!report.ok()) return report.status();
     rows.Clear();
     cap.Clear();
     first = end;
     return Status::OK();
   };
-  for (size_t i = 0; i < records.size(); ++i) {
+  for (size_t t = 0; t < taken.size(); ++t) {
+    const size_t i = taken[t];
     push(records[i], i);
     if (!cap.Take(rows, rows.rows() - 1)) {
       rows.TruncateRows(rows.rows() - 1);
-      SINKD_RETURN_IF_ERROR(flush(i));
+      SINKD_RETURN_IF_ERROR(flush(t));
       push(records[i], i);
       (void)cap.Take(rows, 0);  // the first of a batch always fits
     }
-    if (rows.bytes() < batch_max_bytes && i + 1 < records.size()) continue;
-    SINKD_RETURN_IF_ERROR(flush(i + 1));
+    if (rows.bytes() < batch_max_bytes && t + 1 < taken.size()) continue;
+    SINKD_RETURN_IF_ERROR(flush(t + 1));
   }
   return Status::OK();
 }
@@ -73,10 +101,10 @@ Status FlushInRanges(std::span<const Record> records, const std::string& id,
 
 LakeEventSink::LakeEventSink(std::string id, std::unique_ptr<lake::Destination> destination,
                              lake::LakeWriterOptions options, size_t batch_max_bytes,
-                             size_t max_partitions)
+                             size_t max_partitions, table::Commit& commit)
     : id_(std::move(id)),
       destination_(std::move(destination)),
-      writer_(*destination_, std::move(options)),
+      writer_(*destination_, std::move(options), commit),
       batch_max_bytes_(batch_max_bytes),
       batch_(row::kOutboxEventColumns),
       cap_(row::kOutboxEventColumns, max_partitions) {}
@@ -119,10 +147,10 @@ Status LakeEventSink::Deliver(std::span<const Event> events) {
 
 LakeAuditSink::LakeAuditSink(std::string id, std::unique_ptr<lake::Destination> destination,
                              lake::LakeWriterOptions options, size_t batch_max_bytes,
-                             size_t max_partitions)
+                             size_t max_partitions, table::Commit& commit)
     : id_(std::move(id)),
       destination_(std::move(destination)),
-      writer_(*destination_, std::move(options)),
+      writer_(*destination_, std::move(options), commit),
       batch_max_bytes_(batch_max_bytes),
       batch_(row::kOutboxAuditColumns),
       cap_(row::kOutboxAuditColumns, max_partitions) {}

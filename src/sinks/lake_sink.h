@@ -9,6 +9,10 @@
 // is never replaced: the Part goes under the key's next alternative (lake/lake_writer.h), and the
 // delivery succeeds. A bisected batch writes a sub-range under other keys, and readers (and
 // compaction) deduplicate on the position, `sequence`.
+// Table: every flush is committed to the sink's table (table/commit.h, `commit`: `none` unless
+// given another) before Deliver/Write returns, and a delivery first leaves out the records whose
+// positions (seq) the table holds already: a redelivery after a commit whose cursor save was lost
+// writes nothing again for them.
 // An event the lake cannot take — no id, a time that is not RFC 3339, or a value the Parquet
 // writer refuses (a string that is not UTF-8) — makes the call fail with Reject (permanent: the
 // dispatcher isolates and dead-letters it); any other failed flush is Retry.
@@ -31,6 +35,7 @@
 #include "lake/lake_writer.h"
 #include "row/row_batch.h"
 #include "sinks/event_sink.h"
+#include "table/commit.h"
 
 namespace sinkd::sinks {
 
@@ -41,7 +46,8 @@ class LakeEventSink final : public EventSink {
   // REQUIRES: max_partitions >= 1 (the registry checks it).
   LakeEventSink(std::string id, std::unique_ptr<lake::Destination> destination,
                 lake::LakeWriterOptions options, size_t batch_max_bytes = row::kDefaultBatchBytes,
-                size_t max_partitions = batch::kDefaultMaxPartitionsPerFlush);
+                size_t max_partitions = batch::kDefaultMaxPartitionsPerFlush,
+                table::Commit& commit = table::NoTableCommit());
 
   const std::string& id() const override { return id_; }
   // Ensures the destination (creates the lake root, checks the bucket).
@@ -62,7 +68,8 @@ class LakeAuditSink final : public AuditSink {
  public:
   LakeAuditSink(std::string id, std::unique_ptr<lake::Destination> destination,
                 lake::LakeWriterOptions options, size_t batch_max_bytes = row::kDefaultBatchBytes,
-                size_t max_partitions = batch::kDefaultMaxPartitionsPerFlush);
+                size_t max_partitions = batch::kDefaultMaxPartitionsPerFlush,
+                table::Commit& commit = table::NoTableCommit());
 
   const std::string& id() const override { return id_; }
   Status Open() override;

@@ -35,6 +35,10 @@ struct Provenance {
   std::vector<SequenceRange> acknowledged;
   std::string scope = "stream";  // what numbers the sequences: stream | run | outbox (stamp.h)
   std::optional<uint64_t> first_txid, last_txid;  // an outbox sink's positions
+  // A stream's creation time as JetStream reports it (jetstream::StreamState::created): with
+  // `source`, the stream's identity, since a stream deleted and made again under its name numbers
+  // its messages from 1 again. Empty for what is not a stream (import, an outbox sink).
+  std::string source_created;
 };
 
 struct PartReport {

@@ -466,6 +466,10 @@ class ScriptedTable final : public table::Commit {
   std::string_view format() const override { return "scripted"; }
   Result<std::vector<table::SequenceRange>> Committed(std::string_view,
                                                       const table::Provenance& p) override {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      asked_created = p.source_created;
+    }
     std::vector<table::SequenceRange> out;
     std::vector<table::SequenceRange> asked = p.acknowledged;
     if (asked.empty()) asked.push_back({p.first_sequence, p.last_sequence});
@@ -485,6 +489,8 @@ class ScriptedTable final : public table::Commit {
       return Status::Retry("scripted commit failure");
     }
     committed.push_back(request.positions.acknowledged);
+    identities.push_back(request.positions.source + "@" + request.positions.source_created);
+    asked_created = request.positions.source_created;
     return Status::OK();
   }
   std::vector<table::SequenceRange> held;
@@ -492,6 +498,8 @@ class ScriptedTable final : public table::Commit {
   std::mutex mu;
   int applied = 0;
   std::vector<std::vector<table::SequenceRange>> committed;
+  std::vector<std::string> identities;  // source@source_created of each commit
+  std::string asked_created;
 };
 
 // Puts `commit` behind the rig's lake sink.
@@ -550,6 +558,29 @@ TEST(Drain, AFailedCommitNaksTheBatchAndItsRedeliveryLandsIt) {
   EXPECT_GE(scripted.applied, 2);
   EXPECT_EQ(RowsInLake(rig.lake_dir()), 3u);
   EXPECT_NE(rig.LogText().find("scripted commit failure"), std::string::npos);
+}
+
+// A stream deleted and made again under its name numbers its messages from 1 again, so a table
+// knows a stream by its name and creation time: the drain asks and commits under both, the
+// creation time as the server holds it.
+TEST(Drain, TheTableIsAskedAndCommitsUnderTheStreamsNameAndCreationTime) {
+  DrainRig rig;
+  ASSERT_TRUE(rig.server.ok()) << rig.server.error();
+  ScriptedTable scripted;
+  CommitTo(rig, scripted);
+  testing::PublishLedger(*rig.connection, Events("i", 2));
+  ASSERT_TRUE(rig.Start());
+  ASSERT_TRUE(WaitUntil([&] { return rig.Drained(); }, 10s));
+  rig.Stop();
+  auto stream = jetstream::GetStreamState(*rig.connection, jetstream::kLedgerStream);
+  ASSERT_TRUE(stream.ok()) << stream.status().ToString();
+  ASSERT_EQ(stream->created.size(), 30u) << stream->created;  // 2026-12-05T07:40:01.123456789Z
+  EXPECT_EQ(stream->created[10], 'T');
+  EXPECT_EQ(stream->created.back(), 'Z');
+  std::lock_guard<std::mutex> lock(scripted.mu);
+  EXPECT_EQ(scripted.asked_created, stream->created);
+  ASSERT_EQ(scripted.identities.size(), 1u);
+  EXPECT_EQ(scripted.identities[0], std::string(jetstream::kLedgerStream) + "@" + stream->created);
 }
 
 }  // namespace

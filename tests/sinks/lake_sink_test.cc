@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lake/dir_destination.h"
+#include "table/commit.h"
 #include "outbox/outbox_fixture.h"
 #include "support/support.h"
 
@@ -175,6 +176,63 @@ TEST(LakeSink, ADeliverySpanningMorePartitionsThanItsCapIsFlushedInConsecutiveRa
                   Glob(tmp.path()) + ")");
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_EQ(r.rows[0], (std::vector<std::string>{"7", "7"}));
+}
+
+// An outbox table (table/commit.h) as the test scripts it: it holds the seqs `held` and records
+// the positions of every commit. sinkd's own interface, as an `iceberg` commit implements it.
+class OutboxTable final : public table::Commit {
+ public:
+  std::string_view format() const override { return "scripted"; }
+  Result<std::vector<table::SequenceRange>> Committed(std::string_view,
+                                                      const table::Provenance& p) override {
+    std::vector<table::SequenceRange> out;
+    for (const table::SequenceRange& a : p.acknowledged) {
+      for (const table::SequenceRange& h : held) {
+        const uint64_t first = std::max(a.first, h.first), last = std::min(a.last, h.last);
+        if (first <= last) out.push_back({first, last});
+      }
+    }
+    return out;
+  }
+  Status Apply(const table::CommitRequest& request) override {
+    committed.push_back(request.positions);
+    return Status::OK();
+  }
+  std::vector<table::SequenceRange> held;
+  std::vector<table::Provenance> committed;
+};
+
+// A delivery repeated after its commit landed and its cursor save was lost (a kill -9 between
+// them) writes nothing again for the events the table holds, and the rest as always; one the
+// table holds whole writes nothing and succeeds, so the cursor moves on.
+TEST(LakeSink, EventsWhosePositionsTheTableHoldsAreNotWrittenAgain) {
+  TempDir tmp;
+  auto dest = lake::DirDestination::Make(tmp.path().string());
+  ASSERT_TRUE(dest.ok());
+  OutboxTable outbox_table;
+  outbox_table.held = {{2, 3}};
+  LakeEventSink sink("lake", std::move(dest).value(), Options(), row::kDefaultBatchBytes,
+                     batch::kDefaultMaxPartitionsPerFlush, outbox_table);
+  ASSERT_TRUE(sink.Open().ok());
+  std::vector<Event> events;
+  for (int n = 1; n <= 4; ++n) events.push_back(MakeEvent(n, "t", "2026-12-01T00:00:00Z"));
+  ASSERT_TRUE(sink.Deliver(events).ok());
+  auto r = DuckDb("SELECT string_agg(event_id, ',' ORDER BY seq) FROM read_parquet(" +
+                  Glob(tmp.path()) + ")");
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.rows[0][0], "evt_1,evt_4");
+  ASSERT_EQ(outbox_table.committed.size(), 1u);
+  EXPECT_EQ(outbox_table.committed[0].acknowledged,
+            (std::vector<table::SequenceRange>{{1, 1}, {4, 4}}));
+  EXPECT_EQ(outbox_table.committed[0].source, "outbox:lake");
+  EXPECT_EQ(outbox_table.committed[0].first_txid, events[0].txid);
+  EXPECT_EQ(outbox_table.committed[0].last_txid, events[3].txid);
+
+  outbox_table.held = {{1, 4}};
+  const size_t parts = PartCount(tmp.path());
+  ASSERT_TRUE(sink.Deliver(events).ok());
+  EXPECT_EQ(PartCount(tmp.path()), parts);
+  EXPECT_EQ(outbox_table.committed.size(), 1u) << "nothing left to commit";
 }
 
 // An event the lake cannot take would fail every redelivery: it is a permanent failure, and
