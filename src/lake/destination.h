@@ -1,9 +1,10 @@
 // A Destination is where Parts land: a directory on this machine or a bucket in an object store.
 // Both receive the same keys (table/key.h). It is the one seam between sinkd and the place its
 // lake lives: every object is created through lake::Place (lake/lake_writer.h: Parts by
-// LakeWriter, dead-letter files, and compaction's outputs next), never by a write of its own, and
-// the same seam lists, reads and deletes what is there (a failed flush removing its Parts now;
-// compaction reading footers, and deleting superseded Parts after a grace, later).
+// LakeWriter, import's dead-letter files, compaction's outputs), never by a write of its own, and
+// the same seam lists, reads and deletes what is there (a failed flush removing its Parts,
+// compaction reading footers and deleting superseded Parts after a grace, lake verify reading
+// footers).
 //
 // Placement policy, the same on both destinations: a key is never replaced. A Part is streamed
 // into a PartUpload and becomes visible under its key only when Commit succeeds, atomically (a
