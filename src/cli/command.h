@@ -13,6 +13,10 @@
 #include "base/result.h"
 #include "base/status.h"
 
+namespace sinkd::config {
+struct Config;
+}  // namespace sinkd::config
+
 namespace sinkd::cli {
 
 // The exit codes, the same for every command (sinkd(1), EXIT STATUS): a unit's or a script's
@@ -21,15 +25,34 @@ inline constexpr int kExitDone = 0;    // also after a SIGINT/SIGTERM shutdown
 inline constexpr int kExitFailed = 1;  // a server, the lake or an input let it down, or a check
                                        // found what it looks for missing (lake verify)
 inline constexpr int kExitUsage = 2;   // a flag, an argument or a setting is wrong; nothing done
+// `sinkd validate` only: the file it was given is wrong (sysexits.h EX_CONFIG, as `vector
+// validate` exits), told apart from its own wrong usage (2) and a server it could not reach (1).
+inline constexpr int kExitConfig = 78;
+
+// A command that reads the file as a whole rather than through flags (dispatch): `sinkd
+// validate` runs its checks when `applies` says the file is meant for it.
+struct FileCheck {
+  std::string command;
+  std::function<bool(const config::Config&)> applies;
+  // What the command refuses before touching anything.
+  std::function<Status(const config::Config&)> check;
+  // Every server it would reach, changing nothing; one Status per failure.
+  std::function<std::vector<Status>(const config::Config&)> reach;
+};
 
 // What a parsed command line will do. Set by the callback of the subcommand that was chosen.
 class ConfigFlags;
+struct SettingProblem;
 struct Invocation {
   std::function<Status()> run;
   // Every command's --config bindings (cli/config_flags.h), which `sinkd config show` prints.
   std::vector<std::shared_ptr<ConfigFlags>> configurable;
+  // The commands that read the file whole, for `sinkd validate`.
+  std::vector<FileCheck> file_checks;
   // Set by `run` when the Status it returns is about the command line or the settings.
   bool usage_error = false;
+  // Set by `sinkd validate` when the file it checked is wrong: exit kExitConfig.
+  bool config_error = false;
   // Returns `status`, marking it (when not OK) as a usage error: the command checked a flag or a
   // setting and refused it before doing anything.
   Status Usage(Status status) {
@@ -77,6 +100,11 @@ void AddCompactCommand(CLI::App& root, Invocation& invocation);
 void AddLakeCommand(CLI::App& root, Invocation& invocation);
 // Registered last: it shows the settings every command above bound.
 void AddConfigCommand(CLI::App& root, Invocation& invocation);
+// `sinkd validate`: every command's checks over one file (after every other command is added).
+void AddValidateCommand(CLI::App& root, Invocation& invocation);
+// The file's problems as every command that reads it finds them, without reaching anything
+// (`validate` prints them, `config show` marks them). Loads the file into each command's flags.
+std::vector<SettingProblem> SettingProblems(Invocation& invocation, const std::string& path);
 // `sinkd completion bash`: walks the whole tree, so it is registered after every other command.
 void AddCompletionCommand(CLI::App& root, Invocation& invocation);
 

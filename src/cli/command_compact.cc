@@ -425,6 +425,17 @@ void AddCompactCommand(CLI::App& root, Invocation& invocation) {
                   "or ledger, audit")
       ->check(CLI::IsMember(table::TableNames()));
   AddCompactFlags(*cmd, *flags, *config);
+  // What RunCompact refuses before the store (for the ledger table: the settings are every
+  // table's), and the store.
+  config->check = [flags]() -> Status {
+    SINKD_RETURN_IF_ERROR(SettingsFrom(*flags, CompactTables().front()).status());
+    return MakeDestination(flags->destination).status();
+  };
+  config->reach = [flags]() -> std::vector<Status> {
+    Status s = ReachDestination(flags->destination);
+    if (s.ok()) return {};
+    return {s};
+  };
   cmd->callback([flags, positional, config, &invocation] {
     invocation.run = [flags, positional, config, &invocation]() -> Status {
       Result<const CompactTable*> table = ChosenTable(*flags, *positional);

@@ -8,8 +8,8 @@
 
 #include "base/duration.h"
 #include "cli/command.h"
-#include "cli/config_flags.h"
 #include "base/redact.h"
+#include "cli/config_flags.h"
 #include "config/config.h"
 
 namespace sinkd::cli {
@@ -75,10 +75,38 @@ bool SecretOption(const std::string& name) {
   return false;
 }
 
-Status RunConfigShow(const ShowFlags& flags, const Invocation& invocation) {
+// Appends "INVALID: <why>" to the line of each key `sinkd validate` finds wrong, and lists the
+// problems that name no shown key (a command's, such as two destinations) at the end.
+std::string MarkProblems(const std::string& shown, const std::vector<SettingProblem>& problems) {
+  std::string out;
+  std::vector<bool> marked(problems.size(), false);
+  size_t start = 0;
+  while (start < shown.size()) {
+    const size_t end = shown.find('\n', start);
+    std::string line = shown.substr(start, end - start);
+    start = end == std::string::npos ? shown.size() : end + 1;
+    const std::string key = line.substr(0, line.find(" = "));
+    for (size_t i = 0; i < problems.size(); ++i) {
+      if (!problems[i].key.empty() && problems[i].key == key) {
+        line += "  INVALID: " + problems[i].message;
+        marked[i] = true;
+      }
+    }
+    out += line + "\n";
+  }
+  for (size_t i = 0; i < problems.size(); ++i) {
+    if (!marked[i]) out += "# INVALID: " + problems[i].ToString() + "\n";
+  }
+  return out;
+}
+
+Status RunConfigShow(const ShowFlags& flags, Invocation& invocation) {
   std::optional<config::Config> file;
   if (!flags.config.empty()) {
-    SINKD_ASSIGN_OR_RETURN(config::Config parsed, config::LoadConfig(flags.config));
+    // Keys refused for themselves are left out here, and marked below.
+    std::vector<std::string> refused_keys;
+    SINKD_ASSIGN_OR_RETURN(config::Config parsed,
+                           config::LoadConfigCollecting(flags.config, refused_keys));
     file = std::move(parsed);
   }
   const config::Config* f = file ? &*file : nullptr;
@@ -144,6 +172,7 @@ Status RunConfigShow(const ShowFlags& flags, const Invocation& invocation) {
       }
     }
   }
+  if (f != nullptr) out = MarkProblems(out, SettingProblems(invocation, flags.config));
   std::fputs(out.c_str(), stdout);
   std::fflush(stdout);
   return Status::OK();

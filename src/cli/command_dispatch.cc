@@ -23,6 +23,7 @@
 #include "table/key.h"
 #include "metrics/http_listener.h"
 #include "outbox/dispatcher.h"
+#include "outbox/schema.h"
 #include "outbox/status.h"
 #include "sinks/registry.h"
 
@@ -84,12 +85,44 @@ outbox::DispatcherOptions OptionsFrom(const config::Config& c, const std::string
   return o;
 }
 
-Status RunDispatch(const DispatchFlags& flags) {
-  SINKD_ASSIGN_OR_RETURN(config::Config c, config::LoadConfig(flags.config));
+// What dispatch refuses in the file before building a sink (which may connect).
+Status CheckDispatchFile(const config::Config& c) {
   if (c.postgres_url.empty()) {
-    return Status::Refuse("INVALID_CONFIG: " + flags.config +
+    return Status::Refuse("INVALID_CONFIG: " + c.origin +
                           ": no [postgres] table with the database url; dispatch needs it");
   }
+  if (c.event_sinks.empty() && c.audit_sinks.empty()) {
+    return Status::Refuse("INVALID_CONFIG: no [[sinks.events]] or [[sinks.audit]] entry: nothing "
+                          "to dispatch to");
+  }
+  return Status::OK();
+}
+
+// `sinkd validate`: the database answers, and the tables dispatch needs are there and shaped so.
+std::vector<Status> ReachDispatchDatabase(const config::Config& c) {
+  auto conn = outbox::PgConn::Connect(c.postgres_url, "sinkd-validate");
+  if (!conn.ok()) return {conn.status().WithContext("[postgres] url")};
+  auto schema = outbox::InspectSchema(*conn);
+  if (!schema.ok()) return {schema.status()};
+  std::vector<Status> failures;
+  std::vector<std::string> needed = {outbox::kLeaseTable};
+  if (!c.event_sinks.empty()) needed.push_back(outbox::kOutboxTable);
+  if (!c.audit_sinks.empty()) needed.push_back(outbox::kAuditTable);
+  for (const std::string& table : needed) {
+    if (!schema->Find(table)->present) {
+      failures.push_back(Status::Refuse("table " + table +
+                                        " is missing: `sinkd outbox migrate` creates it"));
+    }
+  }
+  for (const std::string& difference : schema->Differences()) {
+    failures.push_back(Status::Refuse(difference + " (dispatch refuses to start on it)"));
+  }
+  return failures;
+}
+
+Status RunDispatch(const DispatchFlags& flags) {
+  SINKD_ASSIGN_OR_RETURN(config::Config c, config::LoadConfig(flags.config));
+  if (c.postgres_url.empty()) SINKD_RETURN_IF_ERROR(CheckDispatchFile(c));
   SINKD_RETURN_IF_ERROR(ApplyDispatchLogging(flags, c));
   Logger log(stderr);
   const std::string instance =
@@ -113,10 +146,7 @@ Status RunDispatch(const DispatchFlags& flags) {
     audit_sinks.push_back(std::move(sink));
     audit_ids.push_back(entry.id);
   }
-  if (event_sinks.empty() && audit_sinks.empty()) {
-    return Status::Refuse("INVALID_CONFIG: no [[sinks.events]] or [[sinks.audit]] entry: nothing "
-                          "to dispatch to");
-  }
+  SINKD_RETURN_IF_ERROR(CheckDispatchFile(c));
   // Installed before the first database call, so a SIGTERM during start-up is a clean stop too.
   ShutdownSignals::Install();
   outbox::SteadyClock clock;
@@ -197,6 +227,19 @@ void AddDispatchCommand(CLI::App& root, Invocation& invocation) {
     flags->log_format_given = cmd->count("--log-format") > 0;
     invocation.run = [flags] { return RunDispatch(*flags); };
   });
+  // A file with a [postgres], [dispatch] or sinks table is meant for dispatch.
+  invocation.file_checks.push_back(
+      {"dispatch",
+       [](const config::Config& c) {
+         if (!c.postgres_url.empty() || !c.event_sinks.empty() || !c.audit_sinks.empty()) {
+           return true;
+         }
+         for (const auto& [key, setting] : c.settings) {
+           if (key.rfind("dispatch.", 0) == 0 || key.rfind("postgres.", 0) == 0) return true;
+         }
+         return false;
+       },
+       CheckDispatchFile, ReachDispatchDatabase});
 }
 
 }  // namespace sinkd::cli

@@ -46,6 +46,13 @@ struct DrainFlags {
   std::string metrics_listen;
 };
 
+// A duration flag's value; a refusal names the flag.
+Result<std::chrono::nanoseconds> FlagDuration(const std::string& text, const char* flag) {
+  auto d = ParseDuration(text);
+  if (!d.ok()) return d.status().WithContext(flag);
+  return d;
+}
+
 Result<drain::DrainOptions> OptionsFrom(const DrainFlags& flags, const StreamOrigin& origin) {
   drain::DrainOptions o;
   o.origin = origin.name;
@@ -56,9 +63,9 @@ Result<drain::DrainOptions> OptionsFrom(const DrainFlags& flags, const StreamOri
   o.fetch_max = flags.fetch_max;
   o.max_ack_pending = flags.max_ack_pending;
   o.max_partitions_per_flush = flags.max_partitions_per_flush;
-  SINKD_ASSIGN_OR_RETURN(o.batch_interval, ParseDuration(flags.batch_interval));
-  SINKD_ASSIGN_OR_RETURN(o.flush_timeout, ParseDuration(flags.flush_timeout));
-  SINKD_ASSIGN_OR_RETURN(o.ack_wait, ParseDuration(flags.ack_wait));
+  SINKD_ASSIGN_OR_RETURN(o.batch_interval, FlagDuration(flags.batch_interval, "--batch-interval"));
+  SINKD_ASSIGN_OR_RETURN(o.flush_timeout, FlagDuration(flags.flush_timeout, "--flush-timeout"));
+  SINKD_ASSIGN_OR_RETURN(o.ack_wait, FlagDuration(flags.ack_wait, "--ack-wait"));
   SINKD_RETURN_IF_ERROR(o.Validate());
   return o;
 }
@@ -239,6 +246,21 @@ void AddDrainOrigin(CLI::App& parent, Invocation& invocation, const StreamOrigin
     config->Bind(flag, {d + name});
   }
   config->Bind("--metrics-listen", {d + "metrics_listen", "metrics.listen"});
+  // What RunDrain refuses before connecting, and what it connects to.
+  config->check = [flags, origin]() -> Status {
+    SINKD_RETURN_IF_ERROR(OptionsFrom(*flags, origin).status());
+    SINKD_RETURN_IF_ERROR(LakeWriterOptionsFrom(flags->lake, origin.name).status());
+    return MakeDestination(flags->destination).status();
+  };
+  // NATS when the file is meant for this drain (its section or [nats]), not for [lake] alone.
+  config->reach = [flags, origin, c = config.get()] {
+    std::vector<Status> failures;
+    if (c->FileSets("nats.") || c->FileSets("drain." + origin.name + ".")) {
+      failures = ReachNats(flags->nats, {origin.stream, jetstream::kDeadStream});
+    }
+    if (Status s = ReachDestination(flags->destination); !s.ok()) failures.push_back(s);
+    return failures;
+  };
   cmd->callback([flags, config, &invocation, origin] {
     invocation.run = [flags, config, origin, &invocation] {
       SINKD_RETURN_IF_ERROR(invocation.Usage(config->Apply()));

@@ -83,6 +83,11 @@ void AddProvisionCommand(CLI::App& root, Invocation& invocation) {
     for (char& c : flag) c = c == '_' ? '-' : c;
     config->Bind(flag, {std::string("provision.") + name});
   }
+  config->reach = [flags, c = config.get()] {
+    if (!c->FileSets("nats.") && !c->FileSets("provision.")) return std::vector<Status>{};
+    return ReachNats(flags->nats, {jetstream::kLedgerStream, jetstream::kAuditStream,
+                                   jetstream::kDeadStream});
+  };
   cmd->callback([flags, config, &invocation] {
     invocation.run = [flags, config, &invocation] {
       SINKD_RETURN_IF_ERROR(invocation.Usage(config->Apply()));

@@ -1,5 +1,7 @@
 #include "cli/config_flags.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 
 #include "base/log.h"
@@ -72,6 +74,12 @@ std::string SourceOf(const ConfigFlags::Binding& b, const config::Config* file) 
   return "default";
 }
 
+std::string SettingProblem::ToString() const {
+  std::string out = where;
+  if (!key.empty()) out += (out.empty() ? "" : ": ") + key;
+  return out + (out.empty() ? "" : ": ") + message;
+}
+
 Status ConfigFlags::Apply() {
   Status applied = ApplyFile();
   ApplyLogFlags(log_level_, log_format_);
@@ -82,21 +90,108 @@ Status ConfigFlags::ApplyFile() {
   if (path_.empty()) return Status::OK();
   SINKD_ASSIGN_OR_RETURN(config::Config parsed, config::LoadConfig(path_));
   file_ = std::move(parsed);
+  const std::vector<SettingProblem> problems = ResolveBindings();
+  if (problems.empty()) return Status::OK();
+  const SettingProblem& p = problems.front();
+  return Status::Refuse("INVALID_CONFIG: " + p.where + ": " + p.key + " = " + p.message);
+}
+
+std::vector<SettingProblem> ConfigFlags::ApplyAll(const std::string& path) {
+  path_ = path;
+  std::vector<std::string> refused_keys;  // the caller names them, once for every command
+  Result<config::Config> parsed = config::LoadConfigCollecting(path_, refused_keys);
+  if (!parsed.ok()) return {SettingProblem{"", "", parsed.status().message()}};
+  file_ = std::move(parsed).value();
+  return ResolveBindings();
+}
+
+// Each file value goes through its flag's own parsing and checks, as if typed on the command line.
+std::vector<SettingProblem> ConfigFlags::ResolveBindings() {
+  std::vector<SettingProblem> problems;
   for (const Binding& b : bindings_) {
-    if (b.option->count() > 0 || EnvSet(b.env)) continue;
+    if (GivenAsFlag(b) || EnvSet(b.env)) continue;
     std::string key;
     const config::FileSetting* s = FileValue(b, &*file_, &key);
     if (s == nullptr) continue;
+    from_file_.insert(b.option);
     try {
       b.option->clear();
       b.option->add_result(s->text);
       b.option->run_callback();
     } catch (const CLI::Error& e) {
-      return Status::Refuse("INVALID_CONFIG: " + s->where + ": " + key + " = \"" + s->text +
-                            "\" is not a valid " + b.option->get_name() + ": " + e.what());
+      problems.push_back({s->where, key,
+                          "\"" + s->text + "\" is not a valid " + b.option->get_name() + ": " +
+                              e.what()});
     }
   }
-  return Status::OK();
+  return problems;
+}
+
+bool ConfigFlags::GivenAsFlag(const Binding& b) const {
+  return b.option->count() > 0 && from_file_.count(b.option) == 0;
+}
+
+bool ConfigFlags::ResetToDefault(const std::string& key) {
+  for (const Binding& b : bindings_) {
+    if (b.keys.empty() || std::find(b.keys.begin(), b.keys.end(), key) == b.keys.end()) continue;
+    if (from_file_.count(b.option) == 0) return false;
+    try {
+      b.option->clear();
+      b.option->add_result(b.option->get_default_str());
+      b.option->run_callback();
+    } catch (const CLI::Error&) {
+      return false;
+    }
+    return true;
+  }
+  return false;
+}
+
+bool ConfigFlags::FileSets(std::string_view prefix) const {
+  if (!file_) return false;
+  for (const auto& [key, setting] : file_->settings) {
+    if (key.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
+bool ConfigFlags::SetsAnyKey(const config::Config& file) const {
+  for (const Binding& b : bindings_) {
+    for (const std::string& k : b.keys) {
+      if (file.settings.count(k)) return true;
+    }
+  }
+  return false;
+}
+
+SettingProblem ConfigFlags::ProblemOf(const Status& status) const {
+  const std::string& message = status.message();
+  // The flag the message names first is what it is about ("--s3-bucket: … (--s3-anonymous)").
+  const Binding* named = nullptr;
+  size_t first = std::string::npos;
+  for (const Binding& b : bindings_) {
+    const std::string flag = b.option->get_name();
+    // The whole flag: --batch-max must not claim a message about --batch-max-rows.
+    for (size_t at = message.find(flag); at != std::string::npos && at < first;
+         at = message.find(flag, at + 1)) {
+      const size_t end = at + flag.size();
+      const bool whole = end == message.size() ||
+                         !(std::isalnum(static_cast<unsigned char>(message[end])) ||
+                           message[end] == '-');
+      if (whole) {
+        named = &b;
+        first = at;
+        break;
+      }
+    }
+  }
+  if (named == nullptr) return {path_, command_, message};
+  std::string key;
+  if (GivenAsFlag(*named)) return {"flag " + named->option->get_name(), "", message};
+  if (EnvSet(named->env)) return {"env " + named->env, "", message};
+  const config::Config* file = file_ ? &*file_ : nullptr;
+  if (const config::FileSetting* s = FileValue(*named, file, &key)) return {s->where, key, message};
+  return {"default", named->keys.empty() ? "" : named->keys.front(), message};
 }
 
 }  // namespace sinkd::cli

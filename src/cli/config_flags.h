@@ -10,8 +10,10 @@
 // Threads: main's thread only.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,17 @@
 #include "config/config.h"
 
 namespace sinkd::cli {
+
+// One thing wrong with a setting, for `sinkd validate` and `config show`: where the value came
+// from ("sinkd.toml:3:7", "flag --x", "env NAME" or "default"), the file's key ("" when the
+// problem names no setting) and what is wrong.
+struct SettingProblem {
+  std::string where;
+  std::string key;
+  std::string message;
+  // "sinkd.toml:3:7: drain.ledger.batch_max_rows: must be at least 1".
+  std::string ToString() const;
+};
 
 class ConfigFlags {
  public:
@@ -39,6 +52,27 @@ class ConfigFlags {
 
   // Loads --config when given and resolves every binding; call before the command runs.
   Status Apply();
+  // Resolves every binding from the file at `path` as Apply does, and returns every value a flag
+  // refuses rather than the first (`sinkd validate`). A file that does not parse is one problem;
+  // keys it refuses for themselves are left unset (config::LoadConfigCollecting names them).
+  std::vector<SettingProblem> ApplyAll(const std::string& path);
+  // Whether the parsed file sets any key bound here (validate checks only such commands).
+  bool SetsAnyKey(const config::Config& file) const;
+  // Whether the file last resolved sets a key starting with `prefix` ("nats.").
+  bool FileSets(std::string_view prefix) const;
+  // The problem `status` (from `check` or `reach`) names: the setting whose flag its message
+  // names, where that value came from; else the command's name as key.
+  SettingProblem ProblemOf(const Status& status) const;
+  // Sets the flag bound to the file's `key` back to its default (after `check` refused the
+  // file's value, so that a second run of it finds the next problem); false when it cannot.
+  bool ResetToDefault(const std::string& key);
+
+  // The command's own checks of what the bindings resolved to, the ones it runs before touching
+  // anything (ranges, durations, one destination); null when the bindings' own checks are all.
+  std::function<Status()> check;
+  // Reaches every server the resolved settings name (NATS and its streams, the bucket), as the
+  // command would at start, changing nothing; one Status per failure. Null: nothing to reach.
+  std::function<std::vector<Status>()> reach;
 
   const std::string& command() const { return command_; }
   const std::vector<Binding>& bindings() const { return bindings_; }
@@ -50,6 +84,9 @@ class ConfigFlags {
 
  private:
   Status ApplyFile();
+  std::vector<SettingProblem> ResolveBindings();
+  // Given on the command line, not set from the file by an earlier resolve (add_result counts).
+  bool GivenAsFlag(const Binding& b) const;
 
   CLI::App& cmd_;
   std::string command_;
@@ -58,6 +95,7 @@ class ConfigFlags {
   std::string log_format_ = "json";
   std::vector<Binding> bindings_;
   std::optional<config::Config> file_;
+  std::set<const CLI::Option*> from_file_;  // the options a resolve set from the file
 };
 
 // Every command's bindings, for `sinkd config show`.

@@ -199,4 +199,14 @@ void BindDestinationFlags(ConfigFlags& config) {
   }
 }
 
+Status ReachDestination(const DestinationFlags& flags) {
+  SINKD_ASSIGN_OR_RETURN(std::unique_ptr<lake::Destination> destination, MakeDestination(flags));
+  const std::string where = destination->Describe();
+  if (where.rfind("s3://", 0) != 0) return Status::OK();
+  // A prefix nothing writes: the answer is about the bucket and the credentials, not the lake.
+  auto listed = destination->List("sinkd-validate-probe/");
+  if (!listed.ok()) return listed.status().WithContext("--s3-bucket: " + where);
+  return Status::OK();
+}
+
 }  // namespace sinkd::cli

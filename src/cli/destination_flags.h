@@ -64,6 +64,11 @@ Result<std::unique_ptr<lake::Destination>> MakeDestination(const DestinationFlag
 // The drain does not call it: each key it creates names its instance and the stream positions of
 // the rows inside, so a second create of one key carries the same messages, and an overwrite
 // replaces rows with the same rows; refusing there would stop ingest and protect nothing.
+// `sinkd validate`: a bucket answers a listing with these credentials (one request, nothing
+// written or created); a directory lake is not reached (the drain creates it). The failure names
+// --s3-bucket.
+Status ReachDestination(const DestinationFlags& flags);
+
 Status RequireExclusiveCreates(lake::Destination& destination, const std::string& prefix,
                                const DestinationFlags& flags, const std::string& command,
                                Logger& log);

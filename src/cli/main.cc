@@ -11,6 +11,7 @@ namespace sinkd::cli {
 
 int ExitCodeOf(const Status& status, const Invocation& invocation) {
   if (status.ok()) return kExitDone;
+  if (invocation.config_error) return kExitConfig;
   if (invocation.usage_error) return kExitUsage;
   // A setting found wrong deep inside a command (a sink's option, the dispatcher's batch sizes)
   // is still the operator's file, not a failure that a retry could cure.
@@ -45,6 +46,7 @@ int main(int argc, char** argv) {
   sinkd::cli::AddCompactCommand(root, invocation);
   sinkd::cli::AddLakeCommand(root, invocation);
   sinkd::cli::AddConfigCommand(root, invocation);
+  sinkd::cli::AddValidateCommand(root, invocation);
   sinkd::cli::AddCompletionCommand(root, invocation);
   try {
     root.parse(argc, argv);

@@ -1,6 +1,7 @@
 #include "cli/nats_flags.h"
 
 #include "base/duration.h"
+#include "jetstream/streams.h"
 
 namespace sinkd::cli {
 
@@ -52,6 +53,27 @@ void AddNatsFlags(CLI::App& cmd, jetstream::ConnectOptions& options, ConfigFlags
   config.Bind("--nats-tls", {"nats.tls_required"});
   config.Bind("--nats-use-discovered-servers", {"nats.use_discovered_servers"});
   config.Bind("--connect-timeout", {"nats.connect_timeout"});
+}
+
+std::vector<Status> ReachNats(jetstream::ConnectOptions options,
+                              const std::vector<std::string>& streams) {
+  options.name = "sinkd validate";
+  options.reconnect_forever = false;
+  options.timeout = std::chrono::seconds(5);
+  options.connect_timeout = std::chrono::milliseconds(0);  // each server once: a check, not a wait
+  auto connection = jetstream::Connection::Connect(options);
+  if (!connection.ok()) {
+    return {connection.status().WithContext("--nats-url")};  // its message names the URL
+  }
+  std::vector<Status> failures;
+  for (const std::string& stream : streams) {
+    auto state = jetstream::GetStreamState(**connection, stream);
+    if (state.ok()) continue;
+    const std::string hint =
+        state.status().IsNotFound() ? " (`sinkd provision` creates it)" : "";
+    failures.push_back(Status::Refuse(state.status().message() + hint));
+  }
+  return failures;
 }
 
 }  // namespace sinkd::cli

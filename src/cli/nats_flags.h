@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -24,5 +25,10 @@ void AddNatsFlags(CLI::App& cmd, jetstream::ConnectOptions& options, ConfigFlags
 
 // "forever" is jetstream::kConnectForever; else a duration ("30s", "0": try each server once).
 Result<std::chrono::milliseconds> ParseConnectTimeout(const std::string& text);
+
+// `sinkd validate`: connects once (no reconnects, a 5 s timeout) and looks up each of `streams`;
+// one Status per failure, the connect's naming --nats-url (redacted), a stream's naming it.
+std::vector<Status> ReachNats(jetstream::ConnectOptions options,
+                              const std::vector<std::string>& streams);
 
 }  // namespace sinkd::cli

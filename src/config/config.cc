@@ -137,58 +137,71 @@ const char* KindName(K kind) {
   return "?";
 }
 
+// One key of a settings table (a section recurses).
+Status WalkKey(const toml::key& k, const toml::node& node, const std::string& section,
+               const std::string& origin, Config& config, std::vector<std::string>* problems);
+
 // Walks the settings tables: every key must be a FileSettings() key of the right kind, and is
-// recorded with where it was; [[sinks.*]] are left to ParseSinks.
+// recorded with where it was; [[sinks.*]] are left to ParseSinks. With `problems`, a refused key
+// is named there (without the INVALID_CONFIG tag) and left out, and the walk goes on.
 Status Walk(const toml::table& table, const std::string& section, const std::string& origin,
-            Config& config) {
+            Config& config, std::vector<std::string>* problems) {
   for (auto&& [k, node] : table) {
-    const std::string name = section.empty() ? std::string(k.str()) : section + "." + std::string(k.str());
-    const std::string at = Where(origin, k.source());
-    if (section.empty() && k.str() == "sinks") {
-      if (!node.is_table()) return Invalid(at + ": sinks must be a table ([[sinks.events]], …)");
-      continue;
-    }
-    if (Sections().count(name)) {
-      if (!node.is_table()) return Invalid(at + ": " + name + " must be a table ([" + name + "])");
-      SINKD_RETURN_IF_ERROR(Walk(*node.as_table(), name, origin, config));
-      continue;
-    }
-    const SettingSpec* spec = FindSetting(name);
-    if (spec == nullptr) {
-      return Invalid(at + ": unknown key \"" + std::string(k.str()) + "\"" +
-                     (section.empty() ? "" : " in [" + section + "]") + " (known: " +
-                     KnownIn(section) + ")");
-    }
-    FileSetting setting;
-    setting.where = Where(origin, node.source());
-    bool right = false;
-    switch (spec->kind) {
-      case K::kString:
-        if (auto* v = node.as_string()) setting.text = v->get(), right = true;
-        break;
-      case K::kInteger:
-        if (auto* v = node.as_integer()) setting.text = std::to_string(v->get()), right = true;
-        break;
-      case K::kBoolean:
-        if (auto* v = node.as_boolean()) setting.text = v->get() ? "true" : "false", right = true;
-        break;
-      case K::kSize:
-        if (auto* v = node.as_integer()) {
-          setting.text = std::to_string(v->get());
-          right = v->get() >= 0;
-        } else if (auto* v = node.as_string()) {
-          setting.text = v->get();
-          const Result<uint64_t> size = ParseSize(setting.text);
-          if (!size.ok()) {
-            return Invalid(setting.where + ": " + name + ": " + size.status().message());
-          }
-          right = true;
-        }
-        break;
-    }
-    if (!right) return Invalid(setting.where + ": " + name + " must be " + KindName(spec->kind));
-    config.settings[name] = std::move(setting);
+    const Status walked = WalkKey(k, node, section, origin, config, problems);
+    if (walked.ok()) continue;
+    if (problems == nullptr) return walked;
+    problems->push_back(walked.message().substr(std::string_view("INVALID_CONFIG: ").size()));
   }
+  return Status::OK();
+}
+
+Status WalkKey(const toml::key& k, const toml::node& node, const std::string& section,
+               const std::string& origin, Config& config, std::vector<std::string>* problems) {
+  const std::string name = section.empty() ? std::string(k.str()) : section + "." + std::string(k.str());
+  const std::string at = Where(origin, k.source());
+  if (section.empty() && k.str() == "sinks") {
+    if (!node.is_table()) return Invalid(at + ": sinks must be a table ([[sinks.events]], …)");
+    return Status::OK();
+  }
+  if (Sections().count(name)) {
+    if (!node.is_table()) return Invalid(at + ": " + name + " must be a table ([" + name + "])");
+    return Walk(*node.as_table(), name, origin, config, problems);
+  }
+  const SettingSpec* spec = FindSetting(name);
+  if (spec == nullptr) {
+    return Invalid(at + ": unknown key \"" + std::string(k.str()) + "\"" +
+                   (section.empty() ? "" : " in [" + section + "]") + " (known: " +
+                   KnownIn(section) + ")");
+  }
+  FileSetting setting;
+  setting.where = Where(origin, node.source());
+  bool right = false;
+  switch (spec->kind) {
+    case K::kString:
+      if (auto* v = node.as_string()) setting.text = v->get(), right = true;
+      break;
+    case K::kInteger:
+      if (auto* v = node.as_integer()) setting.text = std::to_string(v->get()), right = true;
+      break;
+    case K::kBoolean:
+      if (auto* v = node.as_boolean()) setting.text = v->get() ? "true" : "false", right = true;
+      break;
+    case K::kSize:
+      if (auto* v = node.as_integer()) {
+        setting.text = std::to_string(v->get());
+        right = v->get() >= 0;
+      } else if (auto* v = node.as_string()) {
+        setting.text = v->get();
+        const Result<uint64_t> size = ParseSize(setting.text);
+        if (!size.ok()) {
+          return Invalid(setting.where + ": " + name + ": " + size.status().message());
+        }
+        right = true;
+      }
+      break;
+  }
+  if (!right) return Invalid(setting.where + ": " + name + " must be " + KindName(spec->kind));
+  config.settings[name] = std::move(setting);
   return Status::OK();
 }
 
@@ -354,7 +367,10 @@ std::string SinkConfig::Where() const {
   return "sinks." + kind + "[" + std::to_string(index) + "] (id \"" + id + "\")";
 }
 
-Result<Config> ParseConfig(std::string_view text, std::string_view origin_view) {
+namespace {
+
+Result<Config> Parse(std::string_view text, std::string_view origin_view,
+                     std::vector<std::string>* problems) {
   const std::string origin(origin_view);
   toml::table root;
   // toml++ reports syntax errors by throwing; this is the one place they are caught, and they
@@ -366,7 +382,7 @@ Result<Config> ParseConfig(std::string_view text, std::string_view origin_view) 
   }
   Config config;
   config.origin = origin;
-  SINKD_RETURN_IF_ERROR(Walk(root, "", origin, config));
+  SINKD_RETURN_IF_ERROR(Walk(root, "", origin, config, problems));
   const bool dispatcher = root.contains("dispatch") || root.contains("sinks");
   if (root.contains("postgres")) {
     SINKD_RETURN_IF_ERROR(ParsePostgres(config));
@@ -381,12 +397,24 @@ Result<Config> ParseConfig(std::string_view text, std::string_view origin_view) 
   return config;
 }
 
-Result<Config> LoadConfig(const std::string& path) {
+Result<Config> Load(const std::string& path, std::vector<std::string>* problems) {
   std::ifstream in(path);
   if (!in) return Status::Refuse("INVALID_CONFIG: cannot read the config file " + path);
   std::stringstream ss;
   ss << in.rdbuf();
-  return ParseConfig(ss.str(), path);
+  return Parse(ss.str(), path, problems);
+}
+
+}  // namespace
+
+Result<Config> ParseConfig(std::string_view text, std::string_view origin) {
+  return Parse(text, origin, nullptr);
+}
+
+Result<Config> LoadConfig(const std::string& path) { return Load(path, nullptr); }
+
+Result<Config> LoadConfigCollecting(const std::string& path, std::vector<std::string>& problems) {
+  return Load(path, &problems);
 }
 
 Status OptionReader::Wrong(const std::string& key, const char* want) const {

@@ -102,6 +102,11 @@ struct Config {
 Result<Config> ParseConfig(std::string_view text, std::string_view origin = "config");
 // Reads and parses a file. A missing file is a Refuse naming it.
 Result<Config> LoadConfig(const std::string& path);
+// As LoadConfig, but a settings key refused for itself (unknown, of the wrong type, a size
+// without a known unit) is left out and named in `problems` ("<file>:<line>:<col>: …", no
+// INVALID_CONFIG tag) rather than ending the parse, so `sinkd validate` names every one. What
+// ends the parse still does: TOML syntax, [postgres], [dispatch] and the sinks.
+Result<Config> LoadConfigCollecting(const std::string& path, std::vector<std::string>& problems);
 
 // Reads a sink's options by name and type, then refuses whatever was not read (a typo).
 // Threads: one thread at a time.

@@ -114,6 +114,10 @@ TEST(ExitCodes, EachCommandExitsZeroWhenDoneOneWhenFailedAndTwoOnWrongUsage) {
       {{"outbox", "dead", "list", "--config", closed_db, "--since", "soon"}, 2},
       {{"dispatch", "--config", closed_db}, 1},
       {{"dispatch", "--config", missing_config}, 2},
+      {{"validate", "--config", closed_db}, 1},
+      {{"validate", "--config", bad_size}, 78},
+      {{"validate", "--config", missing_config}, 78},
+      {{"validate"}, 2},
   };
   std::set<std::string> covered;
   for (const Case& c : cases) {
