@@ -11,6 +11,7 @@ namespace {
 struct SweepFlags {
   std::string lake_dir;
   std::string older_than = "1h";
+  bool dry_run = false;
 };
 
 Status RunSweep(const SweepFlags& flags, Invocation& invocation) {
@@ -19,11 +20,13 @@ Status RunSweep(const SweepFlags& flags, Invocation& invocation) {
   if (!older_than.ok()) return invocation.Usage(older_than.status().WithContext("--older-than"));
   auto report = lake::SweepIncomplete(
       flags.lake_dir, std::chrono::duration_cast<std::chrono::seconds>(*older_than),
-      std::filesystem::file_time_type::clock::now());
+      std::filesystem::file_time_type::clock::now(), flags.dry_run);
   if (!report.ok()) return report.status();
-  for (const auto& path : report->removed) std::printf("removed %s\n", path.c_str());
-  std::printf("sweep: removed %zu stale .incomplete file(s); kept %zu younger than %s\n",
-              report->removed.size(), report->kept_young, flags.older_than.c_str());
+  const char* verb = flags.dry_run ? "would remove" : "removed";
+  for (const auto& path : report->removed) std::printf("%s %s\n", verb, path.c_str());
+  std::printf("sweep: %s %zu stale .incomplete file(s); kept %zu younger than %s%s\n", verb,
+              report->removed.size(), report->kept_young, flags.older_than.c_str(),
+              flags.dry_run ? "; nothing was removed (--dry-run)" : "");
   return Status::OK();
 }
 
@@ -37,6 +40,7 @@ void AddSweepCommand(CLI::App& root, Invocation& invocation) {
   cmd->add_option("--older-than", flags->older_than,
                   "only files last written longer ago than this (a younger one may be in flight)")
       ->capture_default_str();
+  cmd->add_flag("--dry-run", flags->dry_run, "print what would be removed and remove nothing");
   cmd->callback([flags, &invocation] {
     invocation.run = [flags, &invocation] { return RunSweep(*flags, invocation); };
   });

@@ -6,7 +6,7 @@ namespace sinkd::lake {
 
 Result<SweepReport> SweepIncomplete(const std::filesystem::path& root,
                                     std::chrono::seconds older_than,
-                                    std::filesystem::file_time_type now) {
+                                    std::filesystem::file_time_type now, bool dry_run) {
   std::error_code ec;
   if (!std::filesystem::is_directory(root, ec)) {
     return Status::Refuse("sweep: " + root.string() + " is not a directory");
@@ -25,7 +25,9 @@ Result<SweepReport> SweepIncomplete(const std::filesystem::path& root,
       ++report.kept_young;
       continue;
     }
-    if (std::filesystem::remove(it->path(), ec)) {
+    if (dry_run) {
+      report.removed.push_back(it->path());
+    } else if (std::filesystem::remove(it->path(), ec)) {
       report.removed.push_back(it->path());
     } else if (ec) {
       failures += (failures.empty() ? "" : "; ") + it->path().string() + ": " + ec.message();
