@@ -158,6 +158,8 @@ bool ConfigFlags::FileSets(std::string_view prefix) const {
 bool ConfigFlags::SetsAnyKey(const config::Config& file) const {
   for (const Binding& b : bindings_) {
     for (const std::string& k : b.keys) {
+      // [log] and [metrics] are every command's: they say nothing of whom the file is for.
+      if (k.rfind("log.", 0) == 0 || k.rfind("metrics.", 0) == 0) continue;
       if (file.settings.count(k)) return true;
     }
   }

@@ -56,7 +56,8 @@ class ConfigFlags {
   // refuses rather than the first (`sinkd validate`). A file that does not parse is one problem;
   // keys it refuses for themselves are left unset (config::LoadConfigCollecting names them).
   std::vector<SettingProblem> ApplyAll(const std::string& path);
-  // Whether the parsed file sets any key bound here (validate checks only such commands).
+  // Whether the parsed file sets any key bound here but [log]'s and [metrics]' (validate checks
+  // only such commands).
   bool SetsAnyKey(const config::Config& file) const;
   // Whether the file last resolved sets a key starting with `prefix` ("nats.").
   bool FileSets(std::string_view prefix) const;

@@ -151,6 +151,12 @@ TEST(Validate, ItReachesPostgresAndNamesTheTablesDispatchNeeds) {
   r = Sinkd({"validate", "--config", away});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find(away + ": dispatch: [postgres] url: "), std::string::npos) << r.out;
+  // [log] and [metrics] are every command's: a dispatcher's file with them is not a drain's.
+  const std::string logged =
+      File(tmp, "logged.toml", "[log]\nlevel = \"warn\"\n[metrics]\nlisten = \"127.0.0.1:0\"\n"
+                               "[postgres]\nurl = \"" + db + "\"\n" + sinks);
+  r = Sinkd({"validate", "--config", logged});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   const std::string none = File(tmp, "none.toml", "[postgres]\nurl = \"" + db + "\"\n");
   r = Sinkd({"validate", "--config", none, "--offline"});
   EXPECT_EQ(r.exit_code, 78) << r.out << r.err;
