@@ -98,6 +98,7 @@ void AddOutboxCommand(CLI::App& root, Invocation& invocation);
 void AddDispatchCommand(CLI::App& root, Invocation& invocation);
 void AddCompactCommand(CLI::App& root, Invocation& invocation);
 void AddLakeCommand(CLI::App& root, Invocation& invocation);
+void AddTableCommand(CLI::App& root, Invocation& invocation);
 // Registered last: it shows the settings every command above bound.
 void AddConfigCommand(CLI::App& root, Invocation& invocation);
 // `sinkd validate`: every command's checks over one file (after every other command is added).

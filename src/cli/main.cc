@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
   sinkd::cli::AddDispatchCommand(root, invocation);
   sinkd::cli::AddCompactCommand(root, invocation);
   sinkd::cli::AddLakeCommand(root, invocation);
+  sinkd::cli::AddTableCommand(root, invocation);
   sinkd::cli::AddConfigCommand(root, invocation);
   sinkd::cli::AddValidateCommand(root, invocation);
   sinkd::cli::AddCompletionCommand(root, invocation);

@@ -73,6 +73,9 @@ class Destination {
   // One line naming the destination for the startup log, never a secret:
   // "dir /abs/path" or "s3://bucket at host:port (…)".
   virtual std::string Describe() const = 0;
+  // The URI its keys live under, for metadata that names objects absolutely (an Iceberg table's):
+  // "file:///abs/root" or "s3://bucket"; the object at key k is Uri() + "/" + k.
+  virtual std::string Uri() const = 0;
   // Starts a Part under `key` (relative, '/'-separated, from table::PartKey).
   virtual Result<std::unique_ptr<PartUpload>> Begin(const std::string& key) = 0;
   // Makes every commit and delete since the last Sync durable as a set (directory entries for a

@@ -44,6 +44,7 @@ class DirDestination final : public Destination {
 
   Status Ensure() override;
   std::string Describe() const override;
+  std::string Uri() const override { return "file://" + root_.string(); }
   Result<std::unique_ptr<PartUpload>> Begin(const std::string& key) override;
   Status Sync() override;
   Status Delete(const std::string& key) override;

@@ -73,6 +73,7 @@ class S3Destination final : public lake::Destination {
   // "s3://garm-lake at 127.0.0.1:28333 (region us-east-1, signed with AWS_ACCESS_KEY_ID)", or
   // "(…, anonymous, unsigned (--s3-anonymous))".
   std::string Describe() const override;
+  std::string Uri() const override { return "s3://" + options_.bucket; }
   Result<std::unique_ptr<lake::PartUpload>> Begin(const std::string& key) override;
   // Nothing to do: an acknowledged PUT or multipart completion is durable in the store.
   Status Sync() override { return Status::OK(); }

@@ -32,7 +32,7 @@ TEST(ExitCodes, EveryCommandRefusesAnUnknownFlagWithTwoBeforeDoingAnything) {
     EXPECT_EQ(r.err.find("started"), std::string::npos) << Joined(leaf) << " ran: " << r.err;
   }
   for (const std::vector<std::string>& parent :
-       {std::vector<std::string>{}, {"drain"}, {"outbox"}, {"outbox", "dead"}, {"config"},
+       {std::vector<std::string>{}, {"drain"}, {"outbox"}, {"outbox", "dead"}, {"config"}, {"table"},
         {"completion"}}) {
     const CommandResult r = SinkdWithoutServers(parent);
     EXPECT_EQ(r.exit_code, 2) << "a parent run alone: " << Joined(parent) << "\n" << r.err;
@@ -82,6 +82,8 @@ TEST(ExitCodes, EachCommandExitsZeroWhenDoneOneWhenFailedAndTwoOnWrongUsage) {
       {{"compact", "ledger", "--lake-dir", "/dev/null/lake"}, 1},
       {{"compact", "ledger", "--lake-dir", lake, "--min-parts", "1"}, 2},
       {{"compact", "ledger", "--config", bad_size}, 2},
+      {{"table", "info", "ledger", "--lake-dir", lake}, 1},
+      {{"table", "info", "nosuch", "--lake-dir", lake}, 2},
       {{"sweep", "--lake-dir", lake}, 0},
       {{"sweep", "--lake-dir", (tmp / "nowhere").string()}, 1},
       {{"sweep", "--lake-dir", lake, "--older-than", "soon"}, 2},

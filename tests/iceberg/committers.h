@@ -14,6 +14,7 @@
 
 #include "batch/ledger_rows.h"
 #include "iceberg/files_catalog.h"
+#include "iceberg/positions.h"
 #include "lake/lake_writer.h"
 #include "row/ledger_columns.h"
 #include "support/support.h"
@@ -37,9 +38,11 @@ struct Committed {
   int lost_races = 0;                   // attempts beyond the first, summed
 };
 
-// `flushes` flushes of `rows` rows, event ids "<instance>-<n>", each committed as one append.
+// `flushes` flushes of `rows` rows, event ids "<instance>-<n>", each committed as one append;
+// with a `stream` identity, each commit also records its flush's sequences (Marks).
 inline Committed CommitFlushes(lake::Destination& destination, FilesCatalog& catalog,
-                               const std::string& instance, int flushes, int rows) {
+                               const std::string& instance, int flushes, int rows,
+                               const std::string& stream = "") {
   Committed out;
   lake::LakeWriterOptions options;
   options.key_prefix = "ledger";
@@ -62,6 +65,11 @@ inline Committed CommitFlushes(lake::Destination& destination, FilesCatalog& cat
     EXPECT_TRUE(report.ok()) << report.status().ToString();
     if (!report.ok()) return out;
     Append append;
+    if (!stream.empty()) {
+      BatchPositions batch;
+      batch.positions.streams[stream] = {{first, first + rows - 1}};
+      append.marks = Marks(std::move(batch));
+    }
     for (const lake::PartReport& p : report->parts) {
       Result<DataFile> file = DataFileOf(spec, catalog.Uri(p.key), p.bytes, p.values, p.statistics);
       EXPECT_TRUE(file.ok()) << file.status().ToString();

@@ -19,6 +19,7 @@ class WrappedDestination : public lake::Destination {
 
   Status Ensure() override { return inner_.Ensure(); }
   std::string Describe() const override { return inner_.Describe(); }
+  std::string Uri() const override { return inner_.Uri(); }
   Result<std::unique_ptr<lake::PartUpload>> Begin(const std::string& key) override {
     return inner_.Begin(key);
   }
