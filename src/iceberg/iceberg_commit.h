@@ -1,0 +1,54 @@
+// IcebergCommit is the `iceberg` commit step of a flush (table/commit.h): the Parts a flush placed
+// become one append snapshot of the table under the same key prefix, through the files catalog
+// (iceberg/files_catalog.h), recording the source positions the flush acknowledges
+// (iceberg/positions.h), before anything is acknowledged.
+// Positions by Provenance.scope: "stream" — the sequences of the stream whose identity is its
+// name and the creation time given here (a re-created stream is another identity); "outbox" —
+// the sink named by source "outbox:<sink>", up to last_sequence; "run" (import, whose numbers
+// mean nothing across runs) — none: such a flush is committed and never filtered.
+// Committed reads the newest metadata; Apply checks again inside the commit's retry loop, so a
+// position committed meanwhile by another writer fails the flush (the retry drops it).
+// Ownership: borrows the Destination (the writer's; must outlive this). Threads: one thread at a
+// time, the flushing thread (as the Destination).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "iceberg/files_catalog.h"
+#include "iceberg/positions.h"
+#include "lake/destination.h"
+#include "table/commit.h"
+
+namespace sinkd::iceberg {
+
+inline constexpr std::string_view kIcebergCommitFormat = "iceberg";
+
+class IcebergCommit final : public table::Commit {
+ public:
+  // `stream_created`: the creation time of the stream, used when a Provenance carries none
+  // (Provenance::source_created wins); "" for writers of other scopes.
+  IcebergCommit(lake::Destination& destination, std::string stream_created,
+                CommitOptions options = {});
+
+  std::string_view format() const override { return kIcebergCommitFormat; }
+  Result<std::vector<table::SequenceRange>> Committed(std::string_view table,
+                                                      const table::Provenance& positions) override;
+  Status Apply(const table::CommitRequest& request) override;
+
+  // The positions a flush of `positions` covers, as the table records them.
+  BatchPositions PositionsOf(const table::Provenance& positions) const;
+
+ private:
+  FilesCatalog& CatalogFor(std::string_view table, const row::ColumnTable* columns);
+
+  lake::Destination& destination_;
+  std::string stream_created_;
+  CommitOptions options_;
+  std::map<std::string, std::unique_ptr<FilesCatalog>, std::less<>> catalogs_;
+};
+
+}  // namespace sinkd::iceberg
