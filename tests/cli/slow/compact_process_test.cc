@@ -151,7 +151,14 @@ void ExpectCompactedAndWhole(DrainedLake& l) {
     if (row[1] == "sinkd.source") {
       EXPECT_EQ(row[2], "compact") << row[0];
     } else {
-      EXPECT_EQ(row[2].rfind("[\"ledger/", 0), 0u) << row[0];
+      // Each input as {key, size, version}: the grace deleter deletes that object, not the key.
+      const auto inputs = nlohmann::json::parse(row[2], nullptr, false);
+      ASSERT_TRUE(inputs.is_array() && !inputs.empty()) << row[0] << ": " << row[2];
+      for (const auto& input : inputs) {
+        EXPECT_EQ(input.value("key", "").rfind("ledger/", 0), 0u) << row[0] << ": " << row[2];
+        EXPECT_GT(input.value("size", 0), 0) << row[0] << ": " << row[2];
+        EXPECT_NE(input.value("version", ""), "") << row[0] << ": " << row[2];
+      }
     }
   }
 }
