@@ -30,11 +30,6 @@ std::vector<nlohmann::json> ReadJsonLines(const fs::path& path) {
   return out;
 }
 
-std::string ReadText(const fs::path& path) {
-  std::ifstream in(path);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 std::string Tool(const std::string& name) { return (SourceDir() / "tools" / "s3" / name).string(); }
 
 }  // namespace
@@ -81,7 +76,7 @@ NodeProcess::NodeProcess(const std::vector<std::string>& args, const fs::path& s
   if (at != std::string::npos) port_ = std::atoi(text.c_str() + at + 23);
   if (port_ <= 0) {
     error_ = "node did not start (" + args.front() + "): stdout \"" + text + "\", stderr \"" +
-             ReadText(stderr_file) + "\"";
+             ReadFile(stderr_file) + "\"";
   }
 }
 
@@ -92,7 +87,7 @@ NodeProcess::~NodeProcess() {
     ADD_FAILURE() << "the test server " << script_ << " ended before its test did ("
                   << (WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status))
                                           : "exit " + std::to_string(WEXITSTATUS(status)))
-                  << "); its stderr:\n" << ReadText(stderr_file_);
+                  << "); its stderr:\n" << ReadFile(stderr_file_);
     return;
   }
   ::kill(pid_, SIGTERM);
