@@ -1,5 +1,7 @@
 #include "iceberg/files_catalog.h"
 
+#include "iceberg/positions.h"
+
 #include <cstdio>
 #include <set>
 #include <thread>
@@ -235,16 +237,95 @@ Result<std::vector<ManifestFile>> FilesCatalog::MergeSmall(std::vector<ManifestF
   return kept;
 }
 
+Result<FilesCatalog::Removal> FilesCatalog::RemoveFiles(std::vector<ManifestFile> manifests,
+                                                        const std::vector<std::string>& removed,
+                                                        const std::string& key,
+                                                        int64_t snapshot_id, int64_t sequence) {
+  Removal out;
+  std::set<std::string> left(removed.begin(), removed.end());
+  std::vector<ManifestEntry> entries;
+  std::set<std::pair<int32_t, std::vector<std::string>>> partitions;
+  for (ManifestFile& m : manifests) {
+    if (left.empty()) {
+      out.kept.push_back(std::move(m));
+      continue;
+    }
+    SINKD_ASSIGN_OR_RETURN(const std::string m_key, KeyOf(m.path));
+    SINKD_ASSIGN_OR_RETURN(const std::string bytes, ReadWhole(m_key));
+    Result<std::vector<ManifestEntry>> read = ReadManifest(bytes, spec_);
+    if (!read.ok()) return read.status().WithContext(m.path);
+    bool names_one = false;
+    for (const ManifestEntry& e : *read) {
+      if (e.status != EntryStatus::kDeleted && left.count(e.file.path) > 0) names_one = true;
+    }
+    if (!names_one) {
+      out.kept.push_back(std::move(m));
+      continue;
+    }
+    for (ManifestEntry& e : *read) {
+      // An earlier snapshot's DELETED entry has no place in this one (as in MergeSmall).
+      if (e.status == EntryStatus::kDeleted) continue;
+      e.snapshot_id = e.snapshot_id.value_or(m.added_snapshot_id);
+      e.sequence_number = e.sequence_number.value_or(m.sequence_number);
+      e.file_sequence_number = e.file_sequence_number.value_or(m.sequence_number);
+      if (left.erase(e.file.path) > 0) {
+        // Spec: a DELETED entry names the snapshot that deleted it and keeps its numbers.
+        e.status = EntryStatus::kDeleted;
+        e.snapshot_id = snapshot_id;
+        ++out.counts.files;
+        out.counts.records += e.file.records;
+        out.counts.bytes += e.file.file_size;
+        partitions.insert({e.file.day, e.file.values});
+      } else {
+        e.status = EntryStatus::kExisting;
+      }
+      entries.push_back(std::move(e));
+    }
+  }
+  if (!left.empty()) {
+    return Status::NotFound("iceberg: " + *left.begin() +
+                            " is no longer in the table (another replace removed it)");
+  }
+  out.counts.partitions = partitions.size();
+  if (entries.empty()) return out;
+  SINKD_ASSIGN_OR_RETURN(Manifest manifest, WriteManifest(spec_, Uri(key), snapshot_id, sequence,
+                                                          entries, options_.codec));
+  SINKD_ASSIGN_OR_RETURN(const lake::Placed placed, Create(key, manifest.bytes));
+  if (placed == lake::Placed::kTaken) {
+    return Status::Internal("iceberg: the rewritten manifest's name " + key + " is taken");
+  }
+  out.rewritten = std::move(manifest.file);
+  return out;
+}
+
 Result<CommitReport> FilesCatalog::Commit(const Append& append) {
+  return Run({&append.files, nullptr, append.marks});
+}
+
+Result<CommitReport> FilesCatalog::CommitReplace(const Replace& replace) {
+  if (replace.removed.empty()) return Status::Refuse("iceberg: a replace must remove a file");
+  // Positions are never lost: the replace's snapshot carries its base's, whatever they are then.
+  const auto carry = [](const TableMetadata* base) -> Result<Summary> {
+    if (base == nullptr || base->Current() == nullptr) {
+      return Status::Refuse("iceberg: a replace needs a table with a snapshot");
+    }
+    SINKD_ASSIGN_OR_RETURN(const Positions positions, CommittedPositions(base));
+    if (positions.empty()) return Summary{};
+    return Summary{{kPositionsKey, PositionsJson(positions)}};
+  };
+  return Run({&replace.added, &replace.removed, carry});
+}
+
+Result<CommitReport> FilesCatalog::Run(const Change& change) {
   SINKD_RETURN_IF_ERROR(options_.Validate());
   CommitReport report;
   report.commit_id = NewUuid();
   const std::string metadata_dir = table_key_ + "/metadata/";
 
-  // The manifest of the appended files, once: its entries inherit the sequence number the list
+  // The manifest of the added files, once: its entries inherit the sequence number the list
   // gives, so every attempt names the same file.
   std::vector<ManifestEntry> entries;
-  for (const DataFile& f : append.files) entries.push_back({EntryStatus::kAdded, {}, {}, {}, f});
+  for (const DataFile& f : *change.added) entries.push_back({EntryStatus::kAdded, {}, {}, {}, f});
   const std::string manifest_key = metadata_dir + report.commit_id + "-m0.avro";
   SINKD_ASSIGN_OR_RETURN(Manifest manifest,
                          WriteManifest(spec_, Uri(manifest_key), 0, 0, entries, options_.codec));
@@ -252,7 +333,7 @@ Result<CommitReport> FilesCatalog::Commit(const Append& append) {
   if (placed_manifest == lake::Placed::kTaken) {
     return Status::Internal("iceberg: the new manifest's name " + manifest_key + " is taken");
   }
-  const AppendCounts counts = CountsOf(append.files);
+  const AppendCounts counts = CountsOf(*change.added);
 
   Status last = Status::OK();
   bool unknown = false;  // an attempt whose create may have landed without our hearing of it
@@ -281,9 +362,13 @@ Result<CommitReport> FilesCatalog::Commit(const Append& append) {
       return report;
     }
     Summary extra = {{kCommitIdKey, report.commit_id}};
-    if (append.marks) {
-      SINKD_ASSIGN_OR_RETURN(Summary marks, append.marks(parent));
-      extra.insert(extra.end(), marks.begin(), marks.end());
+    if (change.marks) {
+      Result<Summary> marks = change.marks(parent);
+      if (!marks.ok()) {
+        if (!unknown) (void)destination_.Delete(manifest_key);
+        return marks.status();
+      }
+      extra.insert(extra.end(), marks->begin(), marks->end());
     }
 
     // The parent's manifests, then ours under this attempt's snapshot and sequence number.
@@ -304,6 +389,27 @@ Result<CommitReport> FilesCatalog::Commit(const Append& append) {
     const int64_t sequence = parent != nullptr ? parent->last_sequence_number + 1 : 1;
     const std::string merged_key =
         metadata_dir + report.commit_id + "-merged-" + std::to_string(snapshot_id) + ".avro";
+    const std::string rewritten_key =
+        metadata_dir + report.commit_id + "-rewritten-" + std::to_string(snapshot_id) + ".avro";
+    std::optional<ManifestFile> rewritten;
+    AppendCounts removed;
+    if (change.removed != nullptr) {
+      Result<Removal> removal =
+          RemoveFiles(std::move(manifests), *change.removed, rewritten_key, snapshot_id, sequence);
+      if (!removal.ok()) {
+        last = removal.status();
+        if (last.IsNotFound()) {
+          // Another replace took one of our files first: this one is dropped, nothing named ours.
+          if (!unknown) (void)destination_.Delete(manifest_key);
+          return last;
+        }
+        if (last.IsReject() || last.IsInternal()) return last;
+        continue;
+      }
+      manifests = std::move(removal->kept);
+      rewritten = std::move(removal->rewritten);
+      removed = removal->counts;
+    }
     bool merged = false;
     if (options_.merge_min_count > 0 &&
         manifests.size() + 1 > static_cast<size_t>(options_.merge_min_count)) {
@@ -316,6 +422,7 @@ Result<CommitReport> FilesCatalog::Commit(const Append& append) {
       }
       manifests = std::move(*merging);
     }
+    if (rewritten) manifests.push_back(*rewritten);
     ManifestFile ours = manifest.file;
     ours.added_snapshot_id = snapshot_id;
     ours.sequence_number = sequence;
@@ -342,7 +449,8 @@ Result<CommitReport> FilesCatalog::Commit(const Append& append) {
     const int64_t now = NowMs();
     const TableMetadata start =
         parent != nullptr ? *parent : NewTable(spec_, NewUuid(), location(), now);
-    const Snapshot snapshot = AppendSnapshot(start, snapshot_id, now, Uri(list_key), counts, extra);
+    const Snapshot snapshot =
+        ReplaceSnapshot(start, snapshot_id, now, Uri(list_key), counts, removed, extra);
     const TableMetadata next =
         WithSnapshot(start, snapshot, now, parent != nullptr ? Uri(base->key) : "");
     const int64_t version = base->version + 1;
@@ -368,6 +476,7 @@ Result<CommitReport> FilesCatalog::Commit(const Append& append) {
         // Named by nothing: v<N+1> is another's.
         (void)destination_.Delete(list_key);
         if (merged) (void)destination_.Delete(merged_key);
+        if (rewritten) (void)destination_.Delete(rewritten_key);
         continue;
       }
     }

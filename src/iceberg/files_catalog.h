@@ -98,6 +98,21 @@ struct Append {
   std::function<Result<Summary>(const TableMetadata* base)> marks;
 };
 
+// One replace (compaction's rewrite, Spec "Rewrite data files"): `removed` data files leave the
+// table and `added` ones, holding the same rows, enter it, in one snapshot (operation "replace").
+// The manifests naming a removed file are rewritten as one (the removed entries DELETED with their
+// original sequence numbers, the rest EXISTING); the others are carried unchanged. The table's
+// committed positions (positions.h) are carried forward into the new snapshot.
+// Conflicts: an append committed meanwhile never conflicts (the retry re-reads the newest
+// metadata and re-applies on top). A replace conflicts only when a file it removes is no longer
+// live in the newest metadata — another replace (a second compactor) removed it first; then
+// nothing is committed and CommitReplace returns NotFound naming the file, so the caller drops that
+// merge (its inputs stay live in the table; nothing is lost).
+struct Replace {
+  std::vector<std::string> removed;  // DataFile::path (URIs) of live files of the table
+  std::vector<DataFile> added;
+};
+
 struct CommitReport {
   std::string commit_id;
   int64_t version = 0;  // the metadata file that made it current
@@ -121,6 +136,11 @@ class FilesCatalog {
   // when it has none). REQUIRES: every file's path is Uri() of a key in this lake.
   Result<CommitReport> Commit(const Append& append);
 
+  // Commits `replace` as one replace snapshot on top of the newest metadata. NotFound when a file
+  // it removes is not live there (see Replace); Refuse when it removes nothing or the table has no
+  // snapshot yet. REQUIRES: as for Commit.
+  Result<CommitReport> CommitReplace(const Replace& replace);
+
   // The URI of the lake object at `key`, as metadata names it.
   std::string Uri(const std::string& key) const { return lake_uri_ + "/" + key; }
   // The key of an object the metadata names by `uri`; Reject when it is outside this lake.
@@ -141,6 +161,24 @@ class FilesCatalog {
   Result<std::vector<ManifestFile>> MergeSmall(std::vector<ManifestFile> manifests,
                                                const std::string& key, int64_t snapshot_id,
                                                int64_t sequence, bool& merged);
+  // What one commit changes: files added, for a replace files removed (nullptr: an append).
+  struct Change {
+    const std::vector<DataFile>* added = nullptr;
+    const std::vector<std::string>* removed = nullptr;
+    std::function<Result<Summary>(const TableMetadata* base)> marks;
+  };
+  Result<CommitReport> Run(const Change& change);
+  // Of `manifests`, those naming none of `removed` stay in `kept`; those naming one are rewritten
+  // as one manifest at `key` under `snapshot_id`/`sequence` (removed entries DELETED, the rest
+  // EXISTING). NotFound when a file of `removed` is live in none of them.
+  struct Removal {
+    std::vector<ManifestFile> kept;
+    std::optional<ManifestFile> rewritten;
+    AppendCounts counts;
+  };
+  Result<Removal> RemoveFiles(std::vector<ManifestFile> manifests,
+                              const std::vector<std::string>& removed, const std::string& key,
+                              int64_t snapshot_id, int64_t sequence);
   // Moves version-hint.text forward to `version` (or past it, to the newest found).
   Status WriteHint(int64_t version);
   std::string NewUuid();

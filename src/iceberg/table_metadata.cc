@@ -1,5 +1,6 @@
 #include "iceberg/table_metadata.h"
 
+#include <algorithm>
 #include <cassert>
 #include <type_traits>
 
@@ -78,6 +79,12 @@ TableMetadata NewTable(TableSpec spec, std::string uuid, std::string location, i
 Snapshot AppendSnapshot(const TableMetadata& base, int64_t id, int64_t now_ms,
                         std::string manifest_list, const AppendCounts& added,
                         const Summary& extra) {
+  return ReplaceSnapshot(base, id, now_ms, std::move(manifest_list), added, {}, extra);
+}
+
+Snapshot ReplaceSnapshot(const TableMetadata& base, int64_t id, int64_t now_ms,
+                         std::string manifest_list, const AppendCounts& added,
+                         const AppendCounts& removed, const Summary& extra) {
   const Snapshot* parent = base.Current();
   Snapshot s;
   s.id = id;
@@ -86,19 +93,31 @@ Snapshot AppendSnapshot(const TableMetadata& base, int64_t id, int64_t now_ms,
   s.timestamp_ms = now_ms;
   s.manifest_list = std::move(manifest_list);
   const auto str = [](uint64_t n) { return std::to_string(n); };
-  s.summary = {
-      {"operation", "append"},
-      {"added-data-files", str(added.files)},
-      {"added-records", str(added.records)},
-      {"added-files-size", str(added.bytes)},
-      {"changed-partition-count", str(added.partitions)},
-      {"total-records", str(Total(parent, "total-records") + added.records)},
-      {"total-files-size", str(Total(parent, "total-files-size") + added.bytes)},
-      {"total-data-files", str(Total(parent, "total-data-files") + added.files)},
-      {"total-delete-files", "0"},
-      {"total-position-deletes", "0"},
-      {"total-equality-deletes", "0"},
+  // A total below what was removed means the parent's totals were not counts (another
+  // engine's snapshot): 0 rather than a wrapped number.
+  const auto total = [&](const char* key, uint64_t plus, uint64_t minus) {
+    const uint64_t had = Total(parent, key) + plus;
+    return str(had >= minus ? had - minus : 0);
   };
+  const bool replace = removed.files > 0;
+  s.summary = {{"operation", replace ? "replace" : "append"},
+               {"added-data-files", str(added.files)},
+               {"added-records", str(added.records)},
+               {"added-files-size", str(added.bytes)}};
+  if (replace) {
+    s.summary.insert(s.summary.end(), {{"deleted-data-files", str(removed.files)},
+                                       {"deleted-records", str(removed.records)},
+                                       {"removed-files-size", str(removed.bytes)}});
+  }
+  s.summary.insert(
+      s.summary.end(),
+      {{"changed-partition-count", str(std::max(added.partitions, removed.partitions))},
+       {"total-records", total("total-records", added.records, removed.records)},
+       {"total-files-size", total("total-files-size", added.bytes, removed.bytes)},
+       {"total-data-files", total("total-data-files", added.files, removed.files)},
+       {"total-delete-files", "0"},
+       {"total-position-deletes", "0"},
+       {"total-equality-deletes", "0"}});
   s.summary.insert(s.summary.end(), extra.begin(), extra.end());
   return s;
 }

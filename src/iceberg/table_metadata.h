@@ -76,6 +76,14 @@ struct AppendCounts {
 Snapshot AppendSnapshot(const TableMetadata& base, int64_t id, int64_t now_ms,
                         std::string manifest_list, const AppendCounts& added, const Summary& extra);
 
+// The snapshot of a replace on top of `base`'s current one (compaction: `removed` files' rows are
+// exactly `added`'s): operation=replace with added-*, deleted-data-files, deleted-records,
+// removed-files-size, and the totals as the parent's plus `added` minus `removed`; then `extra`.
+// With nothing removed it is AppendSnapshot's snapshot.
+Snapshot ReplaceSnapshot(const TableMetadata& base, int64_t id, int64_t now_ms,
+                         std::string manifest_list, const AppendCounts& added,
+                         const AppendCounts& removed, const Summary& extra);
+
 // `base` with `snapshot` added as the current one on main: last-sequence-number, the snapshot log
 // and last-updated-ms follow; `previous_metadata` (the file `base` was read from, if any) joins
 // the metadata log. REQUIRES: snapshot.sequence_number > base.last_sequence_number.
