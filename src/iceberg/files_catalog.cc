@@ -2,6 +2,7 @@
 
 #include "iceberg/positions.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <set>
 #include <thread>
@@ -314,6 +315,54 @@ Result<CommitReport> FilesCatalog::CommitReplace(const Replace& replace) {
     return Summary{{kPositionsKey, PositionsJson(positions)}};
   };
   return Run({&replace.added, &replace.removed, carry});
+}
+
+Result<CommitReport> FilesCatalog::CommitMetadata(const MetadataChange& change) {
+  SINKD_RETURN_IF_ERROR(options_.Validate());
+  CommitReport report;
+  Status last = Status::OK();
+  for (int attempt = 1; attempt <= options_.attempts; ++attempt) {
+    report.attempts = attempt;
+    if (attempt > 1) {
+      const double unit = std::uniform_real_distribution<double>(0.0, 1.0)(random_);
+      options_.sleep(options_.backoff.Wait(attempt - 1, unit));
+    }
+    Result<LoadedTable> base = Load();
+    if (!base.ok()) {
+      last = base.status();
+      if (last.IsReject()) return last;
+      continue;
+    }
+    if (!base->metadata) return Status::NotFound("iceberg: no table at " + location());
+    SINKD_ASSIGN_OR_RETURN(std::optional<TableMetadata> next,
+                           change(*base->metadata, Uri(base->key)));
+    report.snapshot_id = base->metadata->current_snapshot_id.value_or(0);
+    if (!next) {
+      report.version = base->version;
+      return report;
+    }
+    // Never earlier than the base's: readers order metadata files by it.
+    next->last_updated_ms = std::max(NowMs(), base->metadata->last_updated_ms + 1);
+    const int64_t version = base->version + 1;
+    Result<lake::Placed> created = Create(MetadataKey(version), ToJson(*next));
+    if (!created.ok()) {
+      last = created.status();
+      continue;  // maybe written: the change re-applied to the newest is the same change
+    }
+    if (*created == lake::Placed::kTaken) {
+      last = Status::Redeliver("iceberg: lost the race for " + Uri(MetadataKey(version)));
+      continue;
+    }
+    if (Status synced = destination_.Sync(); !synced.ok()) {
+      last = synced;
+      continue;
+    }
+    report.version = version;
+    report.hint_written = WriteHint(version).ok();
+    return report;
+  }
+  return Status::Redeliver("iceberg: metadata change of " + location() + " failed after " +
+                           std::to_string(options_.attempts) + " attempts: " + last.message());
 }
 
 Result<CommitReport> FilesCatalog::Run(const Change& change) {

@@ -141,6 +141,16 @@ class FilesCatalog {
   // snapshot yet. REQUIRES: as for Commit.
   Result<CommitReport> CommitReplace(const Replace& replace);
 
+  // A change of the newest metadata that adds no snapshot (expiry): `change` is given the newest
+  // metadata and the URI of its file on every attempt and returns the metadata to write next
+  // (its last-updated-ms is set here), or nullopt when there is nothing to change — then nothing
+  // is written and the report names the newest version. Retried as a commit is; `change` must be
+  // a function of its base, so that re-applying it after a lost answer is harmless. NotFound
+  // when the table has no metadata.
+  using MetadataChange = std::function<Result<std::optional<TableMetadata>>(
+      const TableMetadata& base, const std::string& base_uri)>;
+  Result<CommitReport> CommitMetadata(const MetadataChange& change);
+
   // The URI of the lake object at `key`, as metadata names it.
   std::string Uri(const std::string& key) const { return lake_uri_ + "/" + key; }
   // The key of an object the metadata names by `uri`; Reject when it is outside this lake.

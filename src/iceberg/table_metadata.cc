@@ -71,7 +71,9 @@ TableMetadata NewTable(TableSpec spec, std::string uuid, std::string location, i
   m.last_updated_ms = now_ms;
   m.properties = {{"write.format.default", "parquet"},
                   {"write.parquet.compression-codec", "zstd"},
-                  {"schema.name-mapping.default", NameMapping(spec).dump()}};
+                  {"schema.name-mapping.default", NameMapping(spec).dump()},
+                  // When the table began: orphan removal never takes what is older (maintenance.h).
+                  {"sinkd.created-ms", std::to_string(now_ms)}};
   m.spec = std::move(spec);
   return m;
 }

@@ -27,62 +27,6 @@ FilesCatalog ReplaceCatalog(lake::Destination& destination, const testing::TempD
                       SpecOf(row::kLedgerColumns));
 }
 
-// The table's live data files, read from the current snapshot's manifests.
-std::vector<DataFile> LiveFiles(lake::Destination& destination, FilesCatalog& catalog) {
-  std::vector<DataFile> out;
-  Result<LoadedTable> table = catalog.Load();
-  EXPECT_TRUE(table.ok() && table->metadata && table->metadata->Current());
-  if (!table.ok() || !table->metadata || !table->metadata->Current()) return out;
-  const auto read = [&](const std::string& uri) {
-    Result<std::string> key = catalog.KeyOf(uri);
-    EXPECT_TRUE(key.ok());
-    Result<std::string> bytes = destination.Read(*key, 0, uint64_t{1} << 40);
-    EXPECT_TRUE(bytes.ok()) << bytes.status().ToString();
-    return *bytes;
-  };
-  Result<std::vector<ManifestFile>> list =
-      ReadManifestList(read(table->metadata->Current()->manifest_list));
-  EXPECT_TRUE(list.ok());
-  for (const ManifestFile& m : *list) {
-    Result<std::vector<ManifestEntry>> entries =
-        ReadManifest(read(m.path), SpecOf(row::kLedgerColumns));
-    EXPECT_TRUE(entries.ok());
-    for (const ManifestEntry& e : *entries) {
-      if (e.status != EntryStatus::kDeleted) out.push_back(e.file);
-    }
-  }
-  return out;
-}
-
-// A compactor's output: the rows of `ids` (as CommitFlushes wrote them for `instance`, n-th
-// row at second n) flushed again by another writer, one Part per partition.
-std::vector<DataFile> Rewritten(lake::Destination& destination, FilesCatalog& catalog,
-                                const std::string& instance, int first, int count,
-                                const std::string& writer_instance) {
-  lake::LakeWriterOptions options;
-  options.key_prefix = "ledger";
-  options.instance = writer_instance;
-  options.encode_threads = 1;
-  lake::LakeWriter writer(destination, options);
-  const char* apps[] = {"billing", "crm-sync"};
-  row::RowBatch batch(row::kLedgerColumns);
-  for (int n = first; n < first + count; ++n) {
-    batch::AddRow(batch, instance + "-" + std::to_string(n),
-                  1'767'225'600'000'000 + int64_t{1'000'000} * n, apps[n % 2]);
-  }
-  std::vector<DataFile> out;
-  Result<lake::FlushReport> report = writer.Flush(batch, {"GARM_LEDGER", uint64_t(first) + 1, uint64_t(first + count)});
-  EXPECT_TRUE(report.ok()) << report.status().ToString();
-  if (!report.ok()) return out;
-  for (const lake::PartReport& p : report->parts) {
-    Result<DataFile> file = DataFileOf(SpecOf(row::kLedgerColumns), catalog.Uri(p.key), p.bytes,
-                                       p.values, p.statistics);
-    EXPECT_TRUE(file.ok());
-    out.push_back(std::move(*file));
-  }
-  return out;
-}
-
 std::multiset<std::string> IcebirdIds(const testing::TempDir& dir) {
   const nlohmann::json read = IcebirdRead("file://" + dir.path().string() + "/ledger");
   std::multiset<std::string> ids;
