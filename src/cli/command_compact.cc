@@ -3,7 +3,8 @@
 // only turns flags, the environment and the [compaction] section into its options, and runs
 // passes). One pass by default; --follow runs one every --every, with the drain's metrics
 // listener. --metrics-textfile writes the figures after each pass for node_exporter's textfile
-// collector, the one way the timer's one-shot passes reach Prometheus. SIGTERM or SIGINT finishes the step in progress (the merge or the deletion under way;
+// collector, the one way the timer's one-shot passes reach Prometheus. --dry-run prints one pass's
+// plan (deletions, merges: inputs -> outputs, bytes) and changes nothing. SIGTERM or SIGINT finishes the step in progress (the merge or the deletion under way;
 // every step leaves the lake whole) and exits 0.
 // Exit codes: 0 the passes ended well (or were stopped); 1 a pass failed or refused a Part, named
 // on stderr, or the store lets a create replace an object (RequireExclusiveCreates; with --follow:
@@ -69,6 +70,7 @@ struct CompactFlags {
   std::string settle = "1h";
   std::string grace = "1h";
   bool follow = false;
+  bool dry_run = false;
   std::string every = "5m";
   std::string metrics_listen;
   std::string metrics_textfile;
@@ -133,6 +135,9 @@ Result<CompactSettings> SettingsFrom(const CompactFlags& flags, const CompactTab
     return Status::Refuse(message);
   }
   s.follow = flags.follow;
+  if (flags.dry_run && flags.follow) {
+    return Status::Refuse("--dry-run plans one pass: it does not go with --follow");
+  }
   s.metrics_textfile = TextfilePath(flags.metrics_textfile, table.name);
   if (!s.metrics_textfile.empty() &&
       !std::filesystem::is_directory(
@@ -245,6 +250,62 @@ Result<compact::PassReport> CompactPass(compact::Compactor& compactor, const Com
   return report;
 }
 
+std::string KeySize(const lake::StoredObject& o) {
+  return o.key + " (" + std::to_string(o.size) + " bytes)";
+}
+
+// --dry-run: one pass that changes nothing, its plan on standard output. Neither Ensure (it
+// creates a lake directory) nor the exclusive-create probe (it places an object) runs: a lake
+// that is not there lists empty, and the plan is that nothing would happen.
+Status DryRun(lake::Destination& destination, const compact::CompactOptions& options,
+              const CompactTable& table, Logger& log) {
+  compact::Compactor compactor(destination, options);
+  compact::PassHooks hooks;
+  hooks.stop_requested = Stopping;
+  uint64_t deletions = 0, deleted_bytes = 0, merges = 0, inputs = 0, input_bytes = 0;
+  uint64_t outputs = 0, lone = 0;
+  hooks.on_plan = [&](const compact::PlannedStep& step) {
+    if (step.kind == compact::PlannedStep::Kind::kDelete) {
+      ++deletions;
+      deleted_bytes += step.input_bytes;
+      std::printf("would delete %s: superseded by an output older than --grace\n",
+                  KeySize(step.inputs.front()).c_str());
+      return;
+    }
+    ++merges;
+    inputs += step.inputs.size();
+    input_bytes += step.input_bytes;
+    outputs += step.outputs.size();
+    if (step.lone) ++lone;
+    std::string into;
+    for (const std::string& key : step.outputs) into += (into.empty() ? "" : ", ") + key;
+    std::printf("would merge %s: %zu input%s, %llu bytes -> %s%s\n", step.partition.c_str(),
+                step.inputs.size(), step.inputs.size() == 1 ? "" : "s",
+                static_cast<unsigned long long>(step.input_bytes), into.c_str(),
+                step.lone  ? " (only if it holds two rows of one record or is out of order)"
+                : step.split ? " (split by rows: fewer outputs if records have copies)"
+                             : "");
+    for (const lake::StoredObject& in : step.inputs) std::printf("  %s\n", KeySize(in).c_str());
+  };
+  compact::PassReport r;
+  Result<compact::PassReport> report = compactor.RunPass(hooks, &r);
+  for (const std::string& refused : r.refused) {
+    log.Error("compaction would skip a Part it cannot read", {{"part", refused}});
+  }
+  std::printf("dry run of compact %s: %llu partitions; %llu merges of %llu inputs (%llu bytes) "
+              "into %llu outputs, %llu of them a lone Part; %llu deletions (%llu bytes); "
+              "nothing was changed\n",
+              table.name.c_str(), static_cast<unsigned long long>(r.partitions),
+              static_cast<unsigned long long>(merges), static_cast<unsigned long long>(inputs),
+              static_cast<unsigned long long>(input_bytes),
+              static_cast<unsigned long long>(outputs), static_cast<unsigned long long>(lone),
+              static_cast<unsigned long long>(deletions),
+              static_cast<unsigned long long>(deleted_bytes));
+  std::fflush(stdout);
+  if (!report.ok()) return report.status().WithContext("compact --dry-run " + table.name);
+  return Status::OK();
+}
+
 Status RunCompact(const CompactFlags& flags, const CompactTable& table,
                   const std::string& settings_from, Invocation& invocation) {
   // Everything that can be refused without the destination is refused first, as a usage error.
@@ -288,9 +349,11 @@ Status RunCompact(const CompactFlags& flags, const CompactTable& table,
             {"settle", FormatDuration(std::chrono::milliseconds(o.settle_ms))},
             {"grace", FormatDuration(std::chrono::milliseconds(o.grace_ms))},
             {"follow", settings->follow},
+            {"dry_run", flags.dry_run},
             {"every", settings->follow ? FormatDuration(settings->every) : std::string()},
             {"metrics_listen", settings->metrics_listen},
             {"metrics_textfile", textfile}});
+  if (flags.dry_run) return DryRun(*destination, o, table, log);
   metrics::HttpListener listener([&metrics] { return metrics.Render(); },
                                  [&metrics](std::string* why) {
                                    *why = metrics.Readiness();
@@ -368,6 +431,9 @@ void AddCompactFlags(CLI::App& cmd, CompactFlags& flags, ConfigFlags& config) {
                  "the longest query")
       ->capture_default_str();
   cmd.add_flag("--follow", flags.follow, "keep compacting: one pass every --every until SIGTERM");
+  cmd.add_flag("--dry-run", flags.dry_run,
+               "print the pass's plan (deletions, merges: inputs -> outputs, bytes) and change "
+               "nothing");
   cmd.add_option("--every", flags.every, "time between two passes with --follow")
       ->capture_default_str();
   cmd.add_option("--metrics-listen", flags.metrics_listen,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -84,6 +85,35 @@ Result<OutputFooter> ParseOutputFooter(const parquet::FileFooter& footer, const 
   }
   out.rows = footer.rows;
   return out;
+}
+
+// The merge the pass would run over `live[merge…]`, named as compact/merge.cc names its outputs:
+// the same hash of the inputs and, for a split, the count its estimate gives when no record has
+// two rows.
+PlannedStep PlanOf(const std::string& partition, const std::vector<size_t>& merge,
+                   const std::vector<const Object*>& live, uint64_t target_bytes) {
+  PlannedStep step;
+  step.kind = PlannedStep::Kind::kMerge;
+  step.partition = partition;
+  std::vector<InputRef> refs;
+  for (size_t i : merge) {
+    const lake::StoredObject& in = live[i]->stored;
+    step.inputs.push_back(in);
+    step.input_bytes += in.size;
+    refs.push_back(InputRef{in.key, in.size, in.version});
+  }
+  step.lone = merge.size() == 1;
+  step.split = step.input_bytes > target_bytes;
+  uint64_t outputs = 1;
+  if (step.split) {
+    outputs = std::max<uint64_t>(
+        1, std::llround(static_cast<double>(step.input_bytes) / target_bytes));
+  }
+  const std::string hash = MergeHash(std::move(refs));
+  for (uint64_t index = 0; index < outputs; ++index) {
+    step.outputs.push_back(table::CompactionOutputKey(partition, hash, index, outputs));
+  }
+  return step;
 }
 
 }  // namespace
@@ -233,7 +263,14 @@ Result<PassReport> Compactor::RunPass(const PassHooks& hooks, PassReport* out) {
   std::map<std::string, const lake::StoredObject*> listed_object;
   for (const lake::StoredObject& o : objects) listed_object[o.key] = &o;
   std::set<std::string> deleted;
+  const bool dry_run = static_cast<bool>(hooks.on_plan);
   for (const std::string& key : grace.due) {
+    if (dry_run) {
+      const lake::StoredObject& object = *listed_object[key];
+      hooks.on_plan(PlannedStep{PlannedStep::Kind::kDelete, key_partition[key], {object},
+                                object.size, {}, false, false});
+      continue;
+    }
     // Oldest first within a partition: after a failure its later deletions wait for a later
     // pass, so an output is still never gone before what it supersedes.
     const std::string& partition = key_partition[key];
@@ -302,6 +339,10 @@ Result<PassReport> Compactor::RunPass(const PassHooks& hooks, PassReport* out) {
             ++report.parts_left_alone;
             continue;
           }
+        }
+        if (dry_run) {
+          hooks.on_plan(PlanOf(partition, merge, live, options_.target_bytes));
+          continue;
         }
         MergeSpec spec;
         spec.table = &table;

@@ -106,10 +106,34 @@ struct PassReport {
   bool completed = false;
 };
 
+// One step a dry run found the pass would take (PassHooks::on_plan), in the pass's order: every
+// due deletion first, then the merges partition by partition.
+struct PlannedStep {
+  enum class Kind { kDelete, kMerge };
+  Kind kind = Kind::kMerge;
+  std::string partition;
+  // kDelete: the one superseded object; kMerge: the merge's inputs, key order.
+  std::vector<lake::StoredObject> inputs;
+  uint64_t input_bytes = 0;
+  // kMerge: the keys it would place. A merge above target_bytes is split by rows; the count here
+  // assumes no record has two rows, and the pass fixes it after counting the records (copies
+  // can make it fewer), so `split` says these keys are the likely ones, not certain ones.
+  std::vector<std::string> outputs;
+  bool split = false;
+  // kMerge of one Part: the pass rewrites it only if it holds two rows of one record or is out
+  // of order, which it reads three columns to tell; a dry run reads no rows.
+  bool lone = false;
+};
+
 struct PassHooks {
   std::function<bool()> stop_requested;                             // checked between merges
   std::function<void(uint64_t done, uint64_t total)> on_partition;  // progress
   std::function<void(const OutputReport&)> on_output;               // one log line per output
+  // Set: a dry run (`sinkd compact --dry-run`). The pass lists and reads the outputs' footers as
+  // a real one does, then hands each deletion and merge it would make here instead of making it:
+  // nothing is placed, deleted or synced, so an operator can see a pass before it runs. The
+  // report's counts stay those of what was done (none); partitions and refused are filled.
+  std::function<void(const PlannedStep&)> on_plan;
 };
 
 class Compactor {

@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "outbox/process.h"
@@ -215,6 +216,96 @@ TEST(CompactCli, OnePassMergesTheSmallPartsAndALaterPastTheGraceDeletesThemWithE
   EXPECT_EQ(after.rows[0][1], before.rows[0][1]) << "an event_id went missing";
   EXPECT_EQ(after.rows[0][0], after.rows[0][1]) << "duplicates left";
   EXPECT_LT(std::stoll(after.rows[0][2]), std::stoll(before.rows[0][2]));
+}
+
+// Every file of the lake with its bytes and its modification time: what a dry run must not change.
+std::map<std::string, std::pair<std::string, int64_t>> LakeState(const std::string& lake) {
+  std::map<std::string, std::pair<std::string, int64_t>> state;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(lake)) {
+    if (!e.is_regular_file()) continue;
+    state[e.path().lexically_relative(lake).generic_string()] = {
+        testing::ReadFile(e.path()), e.last_write_time().time_since_epoch().count()};
+  }
+  return state;
+}
+
+// The keys a dry run's "would merge" lines name after "->", and those its "would delete" lines name.
+std::set<std::string> PlannedKeys(const std::string& out, const std::string& verb) {
+  std::set<std::string> keys;
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind(verb, 0) != 0) continue;
+    if (verb == "would delete ") {
+      keys.insert(line.substr(verb.size(), line.find(' ', verb.size()) - verb.size()));
+      continue;
+    }
+    std::istringstream outputs(line.substr(line.find(" -> ") + 4));
+    for (std::string key; outputs >> key;) {
+      if (key.front() == '(') break;
+      if (key.back() == ',') key.pop_back();
+      keys.insert(key);
+    }
+  }
+  return keys;
+}
+
+std::set<std::string> CompactOutputs(const std::string& lake) {
+  std::set<std::string> keys;
+  for (const auto& [key, state] : LakeState(lake)) {
+    if (std::filesystem::path(key).filename().string().rfind("compact-", 0) == 0) keys.insert(key);
+  }
+  return keys;
+}
+
+TEST(CompactCli, ADryRunPrintsThePlanChangesNothingAndTheRealPassThenDoesWhatItNamed) {
+  SmallPartsLake lake;
+  ASSERT_TRUE(lake.Make());
+  const auto before = LakeState(lake.lake);
+  const std::vector<std::string> flags = {"ledger", "--lake-dir", lake.lake, "--min-parts", "2",
+                                          "--grace", "0s"};
+  auto with = [&](std::vector<std::string> more) {
+    std::vector<std::string> args = flags;
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+  };
+  auto r = Compact(with({"--dry-run"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(LakeState(lake.lake), before) << "a dry run changed the lake";
+  const std::set<std::string> merges = PlannedKeys(r.out, "would merge ");
+  ASSERT_FALSE(merges.empty()) << r.out;
+  EXPECT_TRUE(PlannedKeys(r.out, "would delete ").empty()) << r.out;
+  EXPECT_NE(r.out.find("nothing was changed"), std::string::npos) << r.out;
+  // Each merge lists its inputs with their sizes, as the listing has them.
+  for (const auto& [key, state] : before) {
+    const std::string line = "  " + key + " (" + std::to_string(state.first.size()) + " bytes)";
+    EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
+  }
+  // The real pass places exactly the outputs the plan named.
+  r = Compact(flags);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(CompactOutputs(lake.lake), merges);
+  // Past the grace, the plan is to delete the inputs, and the next pass deletes just those.
+  const auto merged = LakeState(lake.lake);
+  r = Compact(with({"--dry-run"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(LakeState(lake.lake), merged) << "a dry run changed the lake";
+  const std::set<std::string> deletions = PlannedKeys(r.out, "would delete ");
+  std::set<std::string> inputs;
+  for (const auto& [key, state] : before) inputs.insert(key);
+  EXPECT_EQ(deletions, inputs) << r.out;
+  r = Compact(flags);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::set<std::string> left;
+  for (const auto& [key, state] : LakeState(lake.lake)) left.insert(key);
+  EXPECT_EQ(left, merges);
+  // A lake that is not there is planned as empty and not created; --follow is refused.
+  const std::string none = lake.lake + "-none";
+  r = Compact({"ledger", "--lake-dir", none, "--dry-run"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(none));
+  r = Compact({"ledger", "--lake-dir", none, "--dry-run", "--follow"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--dry-run"), std::string::npos) << r.err;
 }
 
 TEST(CompactCli, APartItCannotReadFailsThePassWithExitOneNamingItAndIsLeftUntouched) {
