@@ -34,6 +34,7 @@
 #include <filesystem>
 #include <map>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -166,7 +167,8 @@ struct Layout {
   uint64_t fixed = 0, per_entry = 0;  // a manifest's bytes ≈ fixed + entries × per_entry
 };
 
-// The manifests the current snapshot names after `prior` commits, by FilesCatalog::Commit's rule.
+// The manifests the current snapshot names after `prior` commits, by FilesCatalog::Commit's rule
+// (iceberg::ManifestsToMerge).
 std::vector<Group> GroupsAfter(int prior, const ice::CommitOptions& options, const Layout& layout,
                                const Model& model) {
   std::vector<Group> groups;
@@ -176,15 +178,22 @@ std::vector<Group> GroupsAfter(int prior, const ice::CommitOptions& options, con
   for (int c = 0; c < prior; ++c) {
     if (options.merge_min_count > 0 &&
         groups.size() + 1 > static_cast<size_t>(options.merge_min_count)) {
-      const auto small = [&](const Group& g) { return bytes(g) < options.merge_target_bytes; };
-      if (std::count_if(groups.begin(), groups.end(), small) >= 2) {
+      std::vector<ice::ManifestFile> listed(groups.size());
+      for (size_t i = 0; i < groups.size(); ++i) {
+        listed[i].length = bytes(groups[i]);
+        listed[i].existing_files = static_cast<int32_t>(groups[i].commits.size()) *
+                                   model.apps_per_commit;
+      }
+      const std::set<size_t> merging = ice::ManifestsToMerge(listed, options);
+      if (!merging.empty()) {
         std::vector<Group> kept;
         Group merged{{}, c, true};
-        for (Group& g : groups) {
-          if (small(g)) {
-            merged.commits.insert(merged.commits.end(), g.commits.begin(), g.commits.end());
+        for (size_t i = 0; i < groups.size(); ++i) {
+          if (merging.count(i)) {
+            merged.commits.insert(merged.commits.end(), groups[i].commits.begin(),
+                                  groups[i].commits.end());
           } else {
-            kept.push_back(std::move(g));
+            kept.push_back(std::move(groups[i]));
           }
         }
         kept.push_back(std::move(merged));

@@ -42,6 +42,7 @@
 #include <functional>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -68,9 +69,11 @@ struct CommitOptions {
   avro::Codec codec = avro::Codec::kDeflate;
   // Manifest merging: one manifest per commit would leave a day of five-minute commits from a
   // few drains with hundreds per snapshot, each opened by every reader's planning. When a
-  // snapshot would name more than merge_min_count manifests, those under merge_target_bytes are
-  // rewritten as one (their entries EXISTING, with their snapshot and sequence numbers kept), in
-  // the same commit. 0: never merge.
+  // snapshot would name more than merge_min_count manifests, some of those under
+  // merge_target_bytes are rewritten as one (their entries EXISTING, with their snapshot and
+  // sequence numbers kept), in the same commit: those of one size tier (ManifestsToMerge), so
+  // that a commit rewrites manifests about as large as each other, never the table's whole
+  // history every merge_min_count commits. 0: never merge.
   int merge_min_count = 32;
   uint64_t merge_target_bytes = 8 << 20;
   // How to wait; default: sleep the thread. Tests pass their own.
@@ -200,6 +203,13 @@ class FilesCatalog {
   CommitOptions options_;
   std::mt19937_64 random_;
 };
+
+// Which of `manifests` (a snapshot's list) a commit that merges rewrites as one: the manifests
+// under options.merge_target_bytes whose live entries (added + existing files) are within a
+// factor of 4 of each other — the tier holding the most of them, the smaller of equals — or, when
+// no tier holds two, the two smallest. Empty when fewer than two are under the target.
+std::set<size_t> ManifestsToMerge(const std::vector<ManifestFile>& manifests,
+                                  const CommitOptions& options);
 
 // Whether `metadata` holds a snapshot written by commit `commit_id`.
 bool HoldsCommit(const TableMetadata& metadata, const std::string& commit_id);

@@ -200,5 +200,43 @@ TEST(FilesCatalog, ManifestsAreMergedAsTheyAccumulateAndEveryFileKeepsItsSequenc
   EXPECT_EQ(std::set<std::string>(rows.begin(), rows.end()), ids);
 }
 
+TEST(FilesCatalog, AMergeRewritesManifestsOfOneSizeSoTheTableIsNotRewrittenEveryFewCommits) {
+  testing::TempDir tmp;
+  auto lake = PositionsLake(tmp);
+  CommitOptions options;
+  options.merge_min_count = 4;
+  FilesCatalog catalog = PositionsCatalog(*lake, tmp, options);
+  // Merging every small manifest rewrote, every third commit here, the merged one holding nearly
+  // every file so far: 60 commits of 2 files rewrote 1,178 entries (O(commits²)), and each such
+  // commit cost as much as the table was large (table_bench's p99 at 1,000 prior commits: 20x).
+  constexpr int kCommits = 60;
+  uint64_t rewritten = 0, largest = 0;
+  size_t files = 0;
+  for (int c = 0; c < kCommits; ++c) {
+    Committed one = CommitFlushes(*lake, catalog, "t" + std::to_string(c), 1, 6);
+    ASSERT_EQ(one.commit_ids.size(), 1u);
+    Result<LoadedTable> t = catalog.Load();
+    ASSERT_TRUE(t.ok());
+    const Snapshot* s = t->metadata->Current();
+    Result<std::vector<ManifestFile>> list =
+        ReadManifestList(testing::ReadFile(tmp.path() / *catalog.KeyOf(s->manifest_list)));
+    ASSERT_TRUE(list.ok());
+    EXPECT_LE(list->size(), 4u) << "commit " << c;
+    files = 0;
+    for (const ManifestFile& m : *list) {
+      files += m.added_files + m.existing_files;
+      if (m.added_snapshot_id == s->id && m.existing_files > 0) {
+        rewritten += m.existing_files;
+        largest = std::max<uint64_t>(largest, m.existing_files);
+      }
+    }
+    EXPECT_EQ(files, size_t(2 * (c + 1))) << "every file of the table listed once";
+  }
+  std::cout << "entries rewritten by merges: " << rewritten << ", the largest merge " << largest
+            << "\n";
+  EXPECT_LT(rewritten, 800u);
+  EXPECT_LT(largest, 100u) << "no merge rewrote nearly the whole table of 120 files";
+}
+
 }  // namespace
 }  // namespace sinkd::iceberg
