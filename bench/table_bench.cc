@@ -4,8 +4,9 @@
 // 10,000: --prior), then SAMPLES more are committed through iceberg::FilesCatalog exactly as a
 // drain's flush commits (one manifest, the positions check in the retry loop, the manifest list,
 // v<N+1> created never-replace, the syncs, the hint), each timed; p50 and p99 of those commits,
-// with manifest merging (the default CommitOptions) and without (merge_min_count 0). Expiry:
-// `sinkd table expire` is not on main yet, so no figure is taken with it (the output says so).
+// with manifest merging (the default CommitOptions), without (merge_min_count 0), and with merging
+// on a table kept expired as `sinkd table expire` does at its defaults (snapshots older than 5
+// days, 1,440 of five-minute commits, and 100 earlier metadata files stay in the metadata).
 // The prior commits are written directly, not committed one by one (10,000 commits through the
 // catalog would rewrite the growing metadata 10,000 times: hours on this machine): the same
 // library functions build the state N commits leave — every snapshot in the metadata with its
@@ -114,8 +115,8 @@ ice::DataFile TemplateFile(const fs::path& scratch, const ice::TableSpec& spec, 
   sinkd::lake::LakeWriter writer(*dest, options);
   sinkd::row::RowBatch batch(sinkd::row::kLedgerColumns);
   for (int i = 0; i < rows; ++i) {
-    sinkd::batch::AddRow(batch, "evt-" + std::to_string(i),
-                         kFirstDay * sinkd::batch::kMicrosPerDay + int64_t{1'000'000} * i, "app-00");
+    const int64_t micros = kFirstDay * sinkd::batch::kMicrosPerDay + int64_t{1'000'000} * i;
+    sinkd::batch::AddRow(batch, "evt-" + std::to_string(i), micros, "app-00");
   }
   auto report = Must(writer.Flush(batch, {"GARM_LEDGER", 1, uint64_t(rows)}), "template flush");
   if (report.parts.size() != 1) Die("the template flush wrote other than one Part");
@@ -218,7 +219,8 @@ void WriteObject(const fs::path& root, const std::string& key, const std::string
 // Writes the table `prior` commits leave into the lake at `root`.
 void WritePrior(const fs::path& root, const std::string& lake_uri, const ice::TableSpec& spec,
                 const ice::DataFile& tmpl, const Model& model, int prior,
-                const ice::CommitOptions& options, const Layout& layout, std::mt19937_64& random) {
+                const ice::CommitOptions& options, const Layout& layout, bool expired,
+                std::mt19937_64& random) {
   const std::string meta_dir = "ledger/metadata/";
   std::vector<int64_t> ids(prior);
   for (int64_t& id : ids) id = ice::SnapshotIdFrom(random());
@@ -242,9 +244,10 @@ void WritePrior(const fs::path& root, const std::string& lake_uri, const ice::Ta
     }
     const std::string key = meta_dir + "prior-" + std::to_string(g.written_by) +
                             (g.merged ? "-merged" : "") + ".avro";
-    auto manifest = Must(ice::WriteManifest(spec, lake_uri + "/" + key,
-                                            g.merged ? ids[g.written_by] : 0,
-                                            g.merged ? g.written_by + 1 : 0, entries, options.codec),
+    const int64_t snapshot = g.merged ? ids[g.written_by] : 0;
+    const int64_t sequence = g.merged ? g.written_by + 1 : 0;
+    auto manifest = Must(ice::WriteManifest(spec, lake_uri + "/" + key, snapshot, sequence,
+                                            entries, options.codec),
                          "prior manifest");
     WriteObject(root, key, manifest.bytes);
     ice::ManifestFile file = manifest.file;
@@ -287,6 +290,18 @@ void WritePrior(const fs::path& root, const std::string& lake_uri, const ice::Ta
       WriteObject(root, list_uri.substr(lake_uri.size() + 1), list);
     }
   }
+  if (expired) {
+    // What `sinkd table expire` at its defaults (iceberg::ExpireOptions: older than 5 days,
+    // write.metadata.previous-versions-max 100) leaves of five-minute commits.
+    const size_t retained = 5 * kCommitsPerDay;
+    if (m.snapshots.size() > retained) {
+      m.snapshots.erase(m.snapshots.begin(), m.snapshots.end() - retained);
+      m.snapshot_log.erase(m.snapshot_log.begin(), m.snapshot_log.end() - retained);
+    }
+    if (m.metadata_log.size() > 100) {
+      m.metadata_log.erase(m.metadata_log.begin(), m.metadata_log.end() - 100);
+    }
+  }
   // v1 is the empty table a first commit creates; after `prior` commits the newest is v<prior+1>.
   WriteObject(root, meta_dir + "v" + std::to_string(prior + 1) + ".metadata.json", ice::ToJson(m));
   WriteObject(root, meta_dir + "version-hint.text", std::to_string(prior + 1));
@@ -324,12 +339,12 @@ struct Point {
 // SAMPLES commits on top of `prior`, timed one by one.
 Point Measure(const fs::path& lake, const ice::TableSpec& spec, const ice::DataFile& tmpl,
               const Model& model, int prior, int samples, const ice::CommitOptions& options,
-              const Layout& layout, std::mt19937_64& random) {
+              const Layout& layout, bool expired, std::mt19937_64& random) {
   fs::remove_all(lake);
   fs::create_directories(lake);
   auto dest = Must(sinkd::lake::DirDestination::Make(lake.string()), "lake");
   MustOk(dest->Ensure(), "lake");
-  WritePrior(lake, dest->Uri(), spec, tmpl, model, prior, options, layout, random);
+  WritePrior(lake, dest->Uri(), spec, tmpl, model, prior, options, layout, expired, random);
   ice::FilesCatalog catalog(*dest, dest->Uri(), "ledger", spec, options);
   const uint64_t before = MetadataBytes(lake / "ledger");
   std::vector<double> ms, cpu;
@@ -460,10 +475,11 @@ int main(int argc, char** argv) {
   Model model;
   std::string dir = "/tmp/table_bench";
   bench::BenchFlags flags("table_bench",
-                          "What an Iceberg table costs sinkd (issue 26 §6): commit latency p50/p99 "
-                          "after 1, 1,000 and 10,000 prior commits with and without manifest "
-                          "merging, metadata bytes written per commit, and the objects planning "
-                          "an app-day query opens against a listing of the hive glob.");
+                          "What an Iceberg table costs sinkd (issue 26 section 6): commit "
+                          "latency p50/p99 after 1, 1,000 and 10,000 prior commits with and "
+                          "without manifest merging and with expiry, metadata bytes written per "
+                          "commit, and the objects planning an app-day query opens against a "
+                          "listing of the hive glob.");
   flags.Add("prior", &prior_text, "prior commits per point, comma-separated")
       .AddAtLeast("samples", &samples, 1, "commits timed per point")
       .AddAtLeast("runs", &runs, 1, "rounds; each figure is their median (min-max)")
@@ -482,7 +498,7 @@ int main(int argc, char** argv) {
   fs::remove_all(root);
   const ice::TableSpec spec = ice::SpecOf(sinkd::row::kLedgerColumns);
   const ice::DataFile tmpl = TemplateFile(root / "template", spec, model.rows_per_part);
-  std::mt19937_64 random(20261205);
+  std::mt19937_64 random(20261205);  // NOLINT: fixed, so every run builds the same tables
 
   // A manifest's bytes against its entries, from two real ones.
   Layout layout;
@@ -505,11 +521,14 @@ int main(int argc, char** argv) {
   struct Mode {
     const char* name;
     ice::CommitOptions options;
+    bool expired = false;
   };
-  std::vector<Mode> modes(2);
+  std::vector<Mode> modes(3);
   modes[0].name = "merging (default)";
   modes[1].name = "no merging";
   modes[1].options.merge_min_count = 0;
+  modes[2].name = "merging + expiry";
+  modes[2].expired = true;
 
   // results[mode][prior] → one Point per round.
   std::vector<std::map<int, std::vector<Point>>> results(modes.size());
@@ -518,12 +537,13 @@ int main(int argc, char** argv) {
       for (size_t m = 0; m < modes.size(); ++m) {
         const fs::path lake = root / ("lake-" + std::to_string(m));
         const Point p = Measure(lake, spec, tmpl, model, prior, samples, modes[m].options, layout,
-                                random);
+                                modes[m].expired, random);
         results[m][prior].push_back(p);
         std::printf("round %d, %d prior, %s: p50 %.2f ms, p99 %.2f ms, max %.2f ms, CPU p50 %.2f "
                     "p99 %.2f ms, metadata "
                     "%.0f bytes/commit, v<N> %" PRIu64 " bytes, %zu manifests\n",
-                    r + 1, prior, modes[m].name, p.p50_ms, p.p99_ms, p.max_ms, p.cpu_p50_ms, p.cpu_p99_ms,
+                    r + 1, prior, modes[m].name, p.p50_ms, p.p99_ms, p.max_ms, p.cpu_p50_ms,
+                    p.cpu_p99_ms,
                     p.metadata_bytes_per_commit, p.metadata_json_bytes, p.manifests);
         std::fflush(stdout);
       }
@@ -569,7 +589,6 @@ int main(int argc, char** argv) {
                 bench::Format(bench::RatioSpread(cpu_high, cpu_low), "%.2fx").c_str(),
                 ratio.median <= 2.0 ? "MET" : "MISSED");
   }
-  std::printf("  with expiry: not measured (sinkd table expire is not on main yet)\n");
 
   // Planning one app-day over the table of the largest prior count, merging and not.
   const int64_t day = kFirstDay + (priors.back() + samples) / kCommitsPerDay / 2;

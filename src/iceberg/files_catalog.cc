@@ -56,6 +56,9 @@ AppendCounts CountsOf(const std::vector<DataFile>& files) {
 
 Status CommitOptions::Validate() const {
   if (attempts < 1) return Status::Refuse("iceberg commit attempts must be at least 1");
+  if (merge_max_entries < 2) {
+    return Status::Refuse("iceberg merge_max_entries must be at least 2");
+  }
   return backoff.Validate("iceberg commit backoff");
 }
 
@@ -75,16 +78,20 @@ std::set<size_t> ManifestsToMerge(const std::vector<ManifestFile>& manifests,
   // commits that commit took 20x the others (bench/table_bench's p99), and the table's history
   // was rewritten O(commits²) times in all. By tiers each entry is rewritten about
   // log(commits) times, and the count of manifests stays as bounded.
-  std::vector<size_t> small;
-  for (size_t i = 0; i < manifests.size(); ++i) {
-    if (manifests[i].length < options.merge_target_bytes) small.push_back(i);
-  }
-  if (small.size() < 2) return {};
   const auto entries_of = [&](size_t i) {
     const ManifestFile& m = manifests[i];
     return static_cast<uint64_t>(std::max(0, m.added_files)) +
            static_cast<uint64_t>(std::max(0, m.existing_files));
   };
+  // At most half the entry cap each, so that any two fit in one merge.
+  std::vector<size_t> small;
+  for (size_t i = 0; i < manifests.size(); ++i) {
+    if (manifests[i].length < options.merge_target_bytes &&
+        entries_of(i) <= options.merge_max_entries / 2) {
+      small.push_back(i);
+    }
+  }
+  if (small.size() < 2) return {};
   const auto tier_of = [&](size_t i) {
     int tier = 0;
     for (uint64_t n = entries_of(i); n >= kTierFactor; n /= kTierFactor) ++tier;
@@ -96,7 +103,18 @@ std::set<size_t> ManifestsToMerge(const std::vector<ManifestFile>& manifests,
   for (const auto& [tier, members] : tiers) {
     if (members.size() > chosen->size()) chosen = &members;
   }
-  if (chosen->size() >= 2) return std::set<size_t>(chosen->begin(), chosen->end());
+  if (chosen->size() >= 2) {
+    // In list order (oldest first, so a merged manifest covers neighbouring days) while the
+    // merge stays within the cap; two always fit.
+    std::set<size_t> out;
+    uint64_t entries = 0;
+    for (size_t i : *chosen) {
+      if (out.size() >= 2 && entries + entries_of(i) > options.merge_max_entries) break;
+      out.insert(i);
+      entries += entries_of(i);
+    }
+    return out;
+  }
   // Every tier holds one: the two smallest, so that the count still falls.
   std::sort(small.begin(), small.end(),
             [&](size_t a, size_t b) { return entries_of(a) < entries_of(b); });

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "iceberg/committers.h"
+#include "iceberg/ledger_table.h"
 #include "lake/dir_destination.h"
 #include "support/wrapped_destination.h"
 
@@ -225,6 +226,49 @@ TEST(FilesCatalog, ACommitThatLosesEveryRaceFailsWithNothingCommittedAfterBounde
     names.push_back(entry.path().filename().string());
   }
   EXPECT_EQ(names.size(), 4u) << ::testing::PrintToString(names);
+}
+
+TEST(FilesCatalog, NoMergeWritesAManifestOfMoreFilesThanItsCapAndOneOfTheCapReadsBack) {
+  // 32 manifests of 1,300 files, each far under merge_target_bytes: merged whole they made one
+  // of 41,600 entries, past what the Avro reader builds (ReadLimits::max_values), and every later
+  // commit of the table failed reading it (table_bench after 10,000 commits of 4 files).
+  CommitOptions options;
+  std::vector<ManifestFile> list(32);
+  for (ManifestFile& m : list) {
+    m.length = 200'000;
+    m.existing_files = 1'300;
+  }
+  std::set<size_t> chosen = ManifestsToMerge(list, options);
+  ASSERT_GE(chosen.size(), 2u);
+  EXPECT_LE(chosen.size() * 1'300, options.merge_max_entries);
+  EXPECT_EQ(*chosen.begin(), 0u) << "the oldest first";
+  // Manifests past half the cap are never merged again; two small ones still are.
+  list.resize(3);
+  list[0].existing_files = int32_t(options.merge_max_entries / 2 + 1);
+  list[1].existing_files = 1;
+  list[2].existing_files = 1;
+  chosen = ManifestsToMerge(list, options);
+  EXPECT_EQ(chosen.count(0), 0u);
+  EXPECT_EQ(chosen.count(1) + chosen.count(2), 2u);
+  options.merge_max_entries = 1;
+  EXPECT_FALSE(options.Validate().ok());
+
+  // A manifest of the cap's worth of ledger files, every statistic present, reads back.
+  testing::TempDir tmp;
+  const LedgerTable table = WriteLedgerTable(tmp.path(), 1, 50);
+  ASSERT_FALSE(table.files.empty());
+  const TableSpec spec = SpecOf(row::kLedgerColumns);
+  std::vector<ManifestEntry> entries;
+  for (uint64_t i = 0; i < CommitOptions{}.merge_max_entries; ++i) {
+    DataFile f = table.files[i % table.files.size()];
+    f.path += "-" + std::to_string(i);
+    entries.push_back({EntryStatus::kExisting, 1, 1, 1, std::move(f)});
+  }
+  Result<Manifest> manifest = WriteManifest(spec, "file:///m.avro", 2, 2, entries);
+  ASSERT_TRUE(manifest.ok()) << manifest.status().ToString();
+  Result<std::vector<ManifestEntry>> read = ReadManifest(manifest->bytes, spec);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ(read->size(), entries.size());
 }
 
 }  // namespace
