@@ -1,7 +1,13 @@
 #!/usr/bin/env node
 // Reads an Iceberg table with icebird (npm, an independent reader: its own Avro and Parquet code)
 // and prints {"rows": [...]} as JSON, every BigInt as a decimal string and every Date as epoch
-// microseconds. Usage: node tools/icebird-read.mjs <table url> [--s3-mirror DIR]
+// microseconds. Usage: node tools/icebird-read.mjs <table url> [--s3-mirror DIR] [--files]
+//   --files   prints {"version", "snapshots", "files": [...]} instead: the data files the newest
+//             metadata's current snapshot names, read by icebird from its manifests (what a
+//             query of the table reads, for DuckDB to count; a large table's rows as JSON would
+//             not fit in memory). The newest version is probed past version-hint.text as sinkd's
+//             catalog does: a writer killed between its metadata file and the hint leaves the
+//             hint one version behind, and icebird alone would read that older snapshot.
 //   file:///path/to/table                         a directory lake's table
 //   s3://bucket/table --s3-mirror DIR             a bucket's table, its objects copied into DIR
 // icebird fetches over HTTP only; file:// URLs (the locations a directory table's metadata
@@ -12,7 +18,7 @@
 // manifests and the data files itself.
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { icebergRead } from 'icebird';
+import { icebergManifests, icebergMetadata, icebergRead } from 'icebird';
 
 const mirrorAt = process.argv.indexOf('--s3-mirror');
 const s3Mirror = mirrorAt > 0 ? process.argv[mirrorAt + 1] : undefined;
@@ -47,6 +53,28 @@ const tableUrl = process.argv[2];
 if (!tableUrl) {
   console.error('usage: icebird-read.mjs <table url>');
   process.exit(2);
+}
+if (process.argv.includes('--files')) {
+  try {
+    const hint = await fetch(`${tableUrl}/metadata/version-hint.text`);
+    let version = hint.ok ? parseInt(await hint.text(), 10) : 1;
+    if (!(version >= 1)) version = 1;
+    const exists = async (v) =>
+      (await fetch(`${tableUrl}/metadata/v${v}.metadata.json`, { method: 'HEAD' })).ok;
+    for (let probes = 0; probes < 1000000 && (await exists(version + 1)); ++probes) ++version;
+    const metadata = await icebergMetadata({ tableUrl, metadataFileName: `v${version}.metadata.json` });
+    const files = [];
+    for (const { entries } of await icebergManifests(metadata)) {
+      for (const e of entries) {
+        if (e.status !== 2 && !e.data_file.content) files.push(e.data_file.file_path);
+      }
+    }
+    process.stdout.write(JSON.stringify({ version, snapshots: metadata.snapshots.length, files }));
+    process.exit(0);
+  } catch (e) {
+    console.error(e?.stack ?? String(e));
+    process.exit(1);
+  }
 }
 try {
   const rows = await icebergRead({ tableUrl });
