@@ -3,6 +3,10 @@
 // format version, the current snapshot, how many snapshots, data files, records, bytes and
 // manifests it has, and the source positions it holds (sinkd.positions). Exit 0 when the table
 // has metadata, 1 when it has none or the lake cannot be read, 2 for a wrong flag.
+// `sinkd table expire` and `sinkd table orphans`: the maintenance of iceberg/maintenance.h, each
+// file deleted (or, without --delete / with --dry-run, that would be) one line; exit 1 when a
+// delete failed or the table is missing.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -11,7 +15,9 @@
 #include "cli/command.h"
 #include "cli/config_flags.h"
 #include "cli/destination_flags.h"
+#include "base/duration.h"
 #include "iceberg/files_catalog.h"
+#include "iceberg/maintenance.h"
 #include "iceberg/positions.h"
 #include "lake/lake_writer.h"
 #include "table/table.h"
@@ -26,6 +32,130 @@ struct TableInfoFlags {
   std::string key_prefix;
   bool json = false;
 };
+
+// The table a maintenance command works on, its lake open.
+struct OpenTable {
+  std::unique_ptr<lake::Destination> destination;
+  std::unique_ptr<iceberg::FilesCatalog> catalog;
+};
+
+Result<OpenTable> OpenTableOf(const DestinationFlags& destination, const std::string& table,
+                              const std::string& key_prefix, const std::string& command,
+                              Invocation& invocation) {
+  if (table.empty()) {
+    return invocation.Usage(Status::Refuse(
+        command + " needs a table: ledger, audit, outbox_events or outbox_audit"));
+  }
+  const table::TableSpec* spec = table::FindTable(table);
+  if (spec == nullptr) {
+    return invocation.Usage(Status::Refuse(command + ": unknown table \"" + table + "\""));
+  }
+  const std::string prefix = key_prefix.empty() ? table : key_prefix;
+  lake::LakeWriterOptions check;
+  check.key_prefix = prefix;
+  check.instance = "table";
+  SINKD_RETURN_IF_ERROR(invocation.Usage(check.Validate()));
+  OpenTable out;
+  SINKD_ASSIGN_OR_RETURN(out.destination, invocation.Usage(MakeDestination(destination)));
+  out.catalog = std::make_unique<iceberg::FilesCatalog>(*out.destination, out.destination->Uri(),
+                                                        prefix, iceberg::SpecOf(*spec->columns));
+  return out;
+}
+
+// An age: whole days ("5d", as Iceberg's maintenance is spoken of) or a duration ("36h").
+Result<std::chrono::milliseconds> AgeFlag(const std::string& text, const char* flag,
+                                          Invocation& invocation) {
+  if (text.size() > 1 && text.size() < 8 && text.back() == 'd' &&
+      std::all_of(text.begin(), text.end() - 1, [](char c) { return c >= '0' && c <= '9'; })) {
+    return std::chrono::milliseconds(std::chrono::hours(24) * std::stoll(text));
+  }
+  Result<std::chrono::nanoseconds> d = ParseDuration(text);
+  if (!d.ok()) return invocation.Usage(d.status().WithContext(flag));
+  return std::chrono::duration_cast<std::chrono::milliseconds>(*d);
+}
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+struct TableExpireFlags {
+  DestinationFlags destination;
+  std::string table;
+  std::string key_prefix;
+  std::string older_than = "5d";
+  int retain_last = 1;
+  int previous_versions_max = 100;
+  bool dry_run = false;
+};
+
+Status RunTableExpire(const TableExpireFlags& flags, Invocation& invocation) {
+  iceberg::ExpireOptions options;
+  SINKD_ASSIGN_OR_RETURN(options.older_than,
+                         AgeFlag(flags.older_than, "--older-than", invocation));
+  options.retain_last = flags.retain_last;
+  options.previous_versions_max = flags.previous_versions_max;
+  options.dry_run = flags.dry_run;
+  SINKD_RETURN_IF_ERROR(invocation.Usage(options.Validate()));
+  SINKD_ASSIGN_OR_RETURN(OpenTable open, OpenTableOf(flags.destination, flags.table,
+                                                     flags.key_prefix, "table expire", invocation));
+  SINKD_ASSIGN_OR_RETURN(const iceberg::ExpireReport report,
+                         iceberg::ExpireSnapshots(*open.catalog, *open.destination, options,
+                                                  NowMs()));
+  const char* verb = flags.dry_run ? "would delete" : "deleted";
+  for (const std::string& uri : report.deleted) std::printf("%s %s\n", verb, uri.c_str());
+  for (const std::string& failed : report.not_deleted) {
+    std::printf("not deleted %s\n", failed.c_str());
+  }
+  std::printf("table %s: %s %zu snapshots%s, %s %zu files\n", flags.table.c_str(),
+              flags.dry_run ? "would expire" : "expired", report.expired.size(),
+              report.expired.empty() || flags.dry_run
+                  ? ""
+                  : (" (metadata v" + std::to_string(report.version) + ")").c_str(),
+              verb, report.deleted.size());
+  if (!report.not_deleted.empty()) {
+    return Status::Redeliver("table expire: " + std::to_string(report.not_deleted.size()) +
+                             " files could not be deleted (listed above); a later run retries");
+  }
+  return Status::OK();
+}
+
+struct TableOrphansFlags {
+  DestinationFlags destination;
+  std::string table;
+  std::string key_prefix;
+  std::string older_than = "3d";
+  bool remove = false;
+};
+
+Status RunTableOrphans(const TableOrphansFlags& flags, Invocation& invocation) {
+  iceberg::OrphanOptions options;
+  SINKD_ASSIGN_OR_RETURN(options.older_than,
+                         AgeFlag(flags.older_than, "--older-than", invocation));
+  options.remove = flags.remove;
+  SINKD_RETURN_IF_ERROR(invocation.Usage(options.Validate()));
+  SINKD_ASSIGN_OR_RETURN(OpenTable open, OpenTableOf(flags.destination, flags.table,
+                                                     flags.key_prefix, "table orphans",
+                                                     invocation));
+  SINKD_ASSIGN_OR_RETURN(const iceberg::OrphanReport report,
+                         iceberg::FindOrphans(*open.catalog, *open.destination, options, NowMs()));
+  for (const lake::StoredObject& o : report.orphans) {
+    std::printf("orphan %s (%llu bytes)\n", open.catalog->Uri(o.key).c_str(),
+                static_cast<unsigned long long>(o.size));
+  }
+  for (const std::string& failed : report.not_deleted) {
+    std::printf("not deleted %s\n", failed.c_str());
+  }
+  std::printf("table %s: %zu orphans, %llu bytes%s\n", flags.table.c_str(), report.orphans.size(),
+              static_cast<unsigned long long>(report.bytes),
+              flags.remove ? (", deleted " + std::to_string(report.deleted)).c_str() : "");
+  if (!report.not_deleted.empty()) {
+    return Status::Redeliver("table orphans: " + std::to_string(report.not_deleted.size()) +
+                             " files could not be deleted (listed above)");
+  }
+  return Status::OK();
+}
 
 // A summary total as a number (0 when the snapshot has none).
 uint64_t SummaryCount(const iceberg::Snapshot* s, const char* key) {
@@ -116,10 +246,72 @@ Status RunTableInfo(const TableInfoFlags& flags, Invocation& invocation) {
   return Status::OK();
 }
 
+void AddTableTarget(CLI::App& cmd, std::string& table, std::string& key_prefix,
+                    DestinationFlags& destination) {
+  cmd.add_option("table", table, "ledger, audit, outbox_events or outbox_audit")
+      ->check(CLI::IsMember(table::TableNames()));
+  AddDestinationFlags(cmd, destination);
+  cmd.add_option("--key-prefix", key_prefix,
+                 "the table's first key segment (default: the table's name)");
+}
+
+void AddTableExpire(CLI::App& parent, Invocation& invocation) {
+  auto flags = std::make_shared<TableExpireFlags>();
+  CLI::App* cmd = parent.add_subcommand(
+      "expire", "drop old snapshots, then the files and metadata only they named");
+  auto config = std::make_shared<ConfigFlags>(*cmd, "table expire");
+  invocation.configurable.push_back(config);
+  AddTableTarget(*cmd, flags->table, flags->key_prefix, flags->destination);
+  cmd->add_option("--older-than", flags->older_than,
+                  "expire snapshots older than this: days (5d, the default: Iceberg's) or a duration");
+  cmd->add_option("--retain-last", flags->retain_last,
+                  "always keep this many newest snapshots (default 1)");
+  cmd->add_option("--previous-versions-max", flags->previous_versions_max,
+                  "metadata files kept besides the newest (default 100)");
+  cmd->add_flag("--dry-run", flags->dry_run, "print what would go; change nothing");
+  BindDestinationFlags(*config);
+  config->Bind("--older-than", {"iceberg.expire_older_than"});
+  config->Bind("--retain-last", {"iceberg.expire_retain_last"});
+  config->Bind("--previous-versions-max", {"iceberg.previous_versions_max"});
+  cmd->callback([flags, config, &invocation] {
+    invocation.run = [flags, config, &invocation] {
+      if (flags->table == "ledger" || flags->table == "audit") {
+        config->Bind("--key-prefix", {"drain." + flags->table + ".key_prefix"});
+      }
+      SINKD_RETURN_IF_ERROR(invocation.Usage(config->Apply()));
+      return RunTableExpire(*flags, invocation);
+    };
+  });
+}
+
+void AddTableOrphans(CLI::App& parent, Invocation& invocation) {
+  auto flags = std::make_shared<TableOrphansFlags>();
+  CLI::App* cmd = parent.add_subcommand(
+      "orphans", "list (--delete: delete) files under a table that no snapshot names");
+  auto config = std::make_shared<ConfigFlags>(*cmd, "table orphans");
+  invocation.configurable.push_back(config);
+  AddTableTarget(*cmd, flags->table, flags->key_prefix, flags->destination);
+  cmd->add_option("--older-than", flags->older_than,
+                  "only files older than this: days (3d, the default) or a duration (a running commit's files are young)");
+  cmd->add_flag("--delete", flags->remove, "delete them");
+  BindDestinationFlags(*config);
+  config->Bind("--older-than", {"iceberg.orphans_older_than"});
+  cmd->callback([flags, config, &invocation] {
+    invocation.run = [flags, config, &invocation] {
+      if (flags->table == "ledger" || flags->table == "audit") {
+        config->Bind("--key-prefix", {"drain." + flags->table + ".key_prefix"});
+      }
+      SINKD_RETURN_IF_ERROR(invocation.Usage(config->Apply()));
+      return RunTableOrphans(*flags, invocation);
+    };
+  });
+}
+
 }  // namespace
 
 void AddTableCommand(CLI::App& root, Invocation& invocation) {
-  CLI::App* parent = AddParent(root, "table", "inspect a lake table's Iceberg metadata");
+  CLI::App* parent =
+      AddParent(root, "table", "inspect and maintain a lake table's Iceberg metadata");
   auto flags = std::make_shared<TableInfoFlags>();
   CLI::App* cmd = parent->add_subcommand(
       "info", "what a table's Iceberg metadata holds: snapshots, files, rows, committed positions");
@@ -141,6 +333,9 @@ void AddTableCommand(CLI::App& root, Invocation& invocation) {
       return RunTableInfo(*flags, invocation);
     };
   });
+
+  AddTableExpire(*parent, invocation);
+  AddTableOrphans(*parent, invocation);
 }
 
 }  // namespace sinkd::cli
