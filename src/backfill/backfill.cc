@@ -2,10 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <span>
 
-#include "backfill/dead_letter_file.h"
-#include "table/key.h"
 
 namespace sinkd::backfill {
 
@@ -20,38 +19,47 @@ Status CheckSize(std::string_view message, uint64_t sequence) {
   return Status::Refuse("import: message " + std::to_string(sequence) + " is over 2 GiB");
 }
 
-// A copy of a message as the drain holds it. It is never settled: it has no connection.
-Result<jetstream::Message> Held(std::string_view data, std::string_view subject,
-                                uint64_t sequence) {
-  const std::string name(InputName(subject));
-  natsMsg* msg = nullptr;
-  natsStatus s = natsMsg_Create(&msg, name.c_str(), nullptr, data.data(),
-                                static_cast<int>(data.size()));
-  if (s != NATS_OK) {
-    return Status::Internal("import: cannot hold message " + std::to_string(sequence) + ": " +
-                            natsStatus_GetText(s));
-  }
-  return jetstream::Message(msg);
-}
-
 }  // namespace
 
 Backfill::Backfill(lake::Destination& destination, BackfillOptions options, Logger& log)
-    : destination_(destination),
-      options_(std::move(options)),
+    : options_(std::move(options)),
       log_(log),
-      writer_(destination, options_.lake),
+      sink_(destination, options_.lake),
+      dead_letters_(destination, options_.lake.key_prefix, options_.lake.instance),
+      backoff_(Backoff{}),
       decode_pool_(std::make_unique<WorkPool>(std::max<size_t>(1, options_.decode_threads))),
       decoder_(*decode_pool_) {
-  for (drain::Batch& b : batches_) b.SetMaxPartitions(options_.max_partitions_per_flush);
+  for (drain::Batch& b : batches_) {
+    b.SetAcknowledger(std::make_unique<RunProgress>(report_.landed));
+    b.SetMaxPartitions(options_.max_partitions_per_flush);
+  }
+  drain::SettleContext context{dead_letters_, sink_, log_, backoff_, nullptr, options_.stream};
+  context.scope = "run";  // numbered from 1 on every run: meaningful with the instance only
+  settler_ = std::make_unique<drain::Settler>(std::move(context), std::chrono::nanoseconds(0));
 }
 
 Backfill::~Backfill() { (void)WaitForFlush(); }
 
 Status Backfill::WaitForFlush() {
-  if (!flusher_.joinable()) return Status::OK();
-  flusher_.join();
-  return flushed_;
+  while (failed_.ok()) {
+    std::optional<drain::SettleReport> settled = settler_->WaitFor(std::chrono::seconds(1));
+    if (!settled) {
+      if (settler_->busy()) continue;
+      break;  // nothing was settling
+    }
+    if (!settled->status.ok()) {
+      failed_ = settled->status;
+      break;
+    }
+    report_.rows += settled->flushed.rows;
+    report_.parts += settled->flushed.parts.size();
+    report_.bytes += settled->flushed.bytes;
+    report_.rejects += settled->dead_letters;
+    ++report_.flushes;
+    break;
+  }
+  report_.dead_letter_keys = dead_letters_.keys();
+  return failed_;
 }
 
 Status Backfill::StartFlush() {
@@ -60,11 +68,7 @@ Status Backfill::StartFlush() {
   if (full.empty()) return Status::OK();
   drain::LogRejects(full, log_);
   filling_ = 1 - filling_;
-  flushing_ = true;
-  flusher_ = std::thread([this, &full] {
-    flushed_ = Flush(full);
-    flushing_ = false;
-  });
+  settler_->Start(full);
   return Status::OK();
 }
 
@@ -72,8 +76,9 @@ Status Backfill::Add(std::string_view message, std::string_view subject) {
   const uint64_t sequence = next_sequence_++;
   ++report_.messages;
   SINKD_RETURN_IF_ERROR(CheckSize(message, sequence));
-  SINKD_ASSIGN_OR_RETURN(jetstream::Message held, Held(message, subject, sequence));
-  run_.push_back({std::move(held), sequence});
+  // A copy, held until the run is decoded: the caller's bytes go when this returns.
+  copies_.emplace_back(message);
+  run_.push_back({copies_.back(), std::string(InputName(subject)), sequence});
   run_bytes_ += message.size();
   if (run_.size() >= options_.run_messages || run_bytes_ >= drain::ParallelDecoder::kRunBytes) {
     return DecodeRun();
@@ -88,7 +93,7 @@ Status Backfill::AddRun(std::span<const std::string_view> messages, std::string_
   }
   const std::string_view name = InputName(subject);
   for (std::string_view message : messages) {
-    run_.push_back({jetstream::Message::Recorded(message, name), next_sequence_++});
+    run_.push_back({message, std::string(name), next_sequence_++});
     ++report_.messages;
     run_bytes_ += message.size();
   }
@@ -99,30 +104,29 @@ Status Backfill::DecodeRun() {
   // While no batch flushes the other threads would idle: the run is shared out.
   Status status;
   decoder_.AddRun(
-      run_.size(), !flushing_, options_.envelope,
-      [&](size_t i) { return run_[i].message.data(); },
+      run_.size(), !settler_->busy(), options_.envelope,
+      [&](size_t i) { return run_[i].payload; },
       [&](size_t i, drain::ParallelDecoder* decoded, size_t index) {
         status = AddToBatch(i, decoded, index);
         return status.ok();
       });
   run_.clear();
+  copies_.clear();
   run_bytes_ = 0;
   return status;
 }
 
 Status Backfill::AddToBatch(size_t i, drain::ParallelDecoder* decoded, size_t decoded_index) {
-  const uint64_t sequence = run_[i].sequence;
+  const drain::Record record{run_[i].payload, run_[i].subject, run_[i].sequence};
   const auto now = std::chrono::steady_clock::now();
-  drain::Added added =
-      decoded != nullptr ? batches_[filling_].AddDecoded(std::move(run_[i].message), sequence,
-                                                         *decoded, decoded_index, now)
-                         : batches_[filling_].Add(std::move(run_[i].message), sequence,
-                                                  options_.envelope, now);
+  drain::Added added = decoded != nullptr
+                           ? batches_[filling_].AddDecoded(record, *decoded, decoded_index, now)
+                           : batches_[filling_].Add(record, options_.envelope, now);
   if (!added.held) {
     // No room for its partitions: it starts the next batch, where it is taken (an empty batch
     // takes every message, its events past the cap as rejects), decoded again from its payload.
     SINKD_RETURN_IF_ERROR(StartFlush());
-    added = batches_[filling_].Add(std::move(run_[i].message), sequence, options_.envelope, now);
+    added = batches_[filling_].Add(record, options_.envelope, now);
   }
   drain::Batch& batch = batches_[filling_];
   if (batch.rows.rows() >= options_.batch_max_rows || batch.bytes() >= options_.batch_max_bytes ||
@@ -136,49 +140,6 @@ Status Backfill::Finish() {
   SINKD_RETURN_IF_ERROR(DecodeRun());
   SINKD_RETURN_IF_ERROR(StartFlush());
   return WaitForFlush();
-}
-
-// Same order as a drain's flush: dead letters first (small, and a record must never be lost
-// because its neighbours' Parts failed), then the Parts.
-Status Backfill::Flush(drain::Batch& batch) {
-  const uint64_t first = batch.first_sequence(), last = batch.last_sequence();
-  if (!batch.rejects.empty()) {
-    std::string lines;
-    for (const drain::HeldReject& r : batch.rejects) {
-      // Messages are numbered one after another, so the held index gives the sequence.
-      const jetstream::Message& from = batch.held[r.message].message;
-      lines += DeadLetterLine(DeadLetter{r.reject, options_.stream, std::string(from.subject()),
-                                         first + r.message});
-    }
-    SINKD_ASSIGN_OR_RETURN(
-        const std::string key,
-        WriteDeadLetters(
-            destination_,
-            [&](uint32_t alternative) {
-              return table::DeadLetterKey(options_.lake.key_prefix, options_.lake.instance, first,
-                                          last, alternative);
-            },
-            lines));
-    SINKD_RETURN_IF_ERROR(destination_.Sync());
-    report_.dead_letter_keys.push_back(key);
-    report_.rejects += batch.rejects.size();
-  }
-  lake::Provenance provenance{options_.stream, first, last};
-  provenance.acknowledged = batch.Acknowledged();
-  provenance.scope = "run";  // numbered from 1 on every run: meaningful with the instance only
-  auto flushed = writer_.Flush(batch.rows, provenance);
-  if (!flushed.ok()) return flushed.status();
-  log_.Info("flushed batch", {{"rows", flushed->rows},
-                              {"parts", static_cast<uint64_t>(flushed->parts.size())},
-                              {"bytes", flushed->bytes},
-                              {"first_seq", first},
-                              {"last_seq", last}});
-  report_.rows += flushed->rows;
-  report_.parts += flushed->parts.size();
-  report_.bytes += flushed->bytes;
-  ++report_.flushes;
-  batch.Clear();
-  return Status::OK();
 }
 
 }  // namespace sinkd::backfill

@@ -1,13 +1,17 @@
 // Backfill replays wire messages — the bytes that travelled on a stream, one by one — into a lake
 // exactly as a drain would have written them: the drain's own Batch (drain/batch.h: decoding,
 // sequence range, rejects with the message each came from), the same batch limit in rows, the
-// same LakeWriter and keys. Messages are numbered from 1 in the order given; those numbers stand
-// in for stream sequences in keys and footers. What cannot be read is kept in a dead-letter file
-// (backfill/dead_letter_file.h), written before the Parts of its batch, as a drain stores its
-// dead letters before it flushes.
-// Pipeline: a full batch is flushed on a thread of its own while the caller decodes the next one,
-// as the drain settles batch N while it decodes N+1 (drain/settler.h). At most ONE batch flushes
-// at a time and batches flush in input order, each batch's dead letters before its Parts.
+// same LakeWriter and keys, landed by the drain's own Settle (drain/settle.h: place Parts →
+// commit → acknowledge) through a drain::LakeSink. Messages are numbered from 1 in the order
+// given; those numbers stand in for stream sequences in keys and footers. A batch holds their
+// bytes only while it decodes them, and their acknowledger (RunProgress) counts what landed:
+// a recording has no one to ack. What cannot be read is kept in a dead-letter file
+// (backfill/dead_letter_file.h: DeadLetterFile, the DeadLetters Settle stores them in), written
+// before the Parts of its batch, as a drain stores its dead letters before it flushes.
+// Pipeline: a full batch is settled by a drain::Settler (drain/settler.h, with no flush deadline)
+// while the caller decodes the next one, as the drain settles batch N while it decodes N+1. At
+// most ONE batch settles at a time and batches settle in input order, each batch's dead letters
+// before its Parts.
 // Batches close after the message that reaches batch_max_rows or batch_max_bytes, or before one
 // that would take them past max_partitions_per_flush.
 // Decode: messages are taken in runs (run_messages or ParallelDecoder::kRunBytes, whichever
@@ -20,21 +24,23 @@
 // if each were decoded alone, and hold the same rows.
 // Memory: at most two batches, one decoding and one flushing (with its encoded Parts), and one
 // run of messages.
-// Ownership: borrows the Destination and the Logger (both used from the flush thread too).
-// Threads: Add, AddRun, Finish and report belong to one thread; the flush thread is internal.
+// Ownership: borrows the Destination and the Logger (both used from the Settler's thread too).
+// Threads: Add, AddRun, Finish and report belong to one thread; the Settler's thread is internal.
 // Errors: a failed flush stops the backfill with Redeliver, reported by the Add that fills the next
 // batch or by Finish; no later batch is flushed after it. Parts already committed stay whole.
 #pragma once
 
-#include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
+#include "backfill/dead_letter_file.h"
+#include "base/backoff.h"
 #include "base/log.h"
 #include "base/status.h"
 #include "base/work_pool.h"
@@ -42,7 +48,10 @@
 #include "contract/wire_decoder.h"
 #include "drain/batch.h"
 #include "drain/parallel_decoder.h"
+#include "drain/settler.h"
+#include "drain/sink.h"
 #include "lake/lake_writer.h"
+#include "table/acknowledger.h"
 
 namespace sinkd::backfill {
 
@@ -74,6 +83,7 @@ struct BackfillReport {
   uint64_t parts = 0;
   uint64_t bytes = 0;
   uint64_t flushes = 0;
+  uint64_t landed = 0;  // messages whose batch landed: acknowledged (rows) or terminated (none)
   std::vector<std::string> dead_letter_keys;
 };
 
@@ -81,7 +91,7 @@ class Backfill {
  public:
   Backfill(lake::Destination& destination, BackfillOptions options, Logger& log);
 
-  ~Backfill();  // waits for the batch flushing, if any (its Parts are committed or removed)
+  ~Backfill();  // waits for the batch settling, if any (its Parts are committed or removed)
   Backfill(const Backfill&) = delete;
   Backfill& operator=(const Backfill&) = delete;
 
@@ -103,38 +113,55 @@ class Backfill {
   const BackfillReport& report() const { return report_; }
 
  private:
-  // Waits for the flush in flight, if any, and returns its status.
+  // Waits for the batch settling, if any, adds its report up and returns its status (the first
+  // failure's, from then on).
   Status WaitForFlush();
-  // Hands the filling batch to the flush thread; the other batch (flushed, cleared) fills next.
+  // Hands the filling batch to the Settler; the other batch (settled, cleared) fills next.
   Status StartFlush();
-  // Runs on the flush thread.
-  Status Flush(drain::Batch& batch);
   // Decodes the run and adds its messages to the filling batch, flushing each batch that fills.
   Status DecodeRun();
   // Adds run_[i] to the filling batch (decoding it here, or from `decoded`'s payload
   // decoded_index), logs its rejects, and starts the batch's flush when it is full.
   Status AddToBatch(size_t i, drain::ParallelDecoder* decoded, size_t decoded_index);
 
-  lake::Destination& destination_;
+  // Import's Acknowledger (table/acknowledger.h): counts the messages of each batch that landed
+  // into the report (on the Settler's thread, read once it has reported the batch); a Nak
+  // counts nothing, since a failed batch stops the import.
+  class RunProgress final : public table::Acknowledger {
+   public:
+    explicit RunProgress(uint64_t& landed) : landed_(landed) {}
+    Status Ack(size_t) override { return ++landed_, Status::OK(); }
+    Status Term(size_t) override { return ++landed_, Status::OK(); }
+    Status Nak(size_t, std::chrono::milliseconds) override { return Status::OK(); }
+    void Clear() override {}
+
+   private:
+    uint64_t& landed_;
+  };
+
   BackfillOptions options_;
   Logger& log_;
-  lake::LakeWriter writer_;
+  drain::LakeSink sink_;
+  DeadLetterFile dead_letters_;
+  BackoffCounter backoff_;  // Settle's nak delay: nothing waits on it, a failure stops the import
+  // `messages` is counted by the caller's thread, the rest from the Settler's reports.
+  BackfillReport report_;
   drain::Batch batches_[2];
   std::unique_ptr<WorkPool> decode_pool_;
   drain::ParallelDecoder decoder_;  // on decode_pool_
   struct Pending {
-    jetstream::Message message;  // holds (AddRun: views) the payload until the run is decoded
+    std::string_view payload;  // Add's copy in copies_, or AddRun's caller's until it returns
+    std::string subject;
     uint64_t sequence;
   };
   std::vector<Pending> run_;
+  std::deque<std::string> copies_;  // Add's messages until the run is decoded (stable addresses)
   size_t run_bytes_ = 0;
-  int filling_ = 0;  // index into batches_; the other one is flushing or empty
-  std::thread flusher_;
-  std::atomic<bool> flushing_{false};  // the flush thread runs (set before it starts, cleared at its end)
-  Status flushed_;  // the last flush's outcome, written by the flush thread before it ends
+  int filling_ = 0;  // index into batches_; the other one is settling or empty
+  Status failed_;    // the first failed settle's status: nothing settles after it
   uint64_t next_sequence_ = 1;
-  // `messages` is counted by the caller's thread, the rest by the flush thread (read after join).
-  BackfillReport report_;
+  // Last: destroyed first, waiting for the batch settling, which uses everything above.
+  std::unique_ptr<drain::Settler> settler_;
 };
 
 }  // namespace sinkd::backfill

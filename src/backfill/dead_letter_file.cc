@@ -2,6 +2,7 @@
 
 #include "base/base64.h"
 #include "base/log.h"
+#include "table/key.h"
 
 namespace sinkd::backfill {
 
@@ -30,6 +31,33 @@ Result<std::string> WriteDeadLetters(
   });
   if (!placed.ok()) return placed.status().WithContext("dead letters");
   return placed->key;
+}
+
+Result<bool> DeadLetterFile::Publish(const jetstream::DeadLetterRecord& record) {
+  lines_ += DeadLetterLine(DeadLetter{*record.reject, std::string(record.stream),
+                                      std::string(record.subject), record.sequence});
+  return true;
+}
+
+Status DeadLetterFile::Sync(uint64_t first_sequence, uint64_t last_sequence) {
+  const std::string lines = std::move(lines_);
+  lines_.clear();
+  if (lines.empty()) return Status::OK();
+  SINKD_ASSIGN_OR_RETURN(const std::string key,
+                         WriteDeadLetters(
+                             destination_,
+                             [&](uint32_t alternative) {
+                               return table::DeadLetterKey(key_prefix_, instance_, first_sequence,
+                                                           last_sequence, alternative);
+                             },
+                             lines));
+  SINKD_RETURN_IF_ERROR(destination_.Sync());
+  keys_.push_back(key);
+  return Status::OK();
+}
+
+Result<jetstream::StreamState> DeadLetterFile::State() {
+  return Status::Refuse("import keeps its dead letters in files of the lake, not in a stream");
 }
 
 }  // namespace sinkd::backfill

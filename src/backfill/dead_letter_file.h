@@ -6,6 +6,9 @@
 // The file is placed through the lake's Destination under table::DeadLetterKey,
 //   dead-letters/<prefix>/dead-<instance>[.<k>]-<firstSeq>-<lastSeq>.jsonl
 // with the same placement as a Part (never replacing a key), so DuckDB's read_json reads it.
+// DeadLetterFile is import's drain::DeadLetters (drain/sink.h): Settle hands it a batch's rejects
+// one by one and then Syncs it with the batch's range, which places the batch's one file and
+// syncs the destination, before the batch's Parts are placed.
 // Threads: one thread at a time.
 #pragma once
 
@@ -13,9 +16,11 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/result.h"
 #include "contract/wire_decoder.h"
+#include "drain/sink.h"
 #include "lake/destination.h"
 #include "lake/lake_writer.h"
 
@@ -36,5 +41,32 @@ std::string DeadLetterLine(const DeadLetter& letter);
 Result<std::string> WriteDeadLetters(
     lake::Destination& destination,
     const std::function<std::string(uint32_t alternative)>& key_for, const std::string& lines);
+
+class DeadLetterFile final : public drain::DeadLetters {
+ public:
+  // Files go under table::DeadLetterKey(key_prefix, instance, …).
+  DeadLetterFile(lake::Destination& destination, std::string key_prefix, std::string instance)
+      : destination_(destination),
+        key_prefix_(std::move(key_prefix)),
+        instance_(std::move(instance)) {}
+
+  // Renders the record as its line, kept until Sync. Always true: a file is written once.
+  Result<bool> Publish(const jetstream::DeadLetterRecord& record) override;
+  // Places the lines published since the last Sync as one file named for the batch's range and
+  // syncs the destination; forgets the lines either way.
+  Status Sync(uint64_t first_sequence, uint64_t last_sequence) override;
+  // There is no stream to describe: Refuse.
+  Result<jetstream::StreamState> State() override;
+
+  // Every file placed so far, in order.
+  const std::vector<std::string>& keys() const { return keys_; }
+
+ private:
+  lake::Destination& destination_;
+  std::string key_prefix_;
+  std::string instance_;
+  std::string lines_;
+  std::vector<std::string> keys_;
+};
 
 }  // namespace sinkd::backfill

@@ -10,28 +10,32 @@
 
 namespace sinkd::drain {
 
-Batch::Batch() : rows(row::kLedgerColumns), cap_(row::kLedgerColumns, 0) {}
+Batch::Batch(std::unique_ptr<table::Acknowledger> acks)
+    : rows(row::kLedgerColumns),
+      acks_(acks != nullptr ? std::move(acks) : std::make_unique<table::NoAcknowledger>()),
+      cap_(row::kLedgerColumns, 0) {}
 
 void Batch::SetMaxPartitions(size_t max) { cap_ = batch::PartitionCap(row::kLedgerColumns, max); }
 
-Added Batch::Add(jetstream::Message&& message, uint64_t seq, contract::Envelope envelope,
+Added Batch::Add(const Record& record, contract::Envelope envelope,
                  std::chrono::steady_clock::time_point now) {
   scratch_.clear();
   const size_t rows_before = rows.rows();
-  decoder_.Decode(envelope, message.data(), rows, scratch_);
-  return Hold(std::move(message), seq, rows_before, envelope, now);
+  decoder_.Decode(envelope, record.payload, rows, scratch_);
+  return Hold(record, rows_before, envelope, now);
 }
 
-Added Batch::AddDecoded(jetstream::Message&& message, uint64_t seq, ParallelDecoder& decoded,
-                        size_t i, std::chrono::steady_clock::time_point now) {
+Added Batch::AddDecoded(const Record& record, ParallelDecoder& decoded, size_t i,
+                        std::chrono::steady_clock::time_point now) {
   scratch_.clear();
   const size_t rows_before = rows.rows();
   decoded.TakeInto(i, rows, scratch_);
-  return Hold(std::move(message), seq, rows_before, decoded.envelope(), now);
+  return Hold(record, rows_before, decoded.envelope(), now);
 }
 
-Added Batch::Hold(jetstream::Message&& message, uint64_t seq, size_t rows_before,
-                  contract::Envelope envelope, std::chrono::steady_clock::time_point now) {
+Added Batch::Hold(const Record& record, size_t rows_before, contract::Envelope envelope,
+                  std::chrono::steady_clock::time_point now) {
+  const uint64_t seq = record.sequence;
   if (cap_.max() != 0) {
     const size_t partitions_before = cap_.partitions();
     capped_.clear();
@@ -47,7 +51,7 @@ Added Batch::Hold(jetstream::Message&& message, uint64_t seq, size_t rows_before
       turned_away_ = true;
       return Added{false, {}};
     }
-    if (!capped_.empty()) RejectCapped(message.data(), rows_before, envelope);
+    if (!capped_.empty()) RejectCapped(record.payload, rows_before, envelope);
   }
   const size_t added = rows.rows() - rows_before;
   if (held.empty()) {
@@ -61,17 +65,16 @@ Added Batch::Hold(jetstream::Message&& message, uint64_t seq, size_t rows_before
     if (seq > last_sequence_) last_sequence_ = seq;
     sequences_.push_back(seq);
   }
-  message_bytes_ += message.data().size();
-  // Decoded, the payload is needed no more: a reject carries its own copy of its bytes, and
-  // settling needs only the ack address. Freed now rather than at the ack, a batch holds its
+  // Decoded, the payload is needed no more (a reject carries its own copy of its bytes) and the
+  // batch keeps none of it: the caller frees it (drain/message_acks.h), so a batch holds its
   // rows, not its rows and their wire bytes too (250,000 ledger rows: ~140 MiB of payloads, held
   // by the batch that fills and the one that settles). bytes() still counts the payload, so
   // batches close where they always did.
-  message.ReleasePayload();
+  message_bytes_ += record.payload.size();
   const size_t first_reject = rejects.size();
   const uint32_t index = static_cast<uint32_t>(held.size());
   for (contract::Reject& r : scratch_) rejects.push_back({index, std::move(r)});
-  held.push_back({std::move(message), static_cast<uint32_t>(added),
+  held.push_back({std::string(record.subject), static_cast<uint32_t>(added),
                   static_cast<uint32_t>(scratch_.size()), false, seq});
   return Added{true, std::span<const HeldReject>(rejects.data() + first_reject,
                                                  rejects.size() - first_reject)};
@@ -160,6 +163,7 @@ size_t Batch::DropCommitted(const std::vector<lake::SequenceRange>& committed) {
 }
 
 void Batch::Clear() {
+  acks_->Clear();
   held.clear();
   rejects.clear();
   rows.Clear();
@@ -181,7 +185,7 @@ void LogRejects(const Batch& batch, Logger& log) {
     if (i >= kRejectSample) continue;
     const Held& held = batch.held[r.message];
     if (!sample.empty()) sample += "; ";
-    sample += fmt::format("seq {} ({}): {}", held.sequence, held.message.subject(),
+    sample += fmt::format("seq {} ({}): {}", held.sequence, held.subject,
                           r.reject.ToString());
   }
   std::string reasons;

@@ -1,7 +1,9 @@
-// Batch is one flush unit being built: the delivered messages (held unacked until they are
-// settled; each gives up its payload once decoded, jetstream/message.h), the rows decoded from
-// them, the rejects with the message each came from, the stream sequence range, and when its
-// first message was buffered. It closes on rows (not messages: one ledger message holds hundreds
+// Batch is one flush unit being built: the records it holds (wire messages, each with its subject
+// and source sequence; their payloads are only viewed while they are decoded), the rows decoded
+// from them, the rejects with the record each came from, the sequence range, when its first
+// record was buffered, and the Acknowledger (table/acknowledger.h) that tells the records' source
+// what became of each once the batch is settled (drain/settle.h). It knows nothing of JetStream:
+// a drain's acknowledger holds the messages (drain/message_acks.h), import's counts progress. It closes on rows (not messages: one ledger message holds hundreds
 // of events), on bytes held, on the age of its first message, or on partitions.
 // Partitions: with a cap (SetMaxPartitions, batch/partition_cap.h) a batch holds rows of at most
 // that many partitions, so its flush writes at most that many Parts. A message whose rows would
@@ -10,12 +12,17 @@
 // more partitions than the cap loses events to the cap: each event whose partition would be one
 // too many becomes a kTooManyPartitions reject of its own (one event, not the message), and the
 // others stay rows.
-// Ownership: owns the messages and rows. Threads: one thread at a time.
+// Ownership: owns the rows and the acknowledger; the caller hands the acknowledger each record's
+// handle right after the Add that held it (record i of the acknowledger is held[i]).
+// Threads: one thread at a time.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <span>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/log.h"
@@ -23,14 +30,21 @@
 #include "contract/wire_decoder.h"
 #include "drain/parallel_decoder.h"
 #include "batch/partition_cap.h"
-#include "jetstream/message.h"
 #include "lake/stamp.h"
 #include "row/row_batch.h"
+#include "table/acknowledger.h"
 
 namespace sinkd::drain {
 
+// One record as its source delivered it, for the Add that holds it.
+struct Record {
+  std::string_view payload;  // viewed for the call only
+  std::string_view subject;  // the stream subject, or import's input name
+  uint64_t sequence = 0;     // its position in the source: what the batch counts it as (0: none)
+};
+
 struct Held {
-  jetstream::Message message;
+  std::string subject;   // where it came from, for its dead letters
   uint32_t rows = 0;     // rows it produced
   uint32_t rejects = 0;  // rejects it produced
   bool settled = false;  // terminated already (its dead letters are stored)
@@ -38,14 +52,14 @@ struct Held {
 };
 
 struct HeldReject {
-  uint32_t message;  // index into Batch::held
+  uint32_t message;  // index into Batch::held (and the record's index in the acknowledger)
   contract::Reject reject;
 };
 
 // What an Add did with its message.
 struct Added {
   // False only under a partition cap: the message would take this batch past it. Nothing was
-  // taken and the message was not moved from: close this batch and add it to the next one.
+  // taken: close this batch and add it to the next one.
   bool held = true;
   // The rejects it produced (views valid until the next Add or Clear), for logging.
   std::span<const HeldReject> rejects;
@@ -53,29 +67,24 @@ struct Added {
 
 class Batch {
  public:
-  Batch();
+  // `acks` settles the records (none given: NoAcknowledger, which tells no one).
+  explicit Batch(std::unique_ptr<table::Acknowledger> acks = nullptr);
 
-  // Decodes `message` into rows and rejects and keeps it until settled (moving from it only then).
-  Added Add(jetstream::Message&& message, contract::Envelope envelope,
-            std::chrono::steady_clock::time_point now) {
-    const uint64_t sequence = message.stream_sequence();
-    return Add(std::move(message), sequence, envelope, now);
-  }
-  // The same with the sequence given rather than read from JetStream's metadata: `import` numbers
-  // recorded messages itself (backfill/backfill.h), which have none.
-  Added Add(jetstream::Message&& message, uint64_t sequence, contract::Envelope envelope,
+  // Decodes `record` into rows and rejects and holds it until settled. Held (Added::held), the
+  // caller hands its handle to acks() next, as record messages() - 1.
+  Added Add(const Record& record, contract::Envelope envelope,
             std::chrono::steady_clock::time_point now);
-  // The same for a message `decoded` already decoded as its payload i (ParallelDecoder): the
-  // batch ends up exactly as Add would have left it. A message it does not take keeps its
-  // payload: add it to the next batch with Add (the decoder's copy of it is spent).
-  Added AddDecoded(jetstream::Message&& message, ParallelDecoder& decoded, size_t i,
-                   std::chrono::steady_clock::time_point now) {
-    const uint64_t sequence = message.stream_sequence();
-    return AddDecoded(std::move(message), sequence, decoded, i, now);
-  }
-  Added AddDecoded(jetstream::Message&& message, uint64_t sequence, ParallelDecoder& decoded,
-                   size_t i, std::chrono::steady_clock::time_point now);
+  // The same for a record `decoded` already decoded as its payload i (ParallelDecoder): the
+  // batch ends up exactly as Add would have left it. A record it does not take is to be added to
+  // the next batch with Add (the decoder's copy of it is spent), so its payload must live on.
+  Added AddDecoded(const Record& record, ParallelDecoder& decoded, size_t i,
+                   std::chrono::steady_clock::time_point now);
+  // Clears the acknowledger too: every record must have been settled or handed on.
   void Clear();
+
+  table::Acknowledger& acks() const { return *acks_; }
+  // Replaces the acknowledger (a drain's needs its KeepAlive, made when it runs). REQUIRES: empty().
+  void SetAcknowledger(std::unique_ptr<table::Acknowledger> acks) { acks_ = std::move(acks); }
 
   // Takes the rows and rejects of every message whose sequence `committed` (sorted ranges)
   // holds out of the batch: the table has them already (table/commit.h), so they are neither
@@ -115,12 +124,13 @@ class Batch {
  private:
   // What every Add does besides decoding (rows [rows_before, rows.rows()) and the rejects in
   // scratch_): the partition cap, the sequence, the bytes, the rejects.
-  Added Hold(jetstream::Message&& message, uint64_t sequence, size_t rows_before,
-             contract::Envelope envelope, std::chrono::steady_clock::time_point now);
+  Added Hold(const Record& record, size_t rows_before, contract::Envelope envelope,
+             std::chrono::steady_clock::time_point now);
   // Turns the rows of the message being held that the cap has no room for (capped_, indices from
   // rows_before) into kTooManyPartitions rejects in scratch_, in event order, and drops them.
   void RejectCapped(std::string_view message, size_t rows_before, contract::Envelope envelope);
 
+  std::unique_ptr<table::Acknowledger> acks_;
   contract::WireDecoder decoder_;
   std::vector<contract::Reject> scratch_;
   batch::PartitionCap cap_;

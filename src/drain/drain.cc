@@ -6,6 +6,7 @@
 
 #include "base/duration.h"
 #include "contract/reject.h"
+#include "drain/message_acks.h"
 #include "drain/settle.h"
 
 namespace sinkd::drain {
@@ -75,9 +76,14 @@ Drain::Drain(DrainOptions options, jetstream::PullConsumer& source, DeadLetters&
 Status Drain::Run(const std::atomic<bool>& stop) {
   stop_ = &stop;
   keepalive_ = std::make_unique<KeepAlive>(keepalive_every_);
-  settler_ = std::make_unique<Settler>(SettleContext{dead_letters_, sink_, log_, nak_backoff_,
-                                                     *keepalive_, metrics_, options_.stream},
-                                       options_.flush_timeout);
+  for (size_t i = 0; i < 2; ++i) {
+    auto acks = std::make_unique<MessageAcks>(*keepalive_);
+    message_acks_[i] = acks.get();
+    batches_[i].SetAcknowledger(std::move(acks));
+  }
+  settler_ = std::make_unique<Settler>(
+      SettleContext{dead_letters_, sink_, log_, nak_backoff_, metrics_, options_.stream},
+      options_.flush_timeout);
   // Stopped (and emptied) while a flush is stuck, started again once it returned.
   std::optional<Prefetcher> prefetcher;
   while (!stop.load()) {
@@ -220,10 +226,12 @@ void Drain::AddFetched() {
 bool Drain::Add(jetstream::Message& m, ParallelDecoder* decoded, size_t decoded_index,
                steady_clock::time_point now) {
   const bool redelivered = m.delivered() > 1;
-  const Added added =
-      decoded != nullptr ? filling_->AddDecoded(std::move(m), *decoded, decoded_index, now)
-                         : filling_->Add(std::move(m), options_.envelope, now);
+  const Record record{m.data(), m.subject(), m.stream_sequence()};
+  const Added added = decoded != nullptr
+                          ? filling_->AddDecoded(record, *decoded, decoded_index, now)
+                          : filling_->Add(record, options_.envelope, now);
   if (!added.held) return false;
+  message_acks_[filling_ - batches_]->Hold(std::move(m));
   if (metrics_ != nullptr) {
     ++metrics_->messages;
     if (redelivered) ++metrics_->redeliveries;
@@ -287,7 +295,11 @@ void Drain::HoldNothing(std::optional<Prefetcher>& prefetcher) {
   NakUntried(std::span<jetstream::Message>(fetched_).subspan(next_fetched_));
   fetched_.clear();
   next_fetched_ = 0;
-  for (Held& h : filling_->held) NakUntried(std::span<jetstream::Message>(&h.message, 1));
+  for (size_t i = 0; i < filling_->messages(); ++i) {
+    const bool nak_sent = filling_->acks().Nak(i, milliseconds(0)).ok();
+    ++naked_;
+    if (metrics_ != nullptr) ++(nak_sent ? metrics_->naks : metrics_->ack_failures);
+  }
   filling_->Clear();
   PublishBuffered();
   if (naked > 0) {

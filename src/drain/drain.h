@@ -61,6 +61,7 @@
 #include "contract/reject.h"
 #include "drain/batch.h"
 #include "drain/keep_alive.h"
+#include "drain/message_acks.h"
 #include "drain/parallel_decoder.h"
 #include "drain/prefetcher.h"
 #include "drain/settler.h"
@@ -188,6 +189,7 @@ class Drain {
   metrics::DrainMetrics* metrics_;
   Batch batches_[2];                    // one filling, the other settling or idle
   Batch* filling_ = &batches_[0];
+  MessageAcks* message_acks_[2] = {};   // batches_[i]'s acknowledger, made by Run
   size_t settling_rows_ = 0;            // of the batch handed to the Settler, until settled
   int64_t settling_first_unix_ns_ = 0;  // its first message's arrival; 0: none settling
   BackoffCounter nak_backoff_;

@@ -19,10 +19,10 @@ void CountDeadLetter(metrics::DrainMetrics* m, contract::RejectReason reason) {
 void NakRest(Batch& batch, SettleContext& c, SettleReport& report, const char* stage,
              const char* what) {
   report.nak_delay = c.backoff.Next();
-  for (Held& h : batch.held) {
+  for (size_t i = 0; i < batch.held.size(); ++i) {
+    Held& h = batch.held[i];
     if (h.settled) continue;
-    c.keepalive.Release(h.message);
-    if (h.message.Nak(report.nak_delay).ok()) {
+    if (batch.acks().Nak(i, report.nak_delay).ok()) {
       ++report.naked;
     } else {
       ++report.settle_failures;
@@ -56,10 +56,12 @@ void NakRest(Batch& batch, SettleContext& c, SettleReport& report, const char* s
 }
 
 // The positions `batch` covers, as its Parts' footers and the table's commit name them.
-lake::Provenance ProvenanceOf(const Batch& batch, const std::string& source) {
+lake::Provenance ProvenanceOf(const Batch& batch, const std::string& source,
+                              const std::string& scope) {
   lake::Provenance provenance{source, batch.first_sequence(), batch.last_sequence()};
   provenance.source_created = batch.source_created;
   provenance.acknowledged = batch.Acknowledged();
+  provenance.scope = scope;
   return provenance;
 }
 
@@ -109,7 +111,7 @@ SettleReport Settle(Batch& batch, SettleContext& c) {
   // 0. Messages whose rows the table holds already (their commit landed, their acks were lost)
   // leave the batch before anything is written, and are acked with it (table/commit.h). A table
   // that cannot say fails the batch like a failed flush. The `none` table never holds any.
-  auto committed = c.sink.Committed(ProvenanceOf(batch, c.source));
+  auto committed = c.sink.Committed(ProvenanceOf(batch, c.source, c.scope));
   if (!committed.ok()) {
     report.status = committed.status().IsInternal() ? committed.status()
                                                     : committed.status().As(Status::Redeliver);
@@ -132,15 +134,17 @@ SettleReport Settle(Batch& batch, SettleContext& c) {
   // dead letters already stored this time duplicates the stream drops.
   if (!batch.rejects.empty()) {
     for (const HeldReject& r : batch.rejects) {
-      const jetstream::Message& m = batch.held[r.message].message;
-      auto stored =
-          c.dead_letters.Publish({&r.reject, m.stream(), m.subject(), m.stream_sequence()});
+      const Held& from = batch.held[r.message];
+      auto stored = c.dead_letters.Publish({&r.reject, c.source, from.subject, from.sequence});
       if (!stored.ok()) {
         report.status = stored.status();
         break;
       }
       ++report.dead_letters;
       if (*stored) CountDeadLetter(c.metrics, r.reject.reason);
+    }
+    if (report.status.ok()) {
+      report.status = c.dead_letters.Sync(batch.first_sequence(), batch.last_sequence());
     }
   }
   if (!report.status.ok()) {
@@ -151,10 +155,10 @@ SettleReport Settle(Batch& batch, SettleContext& c) {
 
   // 2. Term what produced only rejects: everything it held is on the dead-letter stream now. A
   // Term lost on the way costs one more delivery and a dead letter the Msg-Id de-duplicates.
-  for (Held& h : batch.held) {
+  for (size_t i = 0; i < batch.held.size(); ++i) {
+    Held& h = batch.held[i];
     if (h.rows == 0 && h.rejects > 0) {
-      c.keepalive.Release(h.message);
-      if (h.message.Term().ok()) {
+      if (batch.acks().Term(i).ok()) {
         ++report.terminated;
       } else {
         ++report.settle_failures;
@@ -166,7 +170,7 @@ SettleReport Settle(Batch& batch, SettleContext& c) {
   // 3. The rows. Flush returns only when every Part is durable (fsync'd and renamed, or stored).
   // Any failure is a redelivery, except a bug, which keeps its kind so it is reported as one.
   if (!batch.rows.empty()) {
-    const lake::Provenance provenance = ProvenanceOf(batch, c.source);
+    const lake::Provenance provenance = ProvenanceOf(batch, c.source, c.scope);
     if (c.watch != nullptr) c.watch->Begin(std::chrono::steady_clock::now() + c.flush_timeout);
     auto flushed = c.sink.Flush(batch.rows, provenance);
     // Abandoned meanwhile: its messages were nak'd by Abandon and are someone else's now. Even an
@@ -192,10 +196,10 @@ SettleReport Settle(Batch& batch, SettleContext& c) {
 
   // 4. Only now is anything acked: messages with rows, mixed ones, and empty Batches (which hold
   // nothing and would otherwise come back forever).
-  for (Held& h : batch.held) {
+  for (size_t i = 0; i < batch.held.size(); ++i) {
+    Held& h = batch.held[i];
     if (h.settled) continue;
-    c.keepalive.Release(h.message);
-    if (h.message.Ack().ok()) {
+    if (batch.acks().Ack(i).ok()) {
       ++report.acked;
     } else {
       ++report.settle_failures;

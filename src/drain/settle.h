@@ -1,17 +1,21 @@
-// Settle acknowledges a closed Batch, all or nothing, in this order:
+// Settle lands a closed Batch: the one path every batch takes into the lake, whoever read it (a
+// drain's JetStream messages, `import`'s recording: backfill/backfill.h), all or nothing, in this
+// order:
 //   0. ask the table what it holds already (drain::Sink::Committed, table/commit.h): those
-//      messages leave the batch unwritten, to be acked in 4;  any failure: nak the whole batch
-//   1. dead letters, synchronously, one per reject;        any failure: nak the whole batch
-//   2. Term every message that produced only rejects;      (its record is stored elsewhere now)
-//   3. write the rows to the lake and commit them (returns when durable and committed);
-//                                                          any failure: nak everything not termed
-//   4. Ack every other message (rows, mixed, empty Batch).
+//      records leave the batch unwritten, to be acked in 4;  any failure: nak the whole batch
+//   1. dead letters, one per reject, then DeadLetters::Sync; any failure: nak the whole batch
+//   2. Term every record that produced only rejects;      (its record is stored elsewhere now)
+//   3. place the rows' Parts and commit them (drain::Sink::Flush: returns when durable and
+//      committed);                                        any failure: nak everything not termed
+//   4. Ack every other record (rows, mixed, empty Batch).
+// Acks, terms and naks go to the batch's Acknowledger (table/acknowledger.h): for a drain
+// drain::MessageAcks, which settles the JetStream messages; for import a count of its progress.
 // It is the only code that acks or terminates; the one other settle call is the drain's nak, at
 // shutdown, of messages fetched and never taken (drain.cc).
 // A nak carries the Backoff's growing delay, so a batch that cannot land comes back slower each
 // time instead of spinning. Keep-alives are not Settle's: the drain's KeepAlive (keep_alive.h)
 // has kept every message alive since its delivery and goes on through steps 1 to 3, however slow
-// the store; Settle releases each message from it right before that message's Term, Ack or Nak.
+// the store; its MessageAcks releases each message from it right before its Term, Ack or Nak.
 // An Internal status (a bug in sinkd) from the dead-letter or the lake step naks like any other
 // failure, so nothing is lost, and is logged as a bug to report, with the stage and the batch's
 // sequence range, not as the ordinary "nak for redelivery" line.
@@ -37,7 +41,6 @@
 #include "base/log.h"
 #include "base/status.h"
 #include "drain/batch.h"
-#include "drain/keep_alive.h"
 #include "drain/sink.h"
 #include "lake/lake_writer.h"
 #include "metrics/drain_metrics.h"
@@ -74,9 +77,9 @@ struct SettleContext {
   Sink& sink;
   Logger& log;
   BackoffCounter& backoff;                  // Next() on failure, Reset() on success
-  KeepAlive& keepalive;                     // tracks every message of the batch
   metrics::DrainMetrics* metrics = nullptr;  // may be null
-  std::string source;                       // "GARM_LEDGER": footers and Part provenance
+  std::string source;                       // "GARM_LEDGER": footers, Part provenance, dead letters
+  std::string scope = "stream";             // what numbers the sequences (lake/stamp.h)
   FlushWatch* watch = nullptr;              // null: no flush is ever abandoned
   std::chrono::nanoseconds flush_timeout{0};  // a flush's deadline (with `watch`)
 };
@@ -102,8 +105,7 @@ struct SettleReport {
 // !batch.empty().
 SettleReport Settle(Batch& batch, SettleContext& context);
 
-// Naks every message of `batch` not settled yet, releasing it from the KeepAlive first, with the
-// backoff's delay, counts the flush as failed and logs it; touches nothing else of the batch (its
+// Naks every record of `batch` not settled yet, with the backoff's delay, counts the flush as failed and logs it; touches nothing else of the batch (its
 // rows are still being flushed). REQUIRES: context.watch->AbandonIfOverdue returned true for the
 // flush of `batch`.
 SettleReport Abandon(Batch& batch, SettleContext& context);

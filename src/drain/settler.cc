@@ -4,7 +4,7 @@ namespace sinkd::drain {
 
 Settler::Settler(SettleContext context, std::chrono::nanoseconds flush_timeout)
     : context_(std::move(context)) {
-  context_.watch = &watch_;
+  context_.watch = flush_timeout.count() > 0 ? &watch_ : nullptr;
   context_.flush_timeout = flush_timeout;
   thread_ = std::thread([this] { Loop(); });
 }

@@ -35,7 +35,8 @@ namespace sinkd::drain {
 
 class Settler {
  public:
-  // `context.watch` and `context.flush_timeout` are set here: every flush has that deadline.
+  // `context.watch` and `context.flush_timeout` are set here: every flush has that deadline;
+  // 0 gives none (import: a flush nobody else can take over is waited for, however long).
   Settler(SettleContext context, std::chrono::nanoseconds flush_timeout);
   ~Settler();  // waits for the batch settling, if any
   Settler(const Settler&) = delete;

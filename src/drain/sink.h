@@ -33,11 +33,16 @@ class Sink {
 };
 
 // Stores one unreadable record durably, or fails. True when stored now, false when it was
-// already stored (a retried batch).
+// already stored (a retried batch). A store that keeps a batch's dead letters together (import's
+// file, backfill/backfill.h) makes them durable in Sync, called once after the batch's last
+// Publish with the batch's sequence range; the stream's are each durable as Publish returns.
 class DeadLetters {
  public:
   virtual ~DeadLetters() = default;
   virtual Result<bool> Publish(const jetstream::DeadLetterRecord& record) = 0;
+  virtual Status Sync(uint64_t /*first_sequence*/, uint64_t /*last_sequence*/) {
+    return Status::OK();
+  }
   // How full the store is (for the fill gauges).
   virtual Result<jetstream::StreamState> State() = 0;
 };

@@ -36,15 +36,8 @@ Message::Message(natsMsg* msg, natsConnection* connection) : msg_(msg) {
   }
 }
 
-Message Message::Recorded(std::string_view data, std::string_view subject) {
-  Message message;
-  message.recorded_ = data;
-  message.subject_ = subject;
-  return message;
-}
-
 std::string_view Message::data() const {
-  if (msg_ == nullptr) return recorded_;
+  if (msg_ == nullptr) return {};
   return std::string_view(natsMsg_GetData(msg_.get()),
                           static_cast<size_t>(natsMsg_GetDataLength(msg_.get())));
 }
@@ -54,7 +47,6 @@ std::string_view Message::subject() const {
 }
 
 void Message::ReleasePayload() {
-  recorded_ = {};
   if (msg_ == nullptr) return;
   subject_ = natsMsg_GetSubject(msg_.get());
   msg_.reset();

@@ -7,9 +7,9 @@
 // AckAddress of its own. So a message can give up its natsMsg, payload and all, once decoded
 // (ReleasePayload) and still be settled and kept alive: a drain holding two batches of ledger
 // Batches would otherwise hold every payload until the ack (~140 MiB a batch of 250,000 rows).
-// Ownership: owns the natsMsg until ReleasePayload (a recorded message borrows its payload);
-// data() and subject() are views valid until ReleasePayload or the Message's end (after
-// ReleasePayload, or for a recorded message, subject() views the Message's own copy); moving the
+// Ownership: owns the natsMsg until ReleasePayload; data() and subject() are views valid until
+// ReleasePayload or the Message's end (after ReleasePayload, subject() views the Message's own
+// copy); moving the
 // Message moves neither the natsMsg nor the AckAddress (raw() and ack_address() stay the same).
 // Threads: one thread at a time, except InProgress, which only reads the AckAddress and so may
 // run on a second thread while the owner uses the Message; never alongside Ack, Nak, Term or the
@@ -37,14 +37,10 @@ struct AckAddress {
 class Message {
  public:
   // Takes ownership of `msg` and reads its JetStream metadata (absent metadata leaves zeros).
-  // `connection` delivered it; without one (a message made here: import's, a test's) the message
-  // cannot be settled and its settle calls fail.
+  // `connection` delivered it; without one (a message made here: a test's) the message cannot be
+  // settled and its settle calls fail. (`import` makes no messages: a batch takes records,
+  // drain/batch.h.)
   explicit Message(natsMsg* msg, natsConnection* connection = nullptr);
-  // A message replayed from a recording (`sinkd import`) rather than delivered: no natsMsg, no
-  // metadata, nothing to settle it on. It views `data`, which the caller keeps alive until
-  // ReleasePayload, and copies `subject`. Why a view: copying each recorded message out of the
-  // buffer the file was read into was 2.5% of an import's instructions.
-  static Message Recorded(std::string_view data, std::string_view subject);
   Message(Message&&) noexcept = default;
   Message& operator=(Message&&) noexcept = default;
 
@@ -68,13 +64,10 @@ class Message {
 
   // Null when the message cannot be settled (no connection or no reply subject).
   const AckAddress* ack_address() const { return address_.get(); }
-  natsMsg* raw() const { return msg_.get(); }  // null once the payload is released, or recorded
+  natsMsg* raw() const { return msg_.get(); }  // null once the payload is released
 
  private:
-  Message() = default;
-
   MsgPtr msg_;
-  std::string_view recorded_;  // a recorded message's payload, until released
   std::unique_ptr<const AckAddress> address_;
   std::string subject_;  // the subject, once the natsMsg holding it is gone
   std::string stream_;

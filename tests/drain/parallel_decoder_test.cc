@@ -7,18 +7,29 @@
 #include <nats/nats.h>
 
 #include <chrono>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "base/work_pool.h"
 #include "drain/batch.h"
+#include "drain/keep_alive.h"
+#include "drain/message_acks.h"
 #include "traffic/traffic_generator.h"
 
 namespace sinkd {
 namespace {
 
-jetstream::Message Hold(std::string_view payload, uint64_t sequence) {
+// Message `sequence` as a batch is given it, on a subject of its own. The subject is viewed until
+// the next call: every Add copies it at once.
+drain::Record RecordOf(std::string_view payload, uint64_t sequence) {
+  static thread_local std::string subject;
+  subject = "garm.v1.ledger.t" + std::to_string(sequence);
+  return drain::Record{payload, subject, sequence};
+}
+
+jetstream::Message Delivered(std::string_view payload, uint64_t sequence) {
   natsMsg* raw = nullptr;
   const std::string subject = "garm.v1.ledger.t" + std::to_string(sequence);
   EXPECT_EQ(natsMsg_Create(&raw, subject.c_str(), nullptr, payload.data(),
@@ -54,7 +65,7 @@ std::string Describe(const drain::Batch& batch) {
            " payload " + std::to_string(std::hash<std::string>{}(r.reject.payload)) + "\n";
   }
   for (const drain::Held& h : batch.held) {
-    out += std::to_string(h.message.stream_sequence()) + " " + std::to_string(h.rows) + "/" +
+    out += std::to_string(h.sequence) + " " + h.subject + " " + std::to_string(h.rows) + "/" +
            std::to_string(h.rejects) + "; ";
   }
   out += "\nsequences " + std::to_string(batch.first_sequence()) + "-" +
@@ -81,7 +92,7 @@ std::string OneMessageAtATime(const std::vector<std::string>& messages,
   const auto now = std::chrono::steady_clock::now();
   drain::Batch batch;
   for (size_t i = 0; i < messages.size(); ++i) {
-    batch.Add(Hold(messages[i], i + 1), i + 1, envelope, now);
+    batch.Add(RecordOf(messages[i], i + 1), envelope, now);
   }
   EXPECT_FALSE(batch.rejects.empty()) << "the input has bad records";
   return Describe(batch);
@@ -101,7 +112,7 @@ TEST(ParallelDecoder, ABatchFilledFromRunsDecodedOnThreeThreadsHoldsWhatOneMessa
     decoder.Decode(payloads, contract::Envelope::kBatch);
     ASSERT_EQ(decoder.size(), end - begin);
     for (size_t i = begin; i < end; ++i) {
-      from_runs.AddDecoded(Hold(messages[i], i + 1), i + 1, decoder, i - begin, now);
+      from_runs.AddDecoded(RecordOf(messages[i], i + 1), decoder, i - begin, now);
     }
   }
   EXPECT_EQ(Describe(from_runs), OneMessageAtATime(messages, contract::Envelope::kBatch));
@@ -128,13 +139,13 @@ TEST(ParallelDecoder, ARunSharedOutBetweenTheCallerAndThePoolFillsTheBatchAsOneM
     decoder.DecodeAlongside(rest, contract::Envelope::kBatch, [&] {
       ++calls;
       for (size_t i = begin; i < in_place; ++i) {
-        shared.Add(Hold(messages[i], i + 1), i + 1, contract::Envelope::kBatch, now);
+        shared.Add(RecordOf(messages[i], i + 1), contract::Envelope::kBatch, now);
       }
     });
     ASSERT_EQ(calls, 1);
     ASSERT_EQ(decoder.size(), end - in_place);
     for (size_t i = in_place; i < end; ++i) {
-      shared.AddDecoded(Hold(messages[i], i + 1), i + 1, decoder, i - in_place, now);
+      shared.AddDecoded(RecordOf(messages[i], i + 1), decoder, i - in_place, now);
     }
   }
   EXPECT_EQ(Describe(shared), OneMessageAtATime(messages, contract::Envelope::kBatch));
@@ -157,11 +168,11 @@ TEST(ParallelDecoder, ARunAddedSharedOrNotFillsTheBatchAsOneMessageAtATimeAndSto
           [&](size_t i, drain::ParallelDecoder* decoded, size_t index) {
             const uint64_t sequence = begin + i + 1;
             if (decoded == nullptr) {
-              batch.Add(Hold(messages[begin + i], sequence), sequence, contract::Envelope::kBatch,
+              batch.Add(RecordOf(messages[begin + i], sequence), contract::Envelope::kBatch,
                         now);
             } else {
               ++shared;
-              batch.AddDecoded(Hold(messages[begin + i], sequence), sequence, *decoded, index, now);
+              batch.AddDecoded(RecordOf(messages[begin + i], sequence), *decoded, index, now);
             }
             return true;
           });
@@ -199,13 +210,14 @@ TEST(ParallelDecoder, AuditMessagesOfOneEventEachDecodeAsTheyDoAlone) {
   decoder.Decode(payloads, contract::Envelope::kEvent);
   drain::Batch together;
   for (size_t i = 0; i < messages.size(); ++i) {
-    together.AddDecoded(Hold(messages[i], i + 1), i + 1, decoder, i, now);
+    together.AddDecoded(RecordOf(messages[i], i + 1), decoder, i, now);
   }
   EXPECT_EQ(Describe(together), OneMessageAtATime(messages, contract::Envelope::kEvent));
 }
 
-// A batch keeps its rows, not their wire bytes: each message gives up its payload once decoded
-// (a reject keeps its own copy), while bytes() still counts it, so batches close where they did.
+// A batch keeps its rows, not their wire bytes: a drain's MessageAcks frees each message's payload
+// as it takes the message its batch has decoded (a reject keeps its own copy), keeping its subject
+// and ack address, while bytes() still counts the payload, so batches close where they did.
 TEST(Batch, AHeldMessageKeepsNoPayloadOnceDecodedButItsBytesStillCount) {
   traffic::TrafficOptions options;
   options.seed = 5;
@@ -213,17 +225,25 @@ TEST(Batch, AHeldMessageKeepsNoPayloadOnceDecodedButItsBytesStillCount) {
   options.expected_events = 100;
   options.bad_share = 0.2;
   traffic::TrafficGenerator generator(options);
-  drain::Batch batch;
+  drain::KeepAlive keepalive{std::chrono::seconds(10)};
+  auto owned = std::make_unique<drain::MessageAcks>(keepalive);
+  drain::MessageAcks& acks = *owned;
+  drain::Batch batch(std::move(owned));
   size_t payload_bytes = 0;
   for (uint64_t seq = 1; seq <= 2; ++seq) {
     const std::string payload = generator.NextLedgerMessage();
     payload_bytes += payload.size();
-    batch.Add(Hold(payload, seq), seq, contract::Envelope::kBatch, std::chrono::steady_clock::now());
+    jetstream::Message message = Delivered(payload, seq);
+    ASSERT_TRUE(batch.Add(drain::Record{message.data(), message.subject(), seq},
+                          contract::Envelope::kBatch, std::chrono::steady_clock::now())
+                    .held);
+    acks.Hold(std::move(message));
   }
   ASSERT_EQ(batch.held.size(), 2u);
   for (size_t i = 0; i < batch.held.size(); ++i) {
-    EXPECT_TRUE(batch.held[i].message.data().empty()) << "message " << i;
-    EXPECT_EQ(batch.held[i].message.subject(), "garm.v1.ledger.t" + std::to_string(i + 1));
+    EXPECT_TRUE(acks.message(i).data().empty()) << "message " << i;
+    EXPECT_EQ(acks.message(i).subject(), "garm.v1.ledger.t" + std::to_string(i + 1));
+    EXPECT_EQ(batch.held[i].subject, "garm.v1.ledger.t" + std::to_string(i + 1));
   }
   ASSERT_FALSE(batch.rejects.empty()) << "the premise: some events are dead letters";
   for (const drain::HeldReject& r : batch.rejects) EXPECT_FALSE(r.reject.payload.empty());

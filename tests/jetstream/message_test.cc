@@ -71,24 +71,5 @@ TEST(Message, AMessageWithoutAConnectionCannotBeSettled) {
   EXPECT_FALSE(m.Term().ok());
 }
 
-// import's messages view the buffer the file was read into: the payload must go with
-// ReleasePayload (the buffer is reused), the subject must stay for a dead letter's line.
-TEST(Message, ARecordedMessageViewsItsPayloadUntilReleasedAndKeepsItsSubject) {
-  std::string buffer = "payload";
-  std::string subject = "in.bin";
-  jetstream::Message m = jetstream::Message::Recorded(buffer, subject);
-  subject.assign("overwritten");
-  EXPECT_EQ(m.data().data(), buffer.data()) << "a view, not a copy";
-  EXPECT_EQ(m.data(), "payload");
-  EXPECT_EQ(m.subject(), "in.bin");
-  EXPECT_EQ(m.raw(), nullptr);
-  EXPECT_EQ(m.stream_sequence(), 0u);
-  m.ReleasePayload();
-  EXPECT_TRUE(m.data().empty());
-  EXPECT_EQ(m.subject(), "in.bin");
-  EXPECT_EQ(m.ack_address(), nullptr);
-  EXPECT_FALSE(m.Ack().ok());
-}
-
 }  // namespace
 }  // namespace sinkd
