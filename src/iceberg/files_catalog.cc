@@ -214,6 +214,33 @@ Result<lake::Placed> FilesCatalog::Create(const std::string& key, const std::str
   return upload->Commit();
 }
 
+Status Catalog::Published(const LoadedTable&) { return Status::OK(); }
+
+Result<Swapped> FilesCatalog::Swap(const LoadedTable& base, const TableMetadata& next,
+                                   const std::string& commit_id) {
+  Swapped swapped;
+  swapped.version = base.version + 1;
+  const std::string key = MetadataKey(swapped.version);
+  SINKD_ASSIGN_OR_RETURN(const lake::Placed created, Create(key, ToJson(next)));
+  if (created == lake::Placed::kTaken) {
+    // Someone's v<N+1>. Ours only if an earlier answer was lost and a store's "same bytes"
+    // test could not tell (an S3 ETag we cannot reproduce): the commit id decides.
+    Result<std::string> there = ReadWhole(key);
+    if (there.ok()) {
+      Result<TableMetadata> theirs = ParseTableMetadata(*there);
+      swapped.won = theirs.ok() && HoldsCommit(*theirs, commit_id);
+    }
+    if (!swapped.won) return swapped;
+  }
+  // Written but maybe not durable when this fails: unknown, like a lost answer.
+  SINKD_RETURN_IF_ERROR(destination_.Sync());
+  swapped.won = true;
+  swapped.hint_written = WriteHint(swapped.version).ok();
+  return swapped;
+}
+
+Status FilesCatalog::Published(const LoadedTable& current) { return WriteHint(current.version); }
+
 Status FilesCatalog::WriteHint(int64_t version) {
   // Forward only: a committer that finished after us may have written a higher number; and one
   // that committed after us may have written its hint before ours, so after writing we look for
@@ -462,7 +489,7 @@ Result<CommitReport> FilesCatalog::Run(const Change& change) {
         if (id != nullptr && *id == report.commit_id) report.snapshot_id = s.id;
       }
       report.version = base->version;
-      report.hint_written = WriteHint(base->version).ok();
+      report.hint_written = Published(*base).ok();
       return report;
     }
     Summary extra = {{kCommitIdKey, report.commit_id}};
@@ -557,42 +584,25 @@ Result<CommitReport> FilesCatalog::Run(const Change& change) {
         ReplaceSnapshot(start, snapshot_id, now, Uri(list_key), counts, removed, extra);
     const TableMetadata next =
         WithSnapshot(start, snapshot, now, parent != nullptr ? Uri(base->key) : "");
-    const int64_t version = base->version + 1;
-    const std::string key = MetadataKey(version);
-    Result<lake::Placed> created = Create(key, ToJson(next));
-    bool won = false;
-    if (!created.ok()) {
-      // Maybe written, maybe not: the next attempt's Load finds our commit id if it was.
-      last = created.status();
+    Result<Swapped> swapped = Swap(*base, next, report.commit_id);
+    if (!swapped.ok()) {
+      // Maybe done, maybe not: the next attempt's Load finds our commit id if it was.
+      last = swapped.status();
       unknown = true;
       continue;
     }
-    if (*created == lake::Placed::kTaken) {
-      // Someone's v<N+1>. Ours only if an earlier answer was lost and a store's "same bytes"
-      // test could not tell (an S3 ETag we cannot reproduce): the commit id decides.
-      Result<std::string> there = ReadWhole(key);
-      if (there.ok()) {
-        Result<TableMetadata> theirs = ParseTableMetadata(*there);
-        won = theirs.ok() && HoldsCommit(*theirs, report.commit_id);
-      }
-      if (!won) {
-        last = Status::Redeliver("iceberg: lost the race for " + Uri(key));
-        // Named by nothing: v<N+1> is another's.
-        (void)destination_.Delete(list_key);
-        if (merged) (void)destination_.Delete(merged_key);
-        if (rewritten) (void)destination_.Delete(rewritten_key);
-        continue;
-      }
-    }
-    if (Status synced = destination_.Sync(); !synced.ok()) {
-      // Written but maybe not durable: unknown, like a lost answer.
-      last = synced;
-      unknown = true;
+    if (!swapped->won) {
+      last = Status::Redeliver("iceberg: lost the race for " + location() + " at version " +
+                               std::to_string(base->version + 1));
+      // Named by nothing: the current metadata is another's.
+      (void)destination_.Delete(list_key);
+      if (merged) (void)destination_.Delete(merged_key);
+      if (rewritten) (void)destination_.Delete(rewritten_key);
       continue;
     }
-    report.version = version;
+    report.version = swapped->version;
     report.snapshot_id = snapshot_id;
-    report.hint_written = WriteHint(version).ok();
+    report.hint_written = swapped->hint_written;
     return report;
   }
   if (!unknown) (void)destination_.Delete(manifest_key);

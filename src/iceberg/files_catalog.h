@@ -1,5 +1,6 @@
 // FilesCatalog keeps an Iceberg table in the lake itself, with no catalog service: the table's
-// metadata files are <table>/metadata/v<N>.metadata.json, and creating v<N+1> is the commit.
+// metadata files are <table>/metadata/v<N>.metadata.json, and creating v<N+1> is the commit
+// (its Catalog::Swap, catalog.h).
 // It is the layout DuckDB's iceberg_scan, PyIceberg's StaticTable, Spark's HadoopCatalog and
 // icebird read (iceberg-tables.md §2.1).
 //
@@ -49,6 +50,7 @@
 #include "avro/container.h"
 #include "base/backoff.h"
 #include "base/result.h"
+#include "iceberg/catalog.h"
 #include "iceberg/data_file.h"
 #include "iceberg/manifest.h"
 #include "iceberg/table_metadata.h"
@@ -89,14 +91,6 @@ struct CommitOptions {
   Status Validate() const;
 };
 
-// The table's newest metadata as probing found it.
-struct LoadedTable {
-  int64_t version = 0;                    // N of v<N>.metadata.json; 0 when the table has none yet
-  std::string key;                        // the metadata file's key ("" when version is 0)
-  std::optional<TableMetadata> metadata;  // present when version > 0
-  int64_t hint = 0;                       // what version-hint.text said (0: absent or unreadable)
-};
-
 // One append: the data files it adds, and the caller's summary keys for the snapshot.
 struct Append {
   std::vector<DataFile> files;
@@ -130,7 +124,9 @@ struct CommitReport {
   bool hint_written = true;  // false when version-hint.text could not be moved forward
 };
 
-class FilesCatalog {
+// The catalog's Load and Swap are virtual: SqlCatalog (sql_catalog.h) keeps every object this
+// class writes and moves the pointer in PostgreSQL instead.
+class FilesCatalog : public Catalog {
  public:
   // The table `table_key` (its objects under "<table_key>/", e.g. "ledger") of the lake in
   // `destination`, whose keys are URIs under `lake_uri` ("file:///abs/lake", "s3://bucket"):
@@ -139,7 +135,13 @@ class FilesCatalog {
                TableSpec spec, CommitOptions options = {});
 
   // The newest metadata, found by probing past the hint.
-  Result<LoadedTable> Load();
+  Result<LoadedTable> Load() override;
+  // Creates v<base.version+1>, never replacing it (taken by another: lost, unless it holds
+  // `commit_id`), syncs it, then moves the hint forward.
+  Result<Swapped> Swap(const LoadedTable& base, const TableMetadata& next,
+                       const std::string& commit_id) override;
+  // Moves the hint forward to current.version.
+  Status Published(const LoadedTable& current) override;
 
   // Commits `append` as one append snapshot on top of the newest metadata (creating the table
   // when it has none). REQUIRES: every file's path is Uri() of a key in this lake.
@@ -168,7 +170,7 @@ class FilesCatalog {
   std::string MetadataKey(int64_t version) const;
   std::string HintKey() const { return table_key_ + "/metadata/version-hint.text"; }
 
- private:
+ protected:
   Result<std::string> ReadWhole(const std::string& key);
   Result<bool> Exists(const std::string& key);
   Result<int64_t> HighestListed();
