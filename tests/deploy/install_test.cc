@@ -99,6 +99,12 @@ TEST(ManPage, IsGeneratedFromTheBinarysHelpWithEveryVerbAndFlag) {
   EXPECT_NE(text.find("0.1.0"), std::string::npos) << "the version is in the footer";
   EXPECT_NE(text.find("ENVIRONMENT"), std::string::npos);
   EXPECT_NE(text.find("/etc/sinkd/sinkd.toml"), std::string::npos);
+  // FILES names the internals installed beside the README, each there under that name.
+  EXPECT_NE(text.find("share/doc/sinkd/docs"), std::string::npos) << "FILES omits docs/";
+  for (const char* doc : {"design.md", "pipeline.svg"}) {
+    EXPECT_NE(text.find(doc), std::string::npos) << "FILES omits " << doc;
+    EXPECT_TRUE(fs::is_regular_file(prefix / "share/doc/sinkd/docs" / doc)) << doc;
+  }
   // The exit codes every command shares, the signals and the configuration file have sections.
   for (const char* section : {"\nCONFIGURATION\n", "\nSIGNALS\n", "\nEXIT STATUS\n"}) {
     EXPECT_NE(text.find(section), std::string::npos) << section;
