@@ -69,14 +69,13 @@ if (process.argv.includes('--files')) {
         if (e.status !== 2 && !e.data_file.content) files.push(e.data_file.file_path);
       }
     }
+    // No process.exit here: it would cut off what a pipe has not taken yet (at 128 KiB).
     process.stdout.write(JSON.stringify({ version, snapshots: metadata.snapshots.length, files }));
-    process.exit(0);
   } catch (e) {
     console.error(e?.stack ?? String(e));
-    process.exit(1);
+    process.exitCode = 1;
   }
-}
-try {
+} else try {
   const rows = await icebergRead({ tableUrl });
   const plain = (k, v) => (typeof v === 'bigint' ? v.toString()
     : v instanceof Date ? String(v.getTime() * 1000) : v);
