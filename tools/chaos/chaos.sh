@@ -352,8 +352,8 @@ campaign_cluster() {
   local pub_pid=$!; PIDS+=("$pub_pid")
   # Flushes resume: Parts of messages fetched after the kill land in the lake with the node down.
   # The ack floor the survivors report is a figure, not the test: nats-server 2.9.10 can keep a
-  # replicated consumer's ack floor behind after its leader dies (a delivery the new leader never
-  # heard of, nats-server#6469, fixed in 2.11), and this campaign saw it stay at 10 through the
+  # replicated consumer's ack floor behind after its leader dies (as nats-server#6469 describes:
+  # deliveries the new leader never heard of; fixed in 2.11); this campaign saw it stay at 10 in the
   # outage while the drain flushed and acked messages 47 to about 270 (lost 0).
   local resumed="none" floor_moved="none" drained_down="none"
   local end_resume=$(( $(date +%s) + outage ))
