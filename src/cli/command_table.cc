@@ -296,6 +296,7 @@ void AddTableOrphans(CLI::App& parent, Invocation& invocation) {
   cmd->add_flag("--delete", flags->remove, "delete them");
   BindDestinationFlags(*config);
   config->Bind("--older-than", {"iceberg.orphans_older_than"});
+  config->Bind("--delete", {"iceberg.orphans_delete"});
   cmd->callback([flags, config, &invocation] {
     invocation.run = [flags, config, &invocation] {
       if (flags->table == "ledger" || flags->table == "audit") {

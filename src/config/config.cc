@@ -75,6 +75,7 @@ std::vector<SettingSpec> BuildSettings() {
            {"iceberg.expire_retain_last", K::kInteger, false},
            {"iceberg.previous_versions_max", K::kInteger, false},
            {"iceberg.orphans_older_than", K::kString, false},
+           {"iceberg.orphans_delete", K::kBoolean, false},
            {"metrics.listen", K::kString, false},
            {"log.level", K::kString, false},
            {"log.format", K::kString, false},

@@ -4,6 +4,8 @@
 // snapshot names and deletes it with --delete; both exit 1 where there is no table.
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include "cli_help.h"
 #include "iceberg/committers.h"
 #include "lake/dir_destination.h"
@@ -98,6 +100,21 @@ TEST(TableMaintenance, ExpireDeletesACompactionsInputsAndOrphansFindsAnUncommitt
   EXPECT_NE(removed.out.find("deleted 1"), std::string::npos) << removed.out;
   EXPECT_FALSE(std::filesystem::exists(orphan));
   EXPECT_TRUE(std::filesystem::exists(tmp / "lake/ledger/metadata/version-hint.text"));
+
+  // The timer's way: the [iceberg] keys, no flags.
+  row::RowBatch again(row::kLedgerColumns);
+  batch::AddRow(again, "failed-2", 1'767'225'600'000'000, "billing");
+  Result<lake::FlushReport> second = writer.Flush(again, {"GARM_LEDGER", 26, 26});
+  ASSERT_TRUE(second.ok());
+  const std::filesystem::path second_orphan = tmp / "lake" / second->parts[0].key;
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const std::string config = (tmp / "sinkd.toml").string();
+  WriteFile(config, "[iceberg]\norphans_older_than = \"0s\"\norphans_delete = true\n");
+  CommandResult by_file = SinkdWithoutServers(
+      {"table", "orphans", "ledger", "--lake-dir", lake, "--config", config});
+  ASSERT_EQ(by_file.exit_code, 0) << by_file.err;
+  EXPECT_NE(by_file.out.find("deleted 1"), std::string::npos) << by_file.out;
+  EXPECT_FALSE(std::filesystem::exists(second_orphan));
 }
 
 }  // namespace

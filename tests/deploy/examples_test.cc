@@ -33,7 +33,8 @@ std::vector<std::string> ExecStarts(const std::string& unit) {
 TEST(OneFile, EveryUnitRunsItsCommandWithTheConfigurationFileAndNoFlagsFromTheEnvironment) {
   size_t commands = 0;
   for (const char* unit :
-       {"sinkd-drain@.service", "sinkd-dispatch.service", "sinkd-compact.service"}) {
+       {"sinkd-drain@.service", "sinkd-dispatch.service", "sinkd-compact.service",
+        "sinkd-table-expire.service", "sinkd-table-orphans.service"}) {
     for (const std::string& exec : ExecStarts(unit)) {
       ++commands;
       EXPECT_EQ(exec.rfind("/usr/local/bin/sinkd ", 0), 0u) << unit << ": " << exec;
@@ -47,8 +48,8 @@ TEST(OneFile, EveryUnitRunsItsCommandWithTheConfigurationFileAndNoFlagsFromTheEn
       EXPECT_NE(line.rfind("Environment=", 0), 0u) << unit << ": " << line;
     }
   }
-  EXPECT_EQ(commands, 6u) << "drain@, dispatch and compact's four passes (ledger, audit and "
-                             "the outbox lake sinks' two tables)";
+  EXPECT_EQ(commands, 10u) << "drain@, dispatch and compact's four passes (ledger, audit and "
+                              "the outbox lake sinks' two tables), expire's and orphans' two";
 }
 
 // Each unit's command, run with the shipped file (servers that answer nowhere put in front by

@@ -10,7 +10,11 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::vector<std::string> kUnitFiles = {"sinkd-drain@.service", "sinkd-dispatch.service",
-                                             "sinkd-compact.service", "sinkd-compact.timer"};
+                                             "sinkd-compact.service", "sinkd-compact.timer",
+                                             "sinkd-table-expire.service",
+                                             "sinkd-table-expire.timer",
+                                             "sinkd-table-orphans.service",
+                                             "sinkd-table-orphans.timer"};
 
 TEST(Install, PutsTheBinaryUnitsManPageCompletionAndExamplesUnderThePrefixInsideDestdir) {
   TempDir destdir;
@@ -62,7 +66,8 @@ TEST(Install, AnotherPrefixPointsEveryUnitAtItsOwnBinary) {
       ++exec_lines;
     }
   }
-  EXPECT_EQ(exec_lines, 6u) << "drain@, dispatch and the four passes of compact";
+  EXPECT_EQ(exec_lines, 10u)
+      << "drain@, dispatch, the four passes of compact, expire's and orphans' two";
 }
 
 // `sudo make install` must not compile as root into the checkout: it installs what `make build`

@@ -94,7 +94,8 @@ class Package : public ::testing::Test {
 
 const std::vector<std::string> kInstalledUnits = {
     "sinkd-drain@ledger.service", "sinkd-drain@audit.service", "sinkd-dispatch.service",
-    "sinkd-compact.service", "sinkd-compact.timer"};
+    "sinkd-compact.service", "sinkd-compact.timer", "sinkd-table-expire.service",
+    "sinkd-table-expire.timer", "sinkd-table-orphans.service", "sinkd-table-orphans.timer"};
 
 // What a reader of the package (lintian, Debian's policy) checks: no error, warning, info or
 // pedantic finding beyond the justified overrides it ships. And lintian is no rubber stamp: the
@@ -132,7 +133,11 @@ TEST_F(Package, HoldsTheBinaryUnitsManPageCompletionAndTheSettingsAsAConffile) {
         "./usr/lib/systemd/system/sinkd-drain@.service",
         "./usr/lib/systemd/system/sinkd-dispatch.service",
         "./usr/lib/systemd/system/sinkd-compact.service",
-        "./usr/lib/systemd/system/sinkd-compact.timer", "./usr/lib/sysusers.d/sinkd.conf",
+        "./usr/lib/systemd/system/sinkd-compact.timer",
+        "./usr/lib/systemd/system/sinkd-table-expire.service",
+        "./usr/lib/systemd/system/sinkd-table-expire.timer",
+        "./usr/lib/systemd/system/sinkd-table-orphans.service",
+        "./usr/lib/systemd/system/sinkd-table-orphans.timer", "./usr/lib/sysusers.d/sinkd.conf",
         "./usr/share/bash-completion/completions/sinkd", "./etc/sinkd/sinkd.toml",
         "./usr/share/doc/sinkd/README.md", "./usr/share/doc/sinkd/copyright",
         "./usr/share/doc/sinkd/changelog.gz", "./usr/share/doc/sinkd/sinkd-alerts.yml",

@@ -12,7 +12,9 @@ namespace fs = std::filesystem;
 
 const std::vector<std::string> kUnits = {"sinkd-drain@ledger.service", "sinkd-drain@audit.service",
                                          "sinkd-dispatch.service", "sinkd-compact.service",
-                                         "sinkd-compact.timer"};
+                                         "sinkd-compact.timer", "sinkd-table-expire.service",
+                                         "sinkd-table-expire.timer", "sinkd-table-orphans.service",
+                                         "sinkd-table-orphans.timer"};
 
 std::vector<std::string> VerifyCommand(const fs::path& unit_dir,
                                        const std::vector<std::string>& units) {
