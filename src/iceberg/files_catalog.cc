@@ -425,22 +425,21 @@ Result<CommitReport> FilesCatalog::CommitMetadata(const MetadataChange& change) 
     }
     // Never earlier than the base's: readers order metadata files by it.
     next->last_updated_ms = std::max(NowMs(), base->metadata->last_updated_ms + 1);
-    const int64_t version = base->version + 1;
-    Result<lake::Placed> created = Create(MetadataKey(version), ToJson(*next));
-    if (!created.ok()) {
-      last = created.status();
-      continue;  // maybe written: the change re-applied to the newest is the same change
-    }
-    if (*created == lake::Placed::kTaken) {
-      last = Status::Redeliver("iceberg: lost the race for " + Uri(MetadataKey(version)));
+    // Through the catalog's own compare-and-swap, so that every catalog (files, sql) expires
+    // alike. The id names no snapshot: a swap whose answer was lost is simply tried again, and the
+    // change re-applied to the newest metadata is the same change (or none).
+    Result<Swapped> swapped = Swap(*base, *next, NewUuid());
+    if (!swapped.ok()) {
+      last = swapped.status();
       continue;
     }
-    if (Status synced = destination_.Sync(); !synced.ok()) {
-      last = synced;
+    if (!swapped->won) {
+      last = Status::Redeliver("iceberg: lost the race for version " +
+                               std::to_string(base->version + 1) + " of " + location());
       continue;
     }
-    report.version = version;
-    report.hint_written = WriteHint(version).ok();
+    report.version = swapped->version;
+    report.hint_written = swapped->hint_written;
     return report;
   }
   return Status::Redeliver("iceberg: metadata change of " + location() + " failed after " +

@@ -156,7 +156,8 @@ class FilesCatalog : public Catalog {
   // metadata and the URI of its file on every attempt and returns the metadata to write next
   // (its last-updated-ms is set here), or nullopt when there is nothing to change — then nothing
   // is written and the report names the newest version. Retried as a commit is; `change` must be
-  // a function of its base, so that re-applying it after a lost answer is harmless. NotFound
+  // a function of its base, so that re-applying it after a lost answer is harmless. The pointer
+  // moves through Swap, so a catalog overriding Load and Swap (sql) is changed alike. NotFound
   // when the table has no metadata.
   using MetadataChange = std::function<Result<std::optional<TableMetadata>>(
       const TableMetadata& base, const std::string& base_uri)>;
