@@ -196,11 +196,17 @@ Result<LoadedTable> FilesCatalog::Load() {
   loaded.version = version;
   if (version == 0) return loaded;
   loaded.key = MetadataKey(version);
-  SINKD_ASSIGN_OR_RETURN(const std::string json, ReadWhole(loaded.key));
-  Result<TableMetadata> parsed = ParseTableMetadata(json);
-  if (!parsed.ok()) return parsed.status().WithContext(Uri(loaded.key));
-  loaded.metadata = std::move(*parsed);
+  SINKD_ASSIGN_OR_RETURN(std::string json, ReadWhole(loaded.key));
+  SINKD_ASSIGN_OR_RETURN(loaded.metadata, Parsed(loaded.key, std::move(json)));
   return loaded;
+}
+
+Result<TableMetadata> FilesCatalog::Parsed(const std::string& key, std::string json) {
+  if (cache_ && cache_->key == key && cache_->json == json) return cache_->metadata;
+  Result<TableMetadata> parsed = ParseTableMetadata(json);
+  if (!parsed.ok()) return parsed.status().WithContext(Uri(key));
+  cache_ = Cached{key, std::move(json), *parsed};
+  return parsed;
 }
 
 Result<lake::Placed> FilesCatalog::Create(const std::string& key, const std::string& bytes) {
@@ -221,7 +227,9 @@ Result<Swapped> FilesCatalog::Swap(const LoadedTable& base, const TableMetadata&
   Swapped swapped;
   swapped.version = base.version + 1;
   const std::string key = MetadataKey(swapped.version);
-  SINKD_ASSIGN_OR_RETURN(const lake::Placed created, Create(key, ToJson(next)));
+  std::string json = ToJson(next);
+  SINKD_ASSIGN_OR_RETURN(const lake::Placed created, Create(key, json));
+  if (created == lake::Placed::kNew) cache_ = Cached{key, std::move(json), next};
   if (created == lake::Placed::kTaken) {
     // Someone's v<N+1>. Ours only if an earlier answer was lost and a store's "same bytes"
     // test could not tell (an S3 ETag we cannot reproduce): the commit id decides.

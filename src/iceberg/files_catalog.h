@@ -204,6 +204,9 @@ class FilesCatalog : public Catalog {
   // Moves version-hint.text forward to `version` (or past it, to the newest found).
   Status WriteHint(int64_t version);
   std::string NewUuid();
+  // The metadata file of `key` whose bytes are `json`: the one this catalog parsed or wrote last
+  // when the bytes are the same, else parsed (and kept as the last).
+  Result<TableMetadata> Parsed(const std::string& key, std::string json);
 
   lake::Destination& destination_;
   std::string lake_uri_;
@@ -211,6 +214,17 @@ class FilesCatalog : public Catalog {
   TableSpec spec_;
   CommitOptions options_;
   std::mt19937_64 random_;
+  // The newest metadata this catalog parsed or wrote, with its bytes. Parsing the metadata JSON
+  // was most of a commit's CPU once a table holds a thousand snapshots (table_bench: 31 of 33 ms
+  // at 1,000 prior commits), and a flush parsed the same file up to three times (Committed,
+  // then Load and the retry loop's Load; the next flush reads the file its own commit wrote).
+  // Equal bytes, not the name, decide a hit: a table removed and created again reuses names.
+  struct Cached {
+    std::string key;
+    std::string json;
+    TableMetadata metadata;
+  };
+  std::optional<Cached> cache_;
 };
 
 // Which of `manifests` (a snapshot's list) a commit that merges rewrites as one: of the manifests

@@ -271,5 +271,38 @@ TEST(FilesCatalog, NoMergeWritesAManifestOfMoreFilesThanItsCapAndOneOfTheCapRead
   EXPECT_EQ(read->size(), entries.size());
 }
 
+TEST(FilesCatalog, AMetadataFileReusedUnderItsNameByATableMadeAgainIsReadAgainNotRemembered) {
+  // The catalog keeps the last metadata it parsed or wrote and skips parsing the same bytes again;
+  // a table removed and committed to afresh reuses v1, v2, …, which must be read as they are now.
+  testing::TempDir tmp;
+  auto lake = DirLake(tmp);
+  FilesCatalog catalog = LedgerCatalog(*lake, LakeUri(tmp));
+  Committed first = CommitFlushes(*lake, catalog, "old", 2, 4);
+  ASSERT_EQ(first.commit_ids.size(), 2u);
+  Result<LoadedTable> before = catalog.Load();
+  ASSERT_TRUE(before.ok());
+  ASSERT_EQ(before->version, 2);
+
+  std::filesystem::remove_all(tmp.path() / "ledger");
+  auto other_lake = DirLake(tmp);
+  FilesCatalog other = LedgerCatalog(*other_lake, LakeUri(tmp));
+  Committed second = CommitFlushes(*other_lake, other, "new", 2, 5);
+  ASSERT_EQ(second.commit_ids.size(), 2u);
+
+  Result<LoadedTable> after = catalog.Load();
+  ASSERT_TRUE(after.ok()) << after.status().ToString();
+  ASSERT_EQ(after->version, 2);
+  EXPECT_NE(after->metadata->uuid, before->metadata->uuid) << "the old table was remembered";
+  ExpectOneChainOf(*after->metadata, second.commit_ids, second.event_ids.size());
+  // And a commit through the first catalog builds on the new table.
+  Committed third = CommitFlushes(*lake, catalog, "next", 1, 3);
+  ASSERT_EQ(third.commit_ids.size(), 1u);
+  Result<LoadedTable> last = other.Load();
+  ASSERT_TRUE(last.ok());
+  std::vector<std::string> ids = second.commit_ids;
+  ids.push_back(third.commit_ids[0]);
+  ExpectOneChainOf(*last->metadata, ids, second.event_ids.size() + third.event_ids.size());
+}
+
 }  // namespace
 }  // namespace sinkd::iceberg
