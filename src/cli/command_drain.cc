@@ -19,6 +19,7 @@
 #include "cli/lake_flags.h"
 #include "drain/drain.h"
 #include "drain/sink.h"
+#include "iceberg/table_format.h"
 #include "jetstream/connection.h"
 #include "jetstream/dead_letter_publisher.h"
 #include "jetstream/pull_consumer.h"
@@ -135,6 +136,21 @@ Status RunDrain(const DrainFlags& flags, const StreamOrigin& origin, const std::
   metrics.consumer_bound = true;
   SINKD_RETURN_IF_ERROR(destination->Ensure());
   metrics.destination_reachable = true;
+  // The table's positions name the stream by its creation time as the consumer found it, so a
+  // stream made again under its name is another source and none of its messages is filtered.
+  SINKD_ASSIGN_OR_RETURN(
+      std::unique_ptr<table::Commit> commit,
+      iceberg::MakeTableCommit(flags.lake.table_format, *destination, consumer->stream_created()));
+  if (commit->format() != table::kNoCommitFormat) {
+    // A table's commit is a create that must never replace the metadata another drain (or a
+    // compactor) created under the same version: on a store that lets it, two commits would
+    // both "win" and one snapshot would silently vanish.
+    SINKD_RETURN_IF_ERROR(RequireExclusiveCreates(*destination, lake_options.key_prefix,
+                                                  flags.destination,
+                                                  "sinkd drain --table-format " +
+                                                      std::string(commit->format()),
+                                                  log));
+  }
 
   log.Info("sinkd drain started",
            {{"version", std::string_view(kVersion)},
@@ -145,6 +161,7 @@ Status RunDrain(const DrainFlags& flags, const StreamOrigin& origin, const std::
             {"durable", durable},
             {"destination", destination->Describe()},
             {"key_prefix", lake_options.key_prefix},
+            {"table_format", commit->format()},
             {"instance", lake_options.instance},
             {"batch_max_rows", static_cast<uint64_t>(options.batch_max_rows)},
             {"batch_interval", FormatDuration(options.batch_interval)},
@@ -161,7 +178,7 @@ Status RunDrain(const DrainFlags& flags, const StreamOrigin& origin, const std::
     log.Info("metrics listening", {{"address", flags.metrics_listen}, {"port", listener.port()}});
   }
 
-  drain::LakeSink sink(*destination, lake_options);
+  drain::LakeSink sink(*destination, lake_options, *commit);
   drain::StreamDeadLetters dead_letters(publisher);
   drain::Drain drain(options, *consumer, dead_letters, sink, log, &metrics);
   Status status = drain.Run(ShutdownSignals::stop());
@@ -200,6 +217,7 @@ void AddDrainOrigin(CLI::App& parent, Invocation& invocation, const StreamOrigin
                   "durable consumer name (default sink-" + origin.name + ")");
   AddDestinationFlags(*cmd, flags->destination);
   AddLakeFlags(*cmd, flags->lake);
+  AddTableFormatFlag(*cmd, flags->lake);
   cmd->add_option("--batch-max-rows", flags->batch_max_rows,
                   "flush after this many ROWS; one ledger message holds many")
       ->capture_default_str();
@@ -238,6 +256,7 @@ void AddDrainOrigin(CLI::App& parent, Invocation& invocation, const StreamOrigin
   config->Bind("--zstd-level", {"lake.zstd_level"});
   config->Bind("--row-group-rows", {"lake.row_group_rows"});
   config->Bind("--encode-threads", {"lake.encode_threads"});
+  BindTableFormatFlag(*config);
   for (const char* name : {"batch_max_rows", "batch_max_bytes", "batch_interval", "fetch_max",
                            "flush_timeout", "ack_wait", "max_ack_pending",
                            "max_partitions_per_flush"}) {

@@ -61,9 +61,11 @@ Result<std::unique_ptr<lake::Destination>> MakeDestination(const DestinationFlag
 // destination.CheckExclusiveCreates(prefix) and refuses (Refuse, naming the store, what it did and
 // the flag) a store that lets a create through, unless flags.s3_unsafe_unconditional; then it logs
 // an error and returns OK. A probe that could not run is returned as it is (Redeliver).
-// The drain does not call it: each key it creates names its instance and the stream positions of
-// the rows inside, so a second create of one key carries the same messages, and an overwrite
-// replaces rows with the same rows; refusing there would stop ingest and protect nothing.
+// A drain with --table-format none does not call it: each key it creates names its instance and
+// the stream positions of the rows inside, so a second create of one key carries the same
+// messages, and an overwrite replaces rows with the same rows; refusing there would stop ingest
+// and protect nothing. With a table it does: a commit is the create of the next metadata version,
+// and two drains both "creating" one would lose a snapshot.
 // `sinkd validate`: a bucket answers a listing with these credentials (one request, nothing
 // written or created); a directory lake is not reached (the drain creates it). The failure names
 // --s3-bucket.

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "base/build_info.h"
+#include "table/commit.h"
 #include "table/key.h"
 
 namespace sinkd::cli {
@@ -26,6 +27,19 @@ void AddLakeFlags(CLI::App& cmd, LakeFlags& flags) {
                  "column chunks (1-256; default: the machine's cores); the bytes written are "
                  "the same for any value")
       ->capture_default_str();
+}
+
+void AddTableFormatFlag(CLI::App& cmd, LakeFlags& flags) {
+  cmd.add_option("--table-format", flags.table_format,
+                 "the table kept over the Parts: none (the hive layout alone) or iceberg (each "
+                 "flush one append snapshot of the Iceberg table at <lake>/<key prefix>, "
+                 "committed before the batch is acknowledged)")
+      ->check(CLI::IsMember(table::TableFormats()))
+      ->capture_default_str();
+}
+
+void BindTableFormatFlag(ConfigFlags& config) {
+  config.Bind("--table-format", {"lake.table_format"});
 }
 
 Result<lake::LakeWriterOptions> LakeWriterOptionsFrom(const LakeFlags& flags,

@@ -1,5 +1,6 @@
-// Flags every command that writes a lake shares (import now; drain and dispatch later), and their
-// validation into LakeWriterOptions. A bad value stops the program before anything is read.
+// Flags every command that writes a lake shares (drain, import, compact), and their validation into
+// LakeWriterOptions; and --table-format, the table a command keeps over its Parts. A bad value
+// stops the program before anything is read.
 #pragma once
 
 #include <string>
@@ -8,6 +9,7 @@
 
 #include "base/result.h"
 #include "base/work_pool.h"
+#include "cli/config_flags.h"
 #include "lake/lake_writer.h"
 
 namespace sinkd::cli {
@@ -18,10 +20,17 @@ struct LakeFlags {
   int zstd_level = 3;
   size_t row_group_rows = 122'880;
   size_t encode_threads = WorkPool::DefaultThreads();
+  std::string table_format = "none";  // table::TableFormats(); only with AddTableFormatFlag
 };
 
 // Adds --key-prefix, --instance-id, --zstd-level, --row-group-rows, --encode-threads.
 void AddLakeFlags(CLI::App& cmd, LakeFlags& flags);
+
+// Adds --table-format none|iceberg (a closed set: anything else is refused naming the value and
+// the choices) to a command that keeps a table over its Parts, and binds it to `lake.table_format`
+// of the configuration file. iceberg/table_format.h makes the commit step it names.
+void AddTableFormatFlag(CLI::App& cmd, LakeFlags& flags);
+void BindTableFormatFlag(ConfigFlags& config);
 
 // Checks the flags (prefix and instance are single safe key tokens, levels in range) and builds the
 // writer options; `origin` is the default key prefix.

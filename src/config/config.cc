@@ -44,6 +44,7 @@ std::vector<SettingSpec> BuildSettings() {
       {"lake.zstd_level", K::kInteger, false},
       {"lake.row_group_rows", K::kInteger, false},
       {"lake.encode_threads", K::kInteger, false},
+      {"lake.table_format", K::kString, false},
   };
   for (const char* origin : {"ledger", "audit"}) {
     const std::string d = std::string("drain.") + origin + ".";

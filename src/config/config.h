@@ -2,7 +2,7 @@
 //   [nats]            url, creds_file, nkey_seed_file, tls_ca, tls_cert, tls_key, tls_required,
 //                     use_discovered_servers, connect_timeout
 //   [lake]            dir, or s3_endpoint + s3_bucket and the s3_* options; instance_id,
-//                     zstd_level, row_group_rows, encode_threads
+//                     zstd_level, row_group_rows, encode_threads, table_format (none|iceberg)
 //   [drain.ledger]    durable, key_prefix, batch_max_rows, batch_max_bytes, batch_interval,
 //   [drain.audit]     fetch_max, flush_timeout, ack_wait, max_ack_pending, metrics_listen,
 //                     max_partitions_per_flush

@@ -6,7 +6,8 @@
 // Implementations, named as `--table-format` will name them:
 //   none     NoCommit, the default and today's behaviour: the Parts under their hive keys are the
 //            table readers glob; it records nothing, never fails, and holds nothing committed.
-//   iceberg  (issue 26 §1-3, to come) one append snapshot per flush.
+//   iceberg  iceberg::IcebergCommit: one append snapshot per flush (iceberg/table_format.h makes
+//            the commit a format names).
 // Contract:
 //   Committed  before a batch is placed: of the source positions it covers, those the table holds
 //              already (a redelivery of a batch whose commit landed but whose acks were lost). The
@@ -25,6 +26,7 @@
 // Threads: one thread at a time per object (the flushing thread).
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -69,5 +71,11 @@ class NoCommit final : public Commit {
 
 // The `none` commit a writer uses unless given another: it holds no state, so one is shared.
 Commit& NoTableCommit();
+
+// The formats `--table-format` (config `lake.table_format`, an outbox lake sink's `table_format`)
+// takes, in order: "none", "iceberg".
+std::vector<std::string> TableFormats();
+// Refuses a format not in TableFormats(), naming the value and the formats there are.
+Status CheckTableFormat(std::string_view format);
 
 }  // namespace sinkd::table

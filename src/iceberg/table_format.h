@@ -1,0 +1,28 @@
+// The commit step a table format names (table/commit.h): what `--table-format` (config
+// `lake.table_format`) and an outbox lake sink's `table_format` select, made in one place so that
+// every writer of a lake (a drain, `import`, an outbox lake sink) commits a format the same way.
+//   none     table::NoCommit: the hive layout alone, nothing recorded.
+//   iceberg  IcebergCommit over `destination`: each flush one append snapshot of the table at
+//            <lake>/<key prefix>, through the files catalog.
+// `stream_created`: the creation time of the stream a drain reads (PullConsumer::stream_created),
+// the identity its positions are recorded under when a flush's Provenance carries none; "" for
+// import and the outbox, whose positions are not a stream's.
+// Ownership: the commit borrows `destination`, which must outlive it.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "base/result.h"
+#include "lake/destination.h"
+#include "table/commit.h"
+
+namespace sinkd::iceberg {
+
+// Refuses (table::CheckTableFormat) a format that is not none or iceberg.
+Result<std::unique_ptr<table::Commit>> MakeTableCommit(std::string_view format,
+                                                       lake::Destination& destination,
+                                                       std::string stream_created);
+
+}  // namespace sinkd::iceberg
