@@ -1,10 +1,13 @@
 // `sinkd lake verify`: proves from footers alone that a lake table holds every row its writers
 // acknowledged (src/verify/verify.h has the rules). Exit 0 when nothing is missing, 1 naming every
 // gap and incomplete flush (or when it could not look).
+// `sinkd lake stats`: per partition, the Parts, rows, bytes and small Parts from the same scan
+// (verify/stats.h). Exit 1 naming the Parts whose footer cannot be read (or when it could not look).
 #include <cstdio>
 #include <memory>
 #include <optional>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "base/progress.h"
@@ -21,6 +24,7 @@
 #include "table/table.h"
 #include "verify/outbox_rows.h"
 #include "verify/scan.h"
+#include "verify/stats.h"
 #include "verify/stream_dead_letters.h"
 #include "verify/verify.h"
 
@@ -38,6 +42,7 @@ struct VerifyFlags {
   uint64_t from = 0, to = 0;
   bool has_from = false, has_to = false, use_nats = false;
   uint64_t small_bytes = 64ull << 20;
+  uint64_t target_bytes = 256ull << 20;  // lake stats: compaction's --target-bytes
   bool json = false;
   std::string sink;                 // --sink: the outbox lake sink of the --config file
   bool destination_given = false;   // a destination flag on the command line
@@ -46,7 +51,8 @@ struct VerifyFlags {
 // The outbox lake sink entry of the configuration file that `table` belongs to: the one --sink
 // names, or the only lake sink of that kind.
 Result<const config::SinkConfig*> LakeSinkEntry(const config::Config& file, const std::string& table,
-                                                const std::string& wanted) {
+                                                const std::string& wanted,
+                                                const std::string& command) {
   const bool events = table == "outbox_events";
   const auto& entries = events ? file.event_sinks : file.audit_sinks;
   const char* list = events ? "[[sinks.events]]" : "[[sinks.audit]]";
@@ -60,11 +66,11 @@ Result<const config::SinkConfig*> LakeSinkEntry(const config::Config& file, cons
   }
   if (lakes.size() == 1) return lakes[0];
   if (!wanted.empty()) {
-    return Status::Refuse("lake verify --sink " + wanted + ": no lake sink of that id in " + list +
+    return Status::Refuse(command + " --sink " + wanted + ": no lake sink of that id in " + list +
                           (ids.empty() ? std::string() : " (lake sinks: " + ids + ")"));
   }
-  if (lakes.empty()) return Status::Refuse(std::string("lake verify: no lake sink in ") + list);
-  return Status::Refuse("lake verify: several lake sinks in " + std::string(list) + " (" + ids +
+  if (lakes.empty()) return Status::Refuse(command + ": no lake sink in " + list);
+  return Status::Refuse(command + ": several lake sinks in " + std::string(list) + " (" + ids +
                         "): name one with --sink");
 }
 
@@ -173,14 +179,15 @@ struct VerifyTarget {
   std::unique_ptr<lake::Destination> destination;
 };
 
-Result<VerifyTarget> VerifyTargetFrom(const VerifyFlags& flags, const config::Config* file) {
+Result<VerifyTarget> VerifyTargetFrom(const VerifyFlags& flags, const config::Config* file,
+                                      const std::string& command) {
   std::string table = flags.table.empty() ? flags.table_arg : flags.table;
   if (!flags.table.empty() && !flags.table_arg.empty() && flags.table != flags.table_arg) {
-    return Status::Refuse("lake verify: table given twice (" + flags.table_arg + " and --table " +
+    return Status::Refuse(command + ": table given twice (" + flags.table_arg + " and --table " +
                           flags.table + ")");
   }
   if (table.empty()) {
-    return Status::Refuse("lake verify needs a table: ledger, audit, or --table "
+    return Status::Refuse(command + " needs a table: ledger, audit, or --table "
                           "outbox_events|outbox_audit");
   }
   std::optional<StreamOrigin> origin;
@@ -188,15 +195,15 @@ Result<VerifyTarget> VerifyTargetFrom(const VerifyFlags& flags, const config::Co
     if (o.name == table) origin = o;
   }
   if (table::FindTable(table) == nullptr) {
-    return Status::Refuse("lake verify: unknown table \"" + table +
+    return Status::Refuse(command + ": unknown table \"" + table +
                           "\": use ledger, audit, outbox_events or outbox_audit");
   }
   if (flags.use_nats && !origin) {
-    return Status::Refuse("lake verify --table " + table +
+    return Status::Refuse(command + " --table " + table +
                           ": --nats-url gives a stream's range; an outbox table has none");
   }
   if (flags.has_from && flags.has_to && flags.from > flags.to) {
-    return Status::Refuse("lake verify: --from " + std::to_string(flags.from) + " is past --to " +
+    return Status::Refuse(command + ": --from " + std::to_string(flags.from) + " is past --to " +
                           std::to_string(flags.to));
   }
   // With the dispatch configuration, an outbox table is its lake sink's: its prefix, its
@@ -204,9 +211,9 @@ Result<VerifyTarget> VerifyTargetFrom(const VerifyFlags& flags, const config::Co
   const config::SinkConfig* entry = nullptr;
   const bool outbox_rows = !origin && file != nullptr && !file->postgres_url.empty();
   if (outbox_rows) {
-    SINKD_ASSIGN_OR_RETURN(entry, LakeSinkEntry(*file, table, flags.sink));
+    SINKD_ASSIGN_OR_RETURN(entry, LakeSinkEntry(*file, table, flags.sink, command));
   } else if (!flags.sink.empty()) {
-    return Status::Refuse("lake verify --sink needs an outbox table and --config with [postgres]");
+    return Status::Refuse(command + " --sink needs an outbox table and --config with [postgres]");
   }
   std::string prefix = flags.key_prefix.empty() ? table : flags.key_prefix;
   std::unique_ptr<lake::Destination> destination;
@@ -230,7 +237,7 @@ Result<VerifyTarget> VerifyTargetFrom(const VerifyFlags& flags, const config::Co
 }
 
 Status RunVerify(const VerifyFlags& flags, const config::Config* file, Invocation& invocation) {
-  SINKD_ASSIGN_OR_RETURN(VerifyTarget target, invocation.Usage(VerifyTargetFrom(flags, file)));
+  SINKD_ASSIGN_OR_RETURN(VerifyTarget target, invocation.Usage(VerifyTargetFrom(flags, file, "lake verify")));
   const std::string& table = target.table;
   const std::optional<StreamOrigin>& origin = target.origin;
   const config::SinkConfig* entry = target.entry;
@@ -299,6 +306,123 @@ Status RunVerify(const VerifyFlags& flags, const config::Config* file, Invocatio
   return Status::Refuse("lake verify " + table + ": " + what);
 }
 
+
+nlohmann::json StatsJson(const std::vector<std::string>& columns, const verify::PartitionStats& p) {
+  nlohmann::json j;
+  if (!p.partition.empty()) {
+    j["partition"] = p.partition;
+    j["date"] = p.date;
+    nlohmann::json values = nlohmann::json::object();
+    for (size_t i = 0; i < columns.size() && i < p.values.size(); ++i) values[columns[i]] = p.values[i];
+    j["values"] = values;
+  }
+  j["parts"] = p.parts;
+  j["rows"] = p.rows;
+  j["bytes"] = p.bytes;
+  j["small_parts"] = p.small_parts;
+  j["superseded_parts"] = p.superseded_parts;
+  j["superseded_bytes"] = p.superseded_bytes;
+  return j;
+}
+
+Status RunStats(const VerifyFlags& flags, const config::Config* file, Invocation& invocation) {
+  SINKD_ASSIGN_OR_RETURN(VerifyTarget target,
+                         invocation.Usage(VerifyTargetFrom(flags, file, "lake stats")));
+  if (flags.target_bytes < (uint64_t{1} << 20)) {
+    invocation.usage_error = true;
+    return Status::Refuse("--target-bytes " + std::to_string(flags.target_bytes) +
+                          ": must be at least 1 MiB (1048576)");
+  }
+  const std::string where = target.destination->Describe();
+  verify::VerifyInput input;
+  {
+    std::unique_ptr<Progress> progress;
+    SINKD_RETURN_IF_ERROR(verify::ScanLake(
+        *target.destination, target.prefix, input, [&](uint64_t done, uint64_t total) {
+          if (!progress) {
+            progress = std::make_unique<Progress>(stderr, "lake stats " + target.table, total,
+                                                  ProgressUnit::kCount, "objects");
+          }
+          if (progress->active()) progress->Update(done);
+        }));
+  }
+  // Small as compaction sees it: below half the target, a Part its policy still merges
+  // (compact/policy.h, IsFull).
+  const uint64_t small_below = flags.target_bytes / 2;
+  const verify::LakeStats stats =
+      verify::Stats(*table::FindTable(target.table)->columns, target.prefix, input.objects,
+                    small_below);
+  if (flags.json) {
+    nlohmann::json j;
+    j["table"] = target.table;
+    j["prefix"] = target.prefix;
+    j["destination"] = where;
+    j["target_bytes"] = flags.target_bytes;
+    j["small_below_bytes"] = small_below;
+    j["columns"] = stats.columns;
+    j["partitions"] = nlohmann::json::array();
+    for (const verify::PartitionStats& p : stats.partitions) {
+      j["partitions"].push_back(StatsJson(stats.columns, p));
+    }
+    j["total"] = StatsJson(stats.columns, stats.total);
+    j["foreign"] = stats.foreign;
+    j["unreadable"] = stats.unreadable;
+    std::printf("%s\n", j.dump().c_str());
+  } else {
+    const verify::PartitionStats& t = stats.total;
+    std::printf("lake stats %s (%s): %zu partitions; %llu Parts, %llu rows, %llu bytes; %llu "
+                "small (below %llu bytes, half of --target-bytes: compaction still merges them); "
+                "%llu superseded (%llu bytes, awaiting deletion)\n",
+                target.table.c_str(), where.c_str(), stats.partitions.size(),
+                static_cast<unsigned long long>(t.parts), static_cast<unsigned long long>(t.rows),
+                static_cast<unsigned long long>(t.bytes),
+                static_cast<unsigned long long>(t.small_parts),
+                static_cast<unsigned long long>(small_below),
+                static_cast<unsigned long long>(t.superseded_parts),
+                static_cast<unsigned long long>(t.superseded_bytes));
+    std::vector<std::string> head = {"date"};
+    head.insert(head.end(), stats.columns.begin(), stats.columns.end());
+    for (const char* h : {"parts", "rows", "bytes", "small", "superseded"}) head.push_back(h);
+    std::vector<std::vector<std::string>> rows = {head};
+    for (const verify::PartitionStats& p : stats.partitions) {
+      std::vector<std::string> row = {p.date};
+      row.insert(row.end(), p.values.begin(), p.values.end());
+      for (uint64_t n : {p.parts, p.rows, p.bytes, p.small_parts, p.superseded_parts}) {
+        row.push_back(std::to_string(n));
+      }
+      rows.push_back(std::move(row));
+    }
+    std::vector<size_t> width(head.size(), 0);
+    for (const auto& row : rows) {
+      for (size_t i = 0; i < row.size() && i < width.size(); ++i) {
+        width[i] = std::max(width[i], row[i].size());
+      }
+    }
+    const size_t numbers = head.size() - 5;  // the figures align right
+    for (const auto& row : rows) {
+      std::string line;
+      for (size_t i = 0; i < row.size() && i < width.size(); ++i) {
+        if (i > 0) line += "  ";
+        line += i < numbers ? fmt::format("{:<{}}", row[i], width[i])
+                            : fmt::format("{:>{}}", row[i], width[i]);
+      }
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      std::printf("%s\n", line.c_str());
+    }
+    if (!stats.foreign.empty()) {
+      std::printf("%zu objects under %s/ are not the table's (another layout): not counted\n",
+                  stats.foreign.size(), target.prefix.c_str());
+    }
+    for (const std::string& u : stats.unreadable) std::printf("unreadable %s\n", u.c_str());
+  }
+  std::fflush(stdout);
+  if (stats.unreadable.empty()) return Status::OK();
+  std::string all;
+  for (const std::string& u : stats.unreadable) all += (all.empty() ? "" : "; ") + u;
+  return Status::Refuse("lake stats " + target.table + ": " +
+                        std::to_string(stats.unreadable.size()) +
+                        " Part(s) whose footer cannot be read: " + all);
+}
 }  // namespace
 
 void AddLakeCommand(CLI::App& root, Invocation& invocation) {
@@ -344,6 +468,41 @@ void AddLakeCommand(CLI::App& root, Invocation& invocation) {
       // NATS_URL alone does not turn a check of the lake into one of the broker.
       flags->use_nats = cmd->get_option("--nats-url")->count() > 0;
       return RunVerify(*flags, config->file() ? &*config->file() : nullptr, invocation);
+    };
+  });
+
+  auto stats_flags = std::make_shared<VerifyFlags>();
+  CLI::App* stats = parent->add_subcommand(
+      "stats", "per partition (date and the partition columns): Parts, rows, bytes, small Parts");
+  auto stats_config = std::make_shared<ConfigFlags>(*stats, "lake stats");
+  invocation.configurable.push_back(stats_config);
+  stats->add_option("table", stats_flags->table_arg, "ledger or audit")
+      ->check(CLI::IsMember(table::TableNames(table::Writer::kStream)));
+  stats->add_option("--table", stats_flags->table, "ledger, audit, outbox_events or outbox_audit")
+      ->check(CLI::IsMember(table::TableNames()));
+  AddDestinationFlags(*stats, stats_flags->destination);
+  stats->add_option("--key-prefix", stats_flags->key_prefix,
+                    "the table's first key segment (default: the table's name)");
+  AddSizeOption(*stats, "--target-bytes", stats_flags->target_bytes,
+                "compaction's output size: a Part below half of it is small");
+  stats->add_flag("--json", stats_flags->json, "one JSON object on standard output");
+  stats->add_option("--sink", stats_flags->sink,
+                    "outbox tables with --config: the lake sink (default: the only one)");
+  BindDestinationFlags(*stats_config);
+  stats_config->Bind("--target-bytes", {"compaction.target_bytes"});
+  stats->callback([stats_flags, stats_config, stats, &invocation] {
+    invocation.run = [stats_flags, stats_config, stats, &invocation] {
+      const std::string table =
+          stats_flags->table.empty() ? stats_flags->table_arg : stats_flags->table;
+      if (table == "ledger" || table == "audit") {
+        stats_config->Bind("--key-prefix", {"drain." + table + ".key_prefix"});
+      }
+      for (const char* f : {"--lake-dir", "--s3-endpoint", "--s3-bucket"}) {
+        if (stats->get_option(f)->count() > 0) stats_flags->destination_given = true;
+      }
+      SINKD_RETURN_IF_ERROR(invocation.Usage(stats_config->Apply()));
+      return RunStats(*stats_flags, stats_config->file() ? &*stats_config->file() : nullptr,
+                      invocation);
     };
   });
 }

@@ -56,6 +56,10 @@ TEST(ExitCodes, EachCommandExitsZeroWhenDoneOneWhenFailedAndTwoOnWrongUsage) {
   testing::WriteFile(bad_size,
                      "[lake]\ndir = \"" + lake + "\"\n[compaction]\ntarget_bytes = \"1GB\"\n");
   const std::string closed = "nats://127.0.0.1:1";
+  const std::string broken_lake = (tmp / "broken").string();
+  std::filesystem::create_directories(broken_lake + "/ledger/date=2026-01-01/app=x");
+  testing::WriteFile(broken_lake + "/ledger/date=2026-01-01/app=x/part-broken.parquet",
+                     "PAR1 not a Parquet file PAR1");
   struct Case {
     std::vector<std::string> args;
     int code;
@@ -78,6 +82,9 @@ TEST(ExitCodes, EachCommandExitsZeroWhenDoneOneWhenFailedAndTwoOnWrongUsage) {
       {{"lake", "verify", "ledger", "--lake-dir", lake}, 0},
       {{"lake", "verify", "ledger", "--lake-dir", lake, "--to", "99"}, 1},
       {{"lake", "verify", "ledger", "--lake-dir", lake, "--from", "9", "--to", "3"}, 2},
+      {{"lake", "stats", "ledger", "--lake-dir", lake}, 0},
+      {{"lake", "stats", "ledger", "--lake-dir", broken_lake}, 1},
+      {{"lake", "stats", "ledger", "--lake-dir", lake, "--target-bytes", "10"}, 2},
       {{"compact", "ledger", "--lake-dir", lake}, 0},
       {{"compact", "ledger", "--lake-dir", "/dev/null/lake"}, 1},
       {{"compact", "ledger", "--lake-dir", lake, "--min-parts", "1"}, 2},

@@ -1,6 +1,7 @@
 // Through the binary: which destination the flags and the environment name, every refusal with
 // its exact text, and `sinkd import` into a bucket giving the lake a --lake-dir import gives.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "s3_server.h"
 #include "s3_test_util.h"
@@ -220,6 +221,45 @@ TEST(S3Cli, LakeVerifyOnABucketPassesAndNamesADeletedPart) {
   EXPECT_NE(bad.out.find("missing: " + fs::path(victim).filename().string()), std::string::npos)
       << bad.out;
   EXPECT_NE(bad.out.find("gap import@box-77 "), std::string::npos) << bad.out;
+}
+
+// `sinkd lake stats` reads the listing and the footers through the same Destination on a bucket:
+// the same imported traffic gives the same figures as in a directory (which the cli test checks
+// against the files and DuckDB), and the bucket's object count and bytes.
+TEST(S3Cli, LakeStatsOnABucketGivesTheFiguresOfTheSameLakeInADirectory) {
+  TempDir tmp;
+  ASSERT_EQ(Generate(tmp / "in.bin").exit_code, 0);
+  S3Server server;
+  ASSERT_TRUE(server.ok()) << server.error();
+  const std::vector<std::string> env = BucketEnv(server);
+  ASSERT_EQ(Import({"--batch-max-rows", "400"}, env, (tmp / "in.bin").string()).exit_code, 0);
+  ASSERT_EQ(Import({"--batch-max-rows", "400", "--lake-dir", (tmp / "lake").string()}, {},
+                   (tmp / "in.bin").string())
+                .exit_code,
+            0);
+  auto stats = [&](std::vector<std::string> flags, const std::vector<std::string>& env) {
+    std::vector<std::string> args = {SinkdBinary().string(), "lake", "stats", "ledger", "--json"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    return RunCommand(args, "", std::chrono::seconds(60), ChildEnv(env));
+  };
+  CommandResult bucket = stats({}, env);
+  ASSERT_EQ(bucket.exit_code, 0) << bucket.err;
+  CommandResult dir = stats({"--lake-dir", (tmp / "lake").string()}, {});
+  ASSERT_EQ(dir.exit_code, 0) << dir.err;
+  nlohmann::json b = nlohmann::json::parse(bucket.out), d = nlohmann::json::parse(dir.out);
+  EXPECT_EQ(b["destination"].get<std::string>().rfind("s3://garm-lake at ", 0), 0u) << bucket.out;
+  b.erase("destination");
+  d.erase("destination");
+  EXPECT_EQ(b, d);
+  uint64_t objects = 0, bytes = 0;
+  for (const std::string& key : server.Keys()) {
+    if (key.rfind("ledger/", 0) != 0) continue;
+    ++objects;
+    bytes += fs::file_size(server.ObjectPath(key));
+  }
+  EXPECT_GT(objects, 0u);
+  EXPECT_EQ(b["total"]["parts"], objects);
+  EXPECT_EQ(b["total"]["bytes"], bytes);
 }
 
 // A store that silently ignores If-None-Match (it answers 200 to a create of a taken key) was not
