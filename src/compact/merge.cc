@@ -56,9 +56,14 @@ struct Cursor {
   const std::vector<std::string>* partition_values = nullptr;  // by table column; "" otherwise
   std::vector<int> partition_index;  // table column → index into partition_values, or -1
   bool memory = false;            // read whole and sorted in memory
-  std::vector<ColumnValues> values;
+  // The row group read (or the whole file): shared with the output row group being built, which
+  // holds every batch it takes rows from until it copies them out (Merger::Gather).
+  std::shared_ptr<std::vector<ColumnValues>> batch;
+  int source = -1;                // index of `batch` in Merger::sources_, or -1: none taken yet
+  std::vector<uint32_t> string_bytes;  // by row of `batch`: its string bytes, every column
+  std::vector<int> nullable_required;  // slots holding NULLs whose output column is REQUIRED
   size_t row_group = 0;           // next row group to load (streaming)
-  size_t rows = 0;                // rows in `values`
+  size_t rows = 0;                // rows in `batch`
   size_t pos = 0;                 // position among them
   std::vector<uint32_t> order;    // memory: the sorted permutation
   bool done = false;
@@ -70,6 +75,16 @@ struct Cursor {
   std::string_view head_id;
 
   size_t Row() const { return memory ? order[pos] : pos; }
+};
+
+// A batch the output row group takes rows from, and a row taken (in output order).
+struct Source {
+  std::shared_ptr<const std::vector<ColumnValues>> batch;
+  const Cursor* cursor = nullptr;  // its slots and partition values
+};
+struct Pick {
+  uint32_t source = 0;
+  uint32_t row = 0;
 };
 
 struct Cell {
@@ -108,8 +123,10 @@ class Merger {
   Status EncodeRowGroup(parquet::PartWriter& writer);  // encoding_ into writer
   Status WaitEncode();                                 // the hand-over in flight, if any
   void ClearOutput();
-  // False (nothing appended) when a NULL would reach a REQUIRED output column.
-  bool AppendRow(const Cursor& cursor, size_t row, int* null_column);
+  // False (nothing taken) when a NULL would reach a REQUIRED output column.
+  bool TakeRow(Cursor& cursor, size_t row, int* null_column);
+  void Gather();  // picks_ copied column by column into encoding_
+  void Loaded(Cursor& cursor);  // a new batch: its row sizes and the columns to check for NULLs
   void SetHead(Cursor& cursor) const;
   bool HeapGreater(int a, int b) const;
 
@@ -126,14 +143,19 @@ class Merger {
   std::vector<int> heap_;
   IdSet seen_;
   parquet::Schema schema_;
-  std::vector<ColumnValues> out_;  // the output row group being built
-  // The row group being encoded while out_ fills: the merge is serial, and encoding the previous
-  // row group beside it (its chunks on the pool) is what puts a second core to work.
+  // The output row group being built is a list of rows taken from input batches, copied out
+  // column by column when it is full (a run of one input's rows is one copy per column, where
+  // copying row by row cost 40 cells' dispatch per row).
+  std::vector<Source> sources_;
+  std::vector<Pick> picks_;
+  // The row group being encoded while the next one is picked: the merge is serial, and encoding
+  // the previous row group beside it (its chunks on the pool) is what puts a second core to
+  // work. One buffer: the next row group is copied into it once its encode is done, so only
+  // one decoded copy of an output row group is in memory.
   std::vector<ColumnValues> encoding_;
   size_t encoding_rows_ = 0;
   std::future<Status> encode_;
-  size_t out_rows_ = 0;
-  uint64_t out_string_bytes_ = 0;  // string bytes in out_, every column
+  uint64_t out_string_bytes_ = 0;  // string bytes of picks_, every column
   std::vector<uint32_t> iota_;
   uint64_t rows_per_output_ = UINT64_MAX;
   uint64_t emitted_ = 0, dropped_ = 0;
@@ -237,7 +259,7 @@ Cell Merger::CellOf(const Cursor& cursor, size_t row, int column) const {
     }
     return cell;
   }
-  const ColumnValues& v = cursor.values[slot];
+  const ColumnValues& v = (*cursor.batch)[slot];
   if (!v.defined.empty() && v.defined[row] == 0) {
     cell.null = true;
     return cell;
@@ -312,9 +334,12 @@ void AppendValues(ColumnValues& to, ColumnValues&& from, size_t to_rows) {
 
 Status Merger::Load(Cursor& cursor) {
   const parquet::FileFooter& footer = cursor.reader->footer();
-  cursor.values.clear();
+  // A batch the output row group took rows from stays in sources_ until it is gathered.
+  cursor.batch = std::make_shared<std::vector<ColumnValues>>();
+  cursor.source = -1;
   cursor.rows = 0;
   cursor.pos = 0;
+  std::vector<ColumnValues>& held = *cursor.batch;
   if (!cursor.memory) {
     while (cursor.row_group < footer.row_groups.size() &&
            footer.row_groups[cursor.row_group].rows == 0) {
@@ -324,10 +349,10 @@ Status Merger::Load(Cursor& cursor) {
       cursor.done = true;
       return Status::OK();
     }
-    auto values = cursor.reader->ReadRowGroup(cursor.row_group++, cursor.file_columns);
-    if (!values.ok()) return Fail(cursor, values.status());
-    cursor.values = std::move(*values);
+    Status read = cursor.reader->ReadRowGroup(cursor.row_group++, cursor.file_columns, held);
+    if (!read.ok()) return Fail(cursor, read);
     cursor.rows = footer.row_groups[cursor.row_group - 1].rows;
+    Loaded(cursor);
     return Status::OK();
   }
   if (cursor.row_group > 0) {
@@ -341,8 +366,8 @@ Status Merger::Load(Cursor& cursor) {
     for (size_t s = 0; s < values->size(); ++s) {
       // Checked before appending: past 2^32 the offsets would wrap and other rows' bytes would
       // become values.
-      const uint64_t held = cursor.values.empty() ? 0 : cursor.values[s].bytes.size();
-      if (held + (*values)[s].bytes.size() > spec_.whole_read_string_bytes) {
+      const uint64_t before = held.empty() ? 0 : held[s].bytes.size();
+      if (before + (*values)[s].bytes.size() > spec_.whole_read_string_bytes) {
         const std::string& name =
             cursor.reader->footer().columns[cursor.file_columns[s]].name;
         return Fail(cursor, Status::Refuse(
@@ -352,11 +377,11 @@ Status Merger::Load(Cursor& cursor) {
             "in place"));
       }
     }
-    if (cursor.values.empty()) {
-      cursor.values = std::move(*values);
+    if (held.empty()) {
+      held = std::move(*values);
     } else {
       for (size_t s = 0; s < values->size(); ++s) {
-        AppendValues(cursor.values[s], std::move((*values)[s]), cursor.rows);
+        AppendValues(held[s], std::move((*values)[s]), cursor.rows);
       }
     }
     cursor.rows += footer.row_groups[cursor.row_group].rows;
@@ -366,6 +391,7 @@ Status Merger::Load(Cursor& cursor) {
     cursor.done = true;
     return Status::OK();
   }
+  Loaded(cursor);
   cursor.order.resize(cursor.rows);
   std::iota(cursor.order.begin(), cursor.order.end(), 0u);
   std::stable_sort(cursor.order.begin(), cursor.order.end(), [&](uint32_t a, uint32_t b) {
@@ -467,38 +493,112 @@ bool Merger::HeapGreater(int a, int b) const {
   return CompareRows(x, x.Row(), y, y.Row()) > 0;
 }
 
-bool Merger::AppendRow(const Cursor& cursor, size_t row, int* null_column) {
-  // Checked before anything is appended, so a refusal leaves the row group whole.
+void Merger::Loaded(Cursor& cursor) {
+  const std::vector<ColumnValues>& batch = *cursor.batch;
+  cursor.string_bytes.assign(cursor.rows, 0);
+  cursor.nullable_required.clear();
   for (size_t c = 0; c < table_.columns.size(); ++c) {
-    if (schema_[c].optional || cursor.slot[c] < 0) continue;
-    const ColumnValues& v = cursor.values[cursor.slot[c]];
-    if (!v.defined.empty() && v.defined[row] == 0) {
-      *null_column = static_cast<int>(c);
+    const int slot = cursor.slot[c];
+    if (slot < 0) {
+      const int p = partition_index_[c];
+      if (p >= 0 && schema_[c].physical == PhysicalType::kByteArray) {
+        const uint32_t size = static_cast<uint32_t>((*cursor.partition_values)[p].size());
+        for (uint32_t& bytes : cursor.string_bytes) bytes += size;
+      }
+      continue;
+    }
+    const ColumnValues& v = batch[slot];
+    if (!schema_[c].optional && !v.defined.empty()) cursor.nullable_required.push_back(slot);
+    if (v.physical != PhysicalType::kByteArray) continue;
+    for (size_t r = 0; r < cursor.rows; ++r) {
+      cursor.string_bytes[r] += v.offsets[r + 1] - v.offsets[r];
+    }
+  }
+}
+
+bool Merger::TakeRow(Cursor& cursor, size_t row, int* null_column) {
+  // Checked before the row is taken, so a refusal leaves the row group whole.
+  for (const int slot : cursor.nullable_required) {
+    if ((*cursor.batch)[slot].defined[row] == 0) {
+      for (size_t c = 0; c < table_.columns.size(); ++c) {
+        if (cursor.slot[c] == slot) *null_column = static_cast<int>(c);
+      }
       return false;
     }
   }
-  for (size_t c = 0; c < table_.columns.size(); ++c) {
-    const Cell cell = CellOf(cursor, row, static_cast<int>(c));
-    ColumnValues& v = out_[c];
-    if (schema_[c].optional) v.defined.push_back(cell.null ? 0 : 1);
-    switch (v.physical) {
-      case PhysicalType::kBoolean: v.bools.push_back(static_cast<uint8_t>(cell.i)); break;
-      case PhysicalType::kInt32: v.int32s.push_back(static_cast<int32_t>(cell.i)); break;
-      case PhysicalType::kInt64: v.int64s.push_back(cell.i); break;
-      case PhysicalType::kDouble: v.doubles.push_back(std::bit_cast<double>(cell.bits)); break;
-      case PhysicalType::kByteArray:
-        v.bytes.append(cell.s);
-        v.offsets.push_back(static_cast<uint32_t>(v.bytes.size()));
-        out_string_bytes_ += cell.s.size();
-        break;
-    }
+  if (cursor.source < 0) {
+    cursor.source = static_cast<int>(sources_.size());
+    sources_.push_back(Source{cursor.batch, &cursor});
   }
-  ++out_rows_;
+  picks_.push_back(Pick{static_cast<uint32_t>(cursor.source), static_cast<uint32_t>(row)});
+  out_string_bytes_ += cursor.string_bytes[row];
   return true;
 }
 
-void Merger::ClearOutput() {
-  for (ColumnValues& v : out_) {
+namespace {
+
+// Appends `n` rows of `from` from row `begin`; offsets are rebased onto `to`'s bytes (uint32
+// arithmetic wraps back into range: the result is below 2^31, merge.h).
+void AppendRange(ColumnValues& to, const ColumnValues& from, size_t begin, size_t n) {
+  switch (from.physical) {
+    case PhysicalType::kBoolean:
+      to.bools.insert(to.bools.end(), from.bools.begin() + begin, from.bools.begin() + begin + n);
+      break;
+    case PhysicalType::kInt32:
+      to.int32s.insert(to.int32s.end(), from.int32s.begin() + begin,
+                       from.int32s.begin() + begin + n);
+      break;
+    case PhysicalType::kInt64:
+      to.int64s.insert(to.int64s.end(), from.int64s.begin() + begin,
+                       from.int64s.begin() + begin + n);
+      break;
+    case PhysicalType::kDouble:
+      to.doubles.insert(to.doubles.end(), from.doubles.begin() + begin,
+                        from.doubles.begin() + begin + n);
+      break;
+    case PhysicalType::kByteArray: {
+      const uint32_t first = from.offsets[begin];
+      const uint32_t delta = static_cast<uint32_t>(to.bytes.size()) - first;
+      to.bytes.append(from.bytes, first, from.offsets[begin + n] - first);
+      for (size_t i = begin + 1; i <= begin + n; ++i) to.offsets.push_back(from.offsets[i] + delta);
+      break;
+    }
+  }
+}
+
+// Appends `n` copies of one value: a NULL's placeholder (0, false, '') or a partition's value.
+void AppendRepeated(ColumnValues& to, std::string_view value, size_t n) {
+  switch (to.physical) {
+    case PhysicalType::kBoolean: to.bools.insert(to.bools.end(), n, 0); break;
+    case PhysicalType::kInt32: to.int32s.insert(to.int32s.end(), n, 0); break;
+    case PhysicalType::kInt64: to.int64s.insert(to.int64s.end(), n, 0); break;
+    case PhysicalType::kDouble: to.doubles.insert(to.doubles.end(), n, 0.0); break;
+    case PhysicalType::kByteArray:
+      for (size_t i = 0; i < n; ++i) {
+        to.bytes.append(value);
+        to.offsets.push_back(static_cast<uint32_t>(to.bytes.size()));
+      }
+      break;
+  }
+}
+
+}  // namespace
+
+void Merger::Gather() {
+  struct Run {
+    uint32_t source, begin, n;
+  };
+  std::vector<Run> runs;
+  for (const Pick& p : picks_) {
+    if (!runs.empty() && runs.back().source == p.source &&
+        runs.back().begin + runs.back().n == p.row) {
+      ++runs.back().n;
+    } else {
+      runs.push_back(Run{p.source, p.row, 1});
+    }
+  }
+  for (size_t c = 0; c < encoding_.size(); ++c) {
+    ColumnValues& v = encoding_[c];
     v.bools.clear();
     v.int32s.clear();
     v.int64s.clear();
@@ -506,8 +606,38 @@ void Merger::ClearOutput() {
     v.bytes.clear();
     v.offsets.assign(1, 0);
     v.defined.clear();
+    const bool optional = schema_[c].optional;
+    for (const Run& run : runs) {
+      const Source& source = sources_[run.source];
+      const int slot = source.cursor->slot[c];
+      if (slot < 0) {
+        const int p = partition_index_[c];
+        if (optional) v.defined.insert(v.defined.end(), run.n, p < 0 ? 0 : 1);
+        AppendRepeated(v, p < 0 || v.physical != PhysicalType::kByteArray
+                              ? std::string_view()
+                              : std::string_view((*source.cursor->partition_values)[p]),
+                       run.n);
+        continue;
+      }
+      const ColumnValues& from = (*source.batch)[slot];
+      if (optional) {
+        if (from.defined.empty()) {
+          v.defined.insert(v.defined.end(), run.n, 1);
+        } else {
+          v.defined.insert(v.defined.end(), from.defined.begin() + run.begin,
+                           from.defined.begin() + run.begin + run.n);
+        }
+      }
+      AppendRange(v, from, run.begin, run.n);
+    }
   }
-  out_rows_ = 0;
+  encoding_rows_ = picks_.size();
+}
+
+void Merger::ClearOutput() {
+  for (Cursor& cursor : cursors_) cursor.source = -1;
+  sources_.clear();  // batches no cursor still reads are freed here
+  picks_.clear();
   out_string_bytes_ = 0;
 }
 
@@ -516,18 +646,14 @@ Status Merger::WaitEncode() {
 }
 
 Status Merger::FlushRowGroup(parquet::PartWriter& writer) {
-  if (out_rows_ == 0) return Status::OK();
+  if (picks_.empty()) return Status::OK();
+  // encoding_ is free once the previous row group is encoded.
   SINKD_RETURN_IF_ERROR(WaitEncode());
-  if (iota_.size() < out_rows_) {
-    iota_.resize(out_rows_);
+  if (iota_.size() < picks_.size()) {
+    iota_.resize(picks_.size());
     std::iota(iota_.begin(), iota_.end(), 0u);
   }
-  std::swap(out_, encoding_);
-  encoding_rows_ = out_rows_;
-  if (out_.size() != encoding_.size()) {  // the first hand-over: out_ gets buffers of its own
-    out_.assign(encoding_.size(), ColumnValues{});
-    for (size_t c = 0; c < out_.size(); ++c) out_[c].physical = encoding_[c].physical;
-  }
+  Gather();
   ClearOutput();
   encode_ = std::async(std::launch::async, [this, &writer] { return EncodeRowGroup(writer); });
   return Status::OK();
@@ -574,14 +700,14 @@ Status Merger::WriteOutput(lake::PartUpload& upload, uint64_t index, uint64_t* b
       // A NULL reaching a REQUIRED output column means a footer's statistics counted no NULL
       // where there was one: refuse the Part rather than write a placeholder as a value.
       int null_column = -1;
-      if (!AppendRow(cursor, row, &null_column)) {
+      if (!TakeRow(cursor, row, &null_column)) {
         s = Fail(cursor, Status::Refuse(cursor.key + ": column " + schema_[null_column].name +
                                         " holds a NULL its statistics do not count"));
         break;
       }
       ++rows;
       // A row group of long strings closes early: its offsets stay far from wrapping (merge.h).
-      if (out_rows_ >= spec_.parquet.row_group_rows ||
+      if (picks_.size() >= spec_.parquet.row_group_rows ||
           out_string_bytes_ >= spec_.row_group_string_bytes) {
         s = FlushRowGroup(writer);
       }
@@ -644,8 +770,8 @@ Result<MergeOutcome> Merger::Run(const std::function<void(const OutputReport&)>&
     }
   }
   outcome_.counts.inputs = cursors_.size();
-  out_.assign(table_.columns.size(), ColumnValues{});
-  for (size_t c = 0; c < table_.columns.size(); ++c) out_[c].physical = schema_[c].physical;
+  encoding_.assign(table_.columns.size(), ColumnValues{});
+  for (size_t c = 0; c < table_.columns.size(); ++c) encoding_[c].physical = schema_[c].physical;
 
   uint64_t outputs = 1;
   // A lone sinkd Part gains nothing from a rewrite unless it holds copies or is out of order: the
