@@ -23,6 +23,9 @@
 // summaries admit the day and app, pruned as Iceberg's planners prune) and their bytes, against
 // a listing of the hive glob ledger/*/*/*.parquet over the same Parts (empty files stand in for
 // them): the objects listed, S3 LIST requests at 1,000 keys each, and the files that match.
+// Throughput: `sinkd drain ledger` of --drain-events events with --table-format iceberg against
+// none, at the default batch and at 2,000-row batches (DrainThroughput); target: iceberg costs at
+// most 3% at the default batch.
 // Each figure is the median of --runs rounds with min–max; the ratio p99 at the largest PRIOR
 // over p99 at the smallest is taken per round. Target: within 2× (issue 26 §6).
 #include <algorithm>
@@ -35,10 +38,15 @@
 #include <filesystem>
 #include <map>
 #include <random>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
+
+#include <signal.h>
+#include <unistd.h>
 
 #include "batch/civil_date.h"
 #include "batch/ledger_rows.h"
@@ -49,9 +57,13 @@
 #include "iceberg/manifest.h"
 #include "iceberg/positions.h"
 #include "iceberg/table_metadata.h"
+#include "jetstream/connection.h"
+#include "jetstream/pull_consumer.h"
+#include "jetstream/streams.h"
 #include "lake/dir_destination.h"
 #include "lake/lake_writer.h"
 #include "row/ledger_columns.h"
+#include "traffic/traffic_generator.h"
 
 namespace {
 
@@ -445,6 +457,126 @@ Glob ListGlob(const fs::path& lake, int64_t day, const std::string& app) {
   return g;
 }
 
+// Throughput (issue 26 §6's other half): `sinkd drain ledger` with `--table-format iceberg`
+// against `none`, at the default batch and at 2,000-row batches, each side draining the same
+// EVENTS from a local nats-server from the first message (its durable deleted first) until
+// nothing is pending or unacked; the four sides interleaved in each round. Returns false (and
+// says why) when this sinkd's drain has no --table-format.
+bool DrainThroughput(const fs::path& work, const std::string& sinkd, int64_t events, int runs) {
+  using namespace std::chrono_literals;
+  const std::string help_log = (work / "drain-help.log").string();
+  fs::create_directories(work / "nats");
+  bench::Run({sinkd, "drain", "ledger", "--help"}, help_log);
+  if (bench::ReadFile(help_log).find("--table-format") == std::string::npos) {
+    std::printf("\nDrain throughput: not measured (this sinkd's drain has no --table-format)\n");
+    return false;
+  }
+  const auto threads = bench::EncodeThreadsFlag(sinkd, {"drain", "ledger"}, bench::Cores());
+  bench::ChildGuard nats(bench::Spawn(
+      {"nats-server", "-js", "-a", "127.0.0.1", "-p", "-1", "-sd", (work / "nats/store").string(),
+       "--ports_file_dir", (work / "nats").string()},
+      (work / "nats/nats.log").string()));
+  if (nats.pid() < 0) Die("cannot start nats-server");
+  std::string url;
+  for (int i = 0; i < 200 && url.empty(); ++i) {
+    std::this_thread::sleep_for(50ms);
+    for (const auto& e : fs::directory_iterator(work / "nats")) {
+      if (e.path().extension() != ".ports") continue;
+      std::smatch m;
+      const std::string text = bench::ReadFile(e.path().string());
+      static const std::regex re(R"((nats://[^"]+))");
+      if (std::regex_search(text, m, re)) url = m[1];
+    }
+  }
+  if (url.empty()) Die("nats-server did not start");
+  auto connection =
+      Must(sinkd::jetstream::Connection::Connect({url, "table_bench", 30s, false}), "connect");
+  sinkd::jetstream::Connection& c = *connection;
+  MustOk(sinkd::jetstream::Provision(c, sinkd::jetstream::StreamSpecs({})).status(), "provision");
+  sinkd::traffic::TrafficOptions traffic;
+  traffic.seed = 2026;
+  traffic.events_per_batch = 500;
+  traffic.expected_events = events;
+  sinkd::traffic::TrafficGenerator generator(traffic);
+  std::string message;
+  uint64_t messages = 0;
+  for (int64_t n = 0; n < events; n += traffic.events_per_batch, ++messages) {
+    message.clear();
+    generator.AppendLedgerMessage(message);
+    if (js_PublishAsync(c.js(), "garm.v1.ledger.bench.svc", message.data(),
+                        static_cast<int>(message.size()), nullptr) != NATS_OK) {
+      Die("publish failed");
+    }
+  }
+  jsPubOptions po;
+  jsPubOptions_Init(&po);
+  po.MaxWait = 120000;
+  if (js_PublishAsyncComplete(c.js(), &po) != NATS_OK) Die("publish acks");
+
+  struct Side {
+    const char* name;
+    std::vector<std::string> flags;
+    std::vector<double> eps, cpu;
+  };
+  std::vector<Side> sides = {
+      {"none, default batch", {"--table-format", "none"}, {}, {}},
+      {"iceberg, default batch", {"--table-format", "iceberg"}, {}, {}},
+      {"none, 2,000-row batches", {"--table-format", "none", "--batch-max-rows", "2000"}, {}, {}},
+      {"iceberg, 2,000-row batches",
+       {"--table-format", "iceberg", "--batch-max-rows", "2000"}, {}, {}},
+  };
+  for (int r = 0; r < runs; ++r) {
+    for (Side& side : sides) {
+      jsErrCode jerr{};
+      js_DeleteConsumer(c.js(), "GARM_LEDGER", "sink-ledger", nullptr, &jerr);  // absent: fine
+      const fs::path lake = work / "drain-lake";
+      fs::remove_all(lake);
+      std::vector<std::string> args = {sinkd, "drain", "ledger", "--nats-url", url,
+                                       "--lake-dir", lake.string(), "--batch-interval", "1s"};
+      args.insert(args.end(), threads.begin(), threads.end());
+      args.insert(args.end(), side.flags.begin(), side.flags.end());
+      const std::string log = (work / "drain.log").string();
+      const auto started = bench::Clock::now();
+      bench::ChildGuard drain(bench::Spawn(args, log));
+      if (drain.pid() < 0) Die("cannot start sinkd drain");
+      double seconds = 0;
+      while (true) {
+        std::this_thread::sleep_for(20ms);
+        auto s = sinkd::jetstream::GetConsumerState(c, "GARM_LEDGER", "sink-ledger");
+        if (s.ok() && s->pending == 0 && s->ack_pending == 0 &&
+            s->ack_floor_stream >= messages) {
+          seconds = bench::Seconds(started);
+          break;
+        }
+        if (bench::Seconds(started) > 900) Die("a drain did not finish in 15 minutes");
+      }
+      kill(drain.pid(), SIGTERM);
+      const bench::ChildRun done = bench::Wait(drain.pid(), started);
+      drain.Release();
+      if (done.exit_code != 0) Die("drain exit: " + bench::ReadFile(log));
+      side.eps.push_back(double(events) / seconds);
+      side.cpu.push_back(done.cpu);
+      std::printf("round %d, %s: %.0f events/s, CPU %.2f s\n", r + 1, side.name,
+                  side.eps.back(), done.cpu);
+      std::fflush(stdout);
+    }
+  }
+  std::printf("\nDrain throughput, %lld events, %d rounds, median (min-max)%s:\n",
+              static_cast<long long>(events), runs,
+              threads.empty() ? "" : (", --encode-threads " + threads[1]).c_str());
+  for (const Side& side : sides) {
+    std::printf("  %-28s %s events/s, CPU %s s\n", side.name,
+                bench::Format(bench::SpreadOf(side.eps)).c_str(),
+                bench::Format(bench::SpreadOf(side.cpu), "%.2f").c_str());
+  }
+  std::printf("  iceberg / none, default batch:     %s\n",
+              bench::RatioLine(bench::RatioSpread(sides[1].eps, sides[0].eps), 0.97).c_str());
+  std::printf("  iceberg / none, 2,000-row batches: %s\n",
+              bench::Format(bench::RatioSpread(sides[3].eps, sides[2].eps), "%.3fx").c_str());
+  nats.Stop();
+  return true;
+}
+
 std::vector<int> ParseList(const std::string& text) {
   std::vector<int> out;
   std::stringstream in(text);
@@ -472,6 +604,8 @@ std::vector<int> ParseList(const std::string& text) {
 int main(int argc, char** argv) {
   std::string prior_text = "1,1000,10000";
   int samples = 100, runs = 3;
+  int64_t drain_events = 1'000'000;
+  std::string sinkd = std::string(SINKD_BINARY_DIR) + "/src/cli/sinkd";
   Model model;
   std::string dir = "/tmp/table_bench";
   bench::BenchFlags flags("table_bench",
@@ -485,6 +619,9 @@ int main(int argc, char** argv) {
       .AddAtLeast("runs", &runs, 1, "rounds; each figure is their median (min-max)")
       .AddAtLeast("apps", &model.apps, 1, "apps in the table")
       .AddAtLeast("apps-per-commit", &model.apps_per_commit, 1, "data files per commit")
+      .Add("drain-events", &drain_events,
+           "events each drain side drains (0: skip the throughput part)")
+      .Add("sinkd", &sinkd, "the sinkd binary the drains run")
       .Add("dir", &dir, "scratch directory (removed first)");
   flags.Parse(argc, argv);
   const std::vector<int> priors = ParseList(prior_text);
@@ -617,6 +754,7 @@ int main(int argc, char** argv) {
                 "%.1f ms: %zu data files\n",
                 g.listed, g.list_requests, g.seconds * 1000, g.files);
   }
+  if (drain_events > 0) DrainThroughput(root / "drain", sinkd, drain_events, runs);
   bench::PrintLoadAfter();
   return 0;
 }
