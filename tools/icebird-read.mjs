@@ -2,6 +2,10 @@
 // Reads an Iceberg table with icebird (npm, an independent reader: its own Avro and Parquet code)
 // and prints {"rows": [...]} as JSON, every BigInt as a decimal string and every Date as epoch
 // microseconds. Usage: node tools/icebird-read.mjs <table url> [--s3-mirror DIR] [--files]
+//                                                 [--metadata NAME]
+//   --metadata NAME  reads the metadata file NAME under <table>/metadata/ (what a catalog's
+//             pointer names, e.g. the sql catalog's 00003-<uuid>.metadata.json) instead of
+//             probing for the newest v<N>.metadata.json.
 //   --files   prints {"version", "snapshots", "files": [...]} instead: the data files the newest
 //             metadata's current snapshot names, read by icebird from its manifests (what a
 //             query of the table reads, for DuckDB to count; a large table's rows as JSON would
@@ -22,6 +26,8 @@ import { icebergManifests, icebergMetadata, icebergRead } from 'icebird';
 
 const mirrorAt = process.argv.indexOf('--s3-mirror');
 const s3Mirror = mirrorAt > 0 ? process.argv[mirrorAt + 1] : undefined;
+const metadataAt = process.argv.indexOf('--metadata');
+const metadataFileName = metadataAt > 0 ? process.argv[metadataAt + 1] : undefined;
 const s3Url = /^https:\/\/[^/]+\.s3\.amazonaws\.com\/(.*)$/;
 
 const realFetch = globalThis.fetch;
@@ -56,13 +62,20 @@ if (!tableUrl) {
 }
 if (process.argv.includes('--files')) {
   try {
-    const hint = await fetch(`${tableUrl}/metadata/version-hint.text`);
-    let version = hint.ok ? parseInt(await hint.text(), 10) : 1;
-    if (!(version >= 1)) version = 1;
-    const exists = async (v) =>
-      (await fetch(`${tableUrl}/metadata/v${v}.metadata.json`, { method: 'HEAD' })).ok;
-    for (let probes = 0; probes < 1000000 && (await exists(version + 1)); ++probes) ++version;
-    const metadata = await icebergMetadata({ tableUrl, metadataFileName: `v${version}.metadata.json` });
+    let version;
+    let name = metadataFileName;
+    if (name) {
+      version = parseInt(name, 10);
+    } else {
+      const hint = await fetch(`${tableUrl}/metadata/version-hint.text`);
+      version = hint.ok ? parseInt(await hint.text(), 10) : 1;
+      if (!(version >= 1)) version = 1;
+      const exists = async (v) =>
+        (await fetch(`${tableUrl}/metadata/v${v}.metadata.json`, { method: 'HEAD' })).ok;
+      for (let probes = 0; probes < 1000000 && (await exists(version + 1)); ++probes) ++version;
+      name = `v${version}.metadata.json`;
+    }
+    const metadata = await icebergMetadata({ tableUrl, metadataFileName: name });
     const files = [];
     for (const { entries } of await icebergManifests(metadata)) {
       for (const e of entries) {
@@ -76,7 +89,7 @@ if (process.argv.includes('--files')) {
     process.exitCode = 1;
   }
 } else try {
-  const rows = await icebergRead({ tableUrl });
+  const rows = await icebergRead({ tableUrl, metadataFileName });
   const plain = (k, v) => (typeof v === 'bigint' ? v.toString()
     : v instanceof Date ? String(v.getTime() * 1000) : v);
   process.stdout.write(JSON.stringify({ rows }, plain));

@@ -1,0 +1,179 @@
+#include "iceberg/sql_catalog.h"
+
+#include <fmt/format.h>
+
+#include <utility>
+
+namespace sinkd::iceberg {
+
+namespace {
+
+constexpr char kApplication[] = "sinkd-iceberg";
+constexpr std::string_view kMetadataSuffix = ".metadata.json";
+
+// The sizes are Iceberg's JdbcCatalog's (schema V0), so that a JDBC engine pointed at this
+// database finds the tables it would have created itself.
+constexpr char kCreateTables[] =
+    "CREATE TABLE IF NOT EXISTS iceberg_tables ("
+    " catalog_name VARCHAR(255) NOT NULL,"
+    " table_namespace VARCHAR(255) NOT NULL,"
+    " table_name VARCHAR(255) NOT NULL,"
+    " metadata_location VARCHAR(1000),"
+    " previous_metadata_location VARCHAR(1000),"
+    " PRIMARY KEY (catalog_name, table_namespace, table_name))";
+constexpr char kCreateProperties[] =
+    "CREATE TABLE IF NOT EXISTS iceberg_namespace_properties ("
+    " catalog_name VARCHAR(255) NOT NULL,"
+    " namespace VARCHAR(255) NOT NULL,"
+    " property_key VARCHAR(255),"
+    " property_value VARCHAR(1000),"
+    " PRIMARY KEY (catalog_name, namespace, property_key))";
+
+std::optional<int64_t> Digits(std::string_view s) {
+  if (s.empty() || s.size() > 15) return std::nullopt;
+  int64_t n = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = n * 10 + (c - '0');
+  }
+  return n;
+}
+
+}  // namespace
+
+SqlCatalog::SqlCatalog(lake::Destination& destination, std::string lake_uri, std::string table_key,
+                       TableSpec spec, SqlCatalogTarget target, CommitOptions options)
+    : FilesCatalog(destination, std::move(lake_uri), std::move(table_key), std::move(spec),
+                   std::move(options)),
+      target_(std::move(target)) {}
+
+Result<outbox::PgConn*> SqlCatalog::Conn() {
+  if (!conn_ || !conn_->healthy()) {
+    conn_.reset();
+    schema_ready_ = false;
+    SINKD_ASSIGN_OR_RETURN(outbox::PgConn conn, outbox::PgConn::Connect(target_.url, kApplication));
+    conn_.emplace(std::move(conn));
+  }
+  if (!schema_ready_) {
+    schema_ready_ = true;  // EnsureSchema asks for the connection again
+    if (Status ensured = EnsureSchema(); !ensured.ok()) {
+      schema_ready_ = false;
+      return ensured;
+    }
+  }
+  return &*conn_;
+}
+
+Status SqlCatalog::EnsureSchema() {
+  SINKD_ASSIGN_OR_RETURN(outbox::PgConn * conn, Conn());
+  // Two processes creating the tables at once can both pass IF NOT EXISTS and one then fails on
+  // the catalog's unique index; the second round finds them there.
+  Status last = Status::OK();
+  for (int round = 0; round < 2; ++round) {
+    Result<outbox::PgResult> tables = conn->Exec(kCreateTables);
+    Result<outbox::PgResult> properties =
+        tables.ok() ? conn->Exec(kCreateProperties) : tables.status();
+    last = properties.ok() ? Status::OK() : properties.status();
+    if (last.ok()) break;
+  }
+  SINKD_RETURN_IF_ERROR(last);
+  // Iceberg and PyIceberg list a namespace by its properties; exists=true is what they write for
+  // one created without any.
+  SINKD_RETURN_IF_ERROR(conn->Exec("INSERT INTO iceberg_namespace_properties "
+                                   "(catalog_name, namespace, property_key, property_value) "
+                                   "VALUES ($1, $2, 'exists', 'true') ON CONFLICT DO NOTHING",
+                                   {target_.catalog_name, target_.namespace_name})
+                             .status());
+  return Status::OK();
+}
+
+Result<std::string> SqlCatalog::MetadataLocation() {
+  SINKD_ASSIGN_OR_RETURN(outbox::PgConn * conn, Conn());
+  SINKD_ASSIGN_OR_RETURN(
+      const outbox::PgResult row,
+      conn->Exec("SELECT metadata_location FROM iceberg_tables WHERE catalog_name = $1 AND "
+                 "table_namespace = $2 AND table_name = $3",
+                 {target_.catalog_name, target_.namespace_name, table_key_}));
+  if (row.rows() == 0 || row.IsNull(0, 0)) return std::string();
+  return std::string(row.Text(0, 0));
+}
+
+Result<int64_t> SqlCatalog::VersionOf(const std::string& key) const {
+  std::string_view name = key;
+  name.remove_prefix(name.rfind('/') == std::string_view::npos ? 0 : name.rfind('/') + 1);
+  if (name.ends_with(kMetadataSuffix)) {
+    name.remove_suffix(kMetadataSuffix.size());
+    std::optional<int64_t> n;
+    if (name.starts_with('v')) {
+      n = Digits(name.substr(1));
+    } else {
+      n = Digits(name.substr(0, name.find('-')));
+    }
+    if (n && *n > 0) return *n;
+  }
+  return Status::Reject("iceberg: the sql catalog's row names " + Uri(key) +
+                        ", not a metadata file named <N>-<uuid>.metadata.json");
+}
+
+Result<LoadedTable> SqlCatalog::Load() {
+  LoadedTable loaded;
+  SINKD_ASSIGN_OR_RETURN(const std::string location, MetadataLocation());
+  if (location.empty()) return loaded;
+  SINKD_ASSIGN_OR_RETURN(loaded.key, KeyOf(location));
+  SINKD_ASSIGN_OR_RETURN(loaded.version, VersionOf(loaded.key));
+  SINKD_ASSIGN_OR_RETURN(const std::string json, ReadWhole(loaded.key));
+  Result<TableMetadata> parsed = ParseTableMetadata(json);
+  if (!parsed.ok()) return parsed.status().WithContext(location);
+  loaded.metadata = std::move(*parsed);
+  return loaded;
+}
+
+Result<Swapped> SqlCatalog::Swap(const LoadedTable& base, const TableMetadata& next,
+                                 const std::string&) {
+  Swapped swapped;
+  swapped.version = base.version + 1;
+  const std::string key = fmt::format("{}/metadata/{:05d}-{}{}", table_key_, swapped.version,
+                                      NewUuid(), kMetadataSuffix);
+  SINKD_ASSIGN_OR_RETURN(const lake::Placed created, Create(key, ToJson(next)));
+  if (created == lake::Placed::kTaken) {
+    return Status::Internal("iceberg: the new metadata file's name " + key + " is taken");
+  }
+  // The row must never name a file a power cut could lose.
+  SINKD_RETURN_IF_ERROR(destination_.Sync());
+
+  SINKD_ASSIGN_OR_RETURN(outbox::PgConn * conn, Conn());
+  const std::string location = Uri(key);
+  SINKD_RETURN_IF_ERROR(conn->Exec("BEGIN").status());
+  Result<outbox::PgResult> moved =
+      base.version == 0
+          // The first commit creates the row; a row already there is another's first commit.
+          ? conn->Exec("INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, "
+                       "metadata_location, previous_metadata_location) "
+                       "VALUES ($1, $2, $3, $4, NULL) ON CONFLICT DO NOTHING",
+                       {target_.catalog_name, target_.namespace_name, table_key_, location})
+          : conn->Exec("UPDATE iceberg_tables SET metadata_location = $4, "
+                       "previous_metadata_location = $5 WHERE catalog_name = $1 AND "
+                       "table_namespace = $2 AND table_name = $3 AND metadata_location = $5",
+                       {target_.catalog_name, target_.namespace_name, table_key_, location,
+                        Uri(base.key)});
+  Status failed = moved.ok() ? Status::OK() : moved.status();
+  if (failed.ok() && moved->Affected() == 1 && in_swap_) failed = in_swap_(*conn);
+  if (!failed.ok() || moved->Affected() != 1) {
+    (void)conn->Exec("ROLLBACK");
+    if (!failed.ok()) {
+      // The transaction did not commit; the file may still be named by nothing but a retry's
+      // Load is what tells, so it stays (an orphan at worst).
+      return failed;
+    }
+    // Lost: the pointer names another's metadata, and nothing names ours.
+    (void)destination_.Delete(key);
+    return swapped;
+  }
+  // A COMMIT whose answer is lost leaves the outcome unknown: the error goes to the commit loop,
+  // whose next Load reads the row and finds our commit id if it landed.
+  SINKD_RETURN_IF_ERROR(conn->Exec("COMMIT").status());
+  swapped.won = true;
+  return swapped;
+}
+
+}  // namespace sinkd::iceberg
