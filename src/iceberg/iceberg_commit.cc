@@ -5,10 +5,13 @@
 namespace sinkd::iceberg {
 
 IcebergCommit::IcebergCommit(lake::Destination& destination, std::string stream_created,
-                             CommitOptions options)
+                             CommitOptions options, std::optional<SqlCatalogTarget> sql,
+                             std::function<Status(outbox::PgConn&)> in_swap)
     : destination_(destination),
       stream_created_(std::move(stream_created)),
-      options_(std::move(options)) {}
+      options_(std::move(options)),
+      sql_(std::move(sql)),
+      in_swap_(std::move(in_swap)) {}
 
 BatchPositions IcebergCommit::PositionsOf(const table::Provenance& p) const {
   BatchPositions batch;
@@ -36,8 +39,16 @@ FilesCatalog& IcebergCommit::CatalogFor(std::string_view table, const row::Colum
     const table::TableSpec* known = table::FindTable(table);
     columns = known != nullptr ? known->columns : nullptr;
   }
-  auto catalog = std::make_unique<FilesCatalog>(destination_, destination_.Uri(),
-                                                std::string(table), SpecOf(*columns), options_);
+  std::unique_ptr<FilesCatalog> catalog;
+  if (sql_) {
+    auto sql = std::make_unique<SqlCatalog>(destination_, destination_.Uri(), std::string(table),
+                                            SpecOf(*columns), *sql_, options_);
+    if (in_swap_) sql->set_in_swap(in_swap_);
+    catalog = std::move(sql);
+  } else {
+    catalog = std::make_unique<FilesCatalog>(destination_, destination_.Uri(), std::string(table),
+                                             SpecOf(*columns), options_);
+  }
   return *catalogs_.emplace(std::string(table), std::move(catalog)).first->second;
 }
 

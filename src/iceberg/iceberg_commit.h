@@ -8,17 +8,23 @@
 // mean nothing across runs) — none: such a flush is committed and never filtered.
 // Committed reads the newest metadata; Apply checks again inside the commit's retry loop, so a
 // position committed meanwhile by another writer fails the flush (the retry drops it).
+// Catalog: the files catalog unless `sql` is given, then the sql catalog at sql->url (each table
+// the row named by its key prefix in sql->namespace_name); `in_swap` (sql only) runs inside every
+// swap's transaction (iceberg/sql_catalog.h), so what it writes commits with the pointer.
 // Ownership: borrows the Destination (the writer's; must outlive this). Threads: one thread at a
 // time, the flushing thread (as the Destination).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "iceberg/files_catalog.h"
+#include "iceberg/sql_catalog.h"
 #include "iceberg/positions.h"
 #include "lake/destination.h"
 #include "table/commit.h"
@@ -32,7 +38,8 @@ class IcebergCommit final : public table::Commit {
   // `stream_created`: the creation time of the stream, used when a Provenance carries none
   // (Provenance::source_created wins); "" for writers of other scopes.
   IcebergCommit(lake::Destination& destination, std::string stream_created,
-                CommitOptions options = {});
+                CommitOptions options = {}, std::optional<SqlCatalogTarget> sql = std::nullopt,
+                std::function<Status(outbox::PgConn&)> in_swap = {});
 
   std::string_view format() const override { return kIcebergCommitFormat; }
   Result<std::vector<table::SequenceRange>> Committed(std::string_view table,
@@ -48,6 +55,8 @@ class IcebergCommit final : public table::Commit {
   lake::Destination& destination_;
   std::string stream_created_;
   CommitOptions options_;
+  std::optional<SqlCatalogTarget> sql_;
+  std::function<Status(outbox::PgConn&)> in_swap_;
   std::map<std::string, std::unique_ptr<FilesCatalog>, std::less<>> catalogs_;
 };
 

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "iceberg/committers.h"
+#include "iceberg/iceberg_commit.h"
 #include "iceberg/sql_catalog.h"
 #include "lake/dir_destination.h"
 #include "support/postgres_server.h"
@@ -276,6 +277,82 @@ TEST(SqlCatalog, ASwapRolledBackByWhatRunsInItsTransactionMovesNothing) {
   Result<outbox::PgConn> conn = outbox::PgConn::Connect(url, "sinkd-test");
   ASSERT_TRUE(conn.ok());
   EXPECT_TRUE(conn->Exec("SELECT * FROM saved_with_the_swap").ok()) << "committed with it";
+}
+
+}  // namespace
+}  // namespace sinkd::iceberg
+
+namespace sinkd::iceberg {
+namespace {
+
+row::RowBatch SqlRows(int first, int count) {
+  row::RowBatch batch(row::kLedgerColumns);
+  for (int n = first; n < first + count; ++n) {
+    batch::AddRow(batch, "e-" + std::to_string(n), 1'767'225'600'000'000 + int64_t{1'000'000} * n,
+                  n % 2 ? "billing" : "crm");
+  }
+  return batch;
+}
+
+TEST(SqlCatalog, IcebergCommitThroughTheSqlCatalogMovesACursorWithThePointerOrNotAtAll) {
+  const std::string url = testing::PostgresServer::Shared().FreshDatabase();
+  ASSERT_FALSE(url.empty());
+  Result<outbox::PgConn> conn = outbox::PgConn::Connect(url, "sinkd-test");
+  ASSERT_TRUE(conn.ok());
+  ASSERT_TRUE(conn->Exec("CREATE TABLE sink_cursor (sink text PRIMARY KEY, seq bigint)").ok());
+  testing::TempDir tmp;
+  auto dir = SqlDirLake(tmp);
+  uint64_t pending = 0;  // the position the flush in progress acknowledges
+  bool fail_save = false;
+  CommitOptions once;
+  once.attempts = 1;
+  IcebergCommit commit(*dir, "2026-01-01T00:00:00Z", once, SqlCatalogTarget{url},
+                       [&](outbox::PgConn& c) -> Status {
+                         if (fail_save) return Status::Redeliver("cursor save failed");
+                         return c.Exec("INSERT INTO sink_cursor VALUES ('lake', $1) ON CONFLICT (sink) "
+                                       "DO UPDATE SET seq = excluded.seq",
+                                       {std::to_string(pending)})
+                             .status();
+                       });
+  lake::LakeWriterOptions options;
+  options.key_prefix = "ledger";
+  options.instance = "box-1";
+  options.encode_threads = 1;
+  lake::LakeWriter writer(*dir, options, commit);
+  const auto cursor = [&] {
+    Result<outbox::PgResult> r = conn->Exec("SELECT seq FROM sink_cursor WHERE sink = 'lake'");
+    EXPECT_TRUE(r.ok());
+    return r.ok() && r->rows() == 1 ? r->Int(0, 0) : int64_t{-1};
+  };
+
+  row::RowBatch first = SqlRows(1, 20);
+  pending = 20;
+  ASSERT_TRUE(writer.Flush(first, {"GARM_LEDGER", 1, 20}).ok());
+  row::RowBatch second = SqlRows(21, 10);
+  pending = 30;
+  ASSERT_TRUE(writer.Flush(second, {"GARM_LEDGER", 21, 30}).ok());
+  EXPECT_EQ(cursor(), 30);
+
+  fail_save = true;
+  row::RowBatch third = SqlRows(31, 5);
+  pending = 35;
+  EXPECT_FALSE(writer.Flush(third, {"GARM_LEDGER", 31, 35}).ok());
+  EXPECT_EQ(cursor(), 30) << "the failed save moved nothing";
+
+  SqlCatalog catalog(*dir, dir->Uri(), "ledger", SpecOf(row::kLedgerColumns), {url});
+  Result<LoadedTable> table = catalog.Load();
+  ASSERT_TRUE(table.ok()) << table.status().ToString();
+  EXPECT_EQ(table->version, 2) << "nor the pointer";
+  EXPECT_EQ(*table->metadata->Current()->Find("total-records"), "30");
+  Result<Positions> positions = CommittedPositions(&*table->metadata);
+  ASSERT_TRUE(positions.ok());
+  EXPECT_EQ(positions->streams.at(StreamIdentity("GARM_LEDGER", "2026-01-01T00:00:00Z")),
+            (std::vector<lake::SequenceRange>{{1, 30}}))
+      << "the table's recorded position equals the cursor";
+  Result<std::vector<table::SequenceRange>> held =
+      commit.Committed("ledger", {"GARM_LEDGER", 25, 35});
+  ASSERT_TRUE(held.ok()) << held.status().ToString();
+  EXPECT_EQ(*held, (std::vector<table::SequenceRange>{{25, 30}}));
 }
 
 }  // namespace
