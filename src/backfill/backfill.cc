@@ -21,10 +21,11 @@ Status CheckSize(std::string_view message, uint64_t sequence) {
 
 }  // namespace
 
-Backfill::Backfill(lake::Destination& destination, BackfillOptions options, Logger& log)
+Backfill::Backfill(lake::Destination& destination, BackfillOptions options, Logger& log,
+                   table::Commit& commit)
     : options_(std::move(options)),
       log_(log),
-      sink_(destination, options_.lake),
+      sink_(destination, options_.lake, commit),
       dead_letters_(destination, options_.lake.key_prefix, options_.lake.instance),
       backoff_(Backoff{}),
       decode_pool_(std::make_unique<WorkPool>(std::max<size_t>(1, options_.decode_threads))),

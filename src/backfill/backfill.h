@@ -52,6 +52,7 @@
 #include "drain/sink.h"
 #include "lake/lake_writer.h"
 #include "table/acknowledger.h"
+#include "table/commit.h"
 
 namespace sinkd::backfill {
 
@@ -89,7 +90,11 @@ struct BackfillReport {
 
 class Backfill {
  public:
-  Backfill(lake::Destination& destination, BackfillOptions options, Logger& log);
+  // `commit`: the table's commit step (table/commit.h; iceberg/table_format.h makes the one a
+  // --table-format names), borrowed, outliving the Backfill. Import's positions are of scope
+  // "run" (numbered from 1 on every run): a table records its flushes and never filters them.
+  Backfill(lake::Destination& destination, BackfillOptions options, Logger& log,
+           table::Commit& commit = table::NoTableCommit());
 
   ~Backfill();  // waits for the batch settling, if any (its Parts are committed or removed)
   Backfill(const Backfill&) = delete;

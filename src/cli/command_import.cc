@@ -16,6 +16,7 @@
 #include "cli/size_flags.h"
 #include "cli/stream_origin.h"
 #include "contract/delimited.h"
+#include "iceberg/table_format.h"
 #include "row/row_batch.h"
 
 namespace sinkd::cli {
@@ -84,11 +85,21 @@ Status RunImport(const ImportFlags& flags, const std::string& origin, contract::
   SINKD_ASSIGN_OR_RETURN(std::unique_ptr<lake::Destination> destination,
                          invocation.Usage(MakeDestination(flags.destination)));
   SINKD_RETURN_IF_ERROR(destination->Ensure());
+  // Import's positions are its run's (numbered from 1 each run): none is a stream's.
+  SINKD_ASSIGN_OR_RETURN(std::unique_ptr<table::Commit> commit,
+                         iceberg::MakeTableCommit(flags.lake.table_format, *destination, ""));
 
   Logger log;
   log.AddContext("origin", origin);
+  if (commit->format() != table::kNoCommitFormat) {
+    // As the drain: a commit is the never-replace create of the next metadata version.
+    SINKD_RETURN_IF_ERROR(RequireExclusiveCreates(
+        *destination, lake_options.key_prefix, flags.destination,
+        "sinkd import --table-format " + std::string(commit->format()), log));
+  }
   log.Info("sinkd import started", {{"destination", destination->Describe()},
                                     {"key_prefix", lake_options.key_prefix},
+                                    {"table_format", commit->format()},
                                     {"instance", lake_options.instance},
                                     {"batch_max_rows", static_cast<uint64_t>(flags.batch_max_rows)},
                                     {"batch_max_bytes",
@@ -100,7 +111,7 @@ Status RunImport(const ImportFlags& flags, const std::string& origin, contract::
   options.max_partitions_per_flush = flags.max_partitions_per_flush;
   options.lake = lake_options;
   options.decode_threads = lake_options.encode_threads;
-  backfill::Backfill backfill(*destination, options, log);
+  backfill::Backfill backfill(*destination, options, log, *commit);
   // Progress in bytes of input when every input is a file of known size; otherwise in messages.
   uint64_t total_bytes = 0;
   bool sized = true;
@@ -150,6 +161,7 @@ void AddImportOrigin(CLI::App& parent, Invocation& invocation, const std::string
   CLI::App* cmd = parent.add_subcommand(origin, description);
   AddDestinationFlags(*cmd, flags->destination);
   AddLakeFlags(*cmd, flags->lake);
+  AddTableFormatFlag(*cmd, flags->lake);
   cmd->add_option("--batch-max-rows", flags->batch_max_rows,
                   "flush after this many ROWS; one ledger message holds many")
       ->capture_default_str();

@@ -198,5 +198,53 @@ TEST(TableDrain, EveryFlushIsOneSnapshotAndTheTableHoldsExactlyTheGoodEvents) {
   EXPECT_EQ(ids.size(), static_cast<size_t>(good));
 }
 
+// Import's messages are numbered from 1 on every run, so the table records its flushes and never
+// filters them: every flush of each run is a snapshot, a second run of the same file is a second
+// copy of its rows (as on the hive layout), and no stream position is recorded.
+TEST(TableImport, EveryFlushOfEveryRunIsOneSnapshotAndNothingIsFiltered) {
+  TempDir dir;
+  const CommandResult gen =
+      Sinkd({"generate", "ledger", "--messages", "20", "--events-per-batch", "100", "--seed", "3",
+             "--bad-share", "0.01", "-o", (dir / "l.bin").string()});
+  ASSERT_EQ(gen.exit_code, 0) << gen.err;
+  long good = 0, bad = 0;
+  ASSERT_EQ(std::sscanf(gen.out.c_str(), "generated 20 messages: %ld good events, %ld bad", &good,
+                        &bad),
+            2)
+      << gen.out;
+  const std::string lake = (dir / "lake").string();
+  const std::string log = (dir / "import.log").string();
+  int flushes = 0;
+  for (const char* instance : {"run1", "run2"}) {
+    const CommandResult r = Sinkd({"import", "ledger", "--lake-dir", lake, "--batch-max-rows",
+                                   "450", "--instance-id", instance, "--table-format", "iceberg",
+                                   (dir / "l.bin").string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("\"table_format\":\"iceberg\""), std::string::npos) << r.err;
+    WriteFile(log, r.err);
+    flushes += FlushesWithRows(log);
+  }
+  EXPECT_GE(flushes, 6);
+
+  const CommandResult info = Sinkd({"table", "info", "ledger", "--lake-dir", lake, "--json"});
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  const nlohmann::json j = nlohmann::json::parse(info.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << info.out;
+  EXPECT_EQ(j["snapshots"], flushes) << "one append snapshot per flush";
+  EXPECT_EQ(j["records"], 2 * good) << "two runs, two copies: a run's positions filter nothing";
+  EXPECT_TRUE(j["positions"]["streams"].empty()) << j.dump();
+
+  std::string list;
+  for (const std::string& f : ManifestFiles(j["metadata"].get<std::string>())) {
+    list += (list.empty() ? "" : ", ") + SqlQuote(f);
+  }
+  ASSERT_FALSE(list.empty());
+  const QueryResult q =
+      DuckDb("SELECT count(*), count(DISTINCT event_id) FROM read_parquet([" + list + "])");
+  ASSERT_TRUE(q.ok) << q.error;
+  EXPECT_EQ(q.rows[0][0], std::to_string(2 * good));
+  EXPECT_EQ(q.rows[0][1], std::to_string(good));
+}
+
 }  // namespace
 }  // namespace sinkd::testing
