@@ -4,7 +4,7 @@
 # SigV4 layer and the fault proxy, a tmpfs lake filled to the last byte), read back by DuckDB.
 #
 #   tools/chaos/chaos.sh [campaign …]      campaigns: fuzz drain cluster s3 diskfull outbox compact
-#                                          (default: all; `secrets` always runs last)
+#                                          table (default: all; `secrets` always runs last)
 #   CHAOS_SCALE=quick                      a few minutes instead of about 21
 #   SINKD=path FUZZ_DIR=path               the binaries (default build/release, build/fuzz)
 #   CHAOS_KEEP=1                           keep the run directory (its path is printed)
@@ -712,6 +712,63 @@ campaign_compact() {
   expect "last passes' exit status" "$(( rc1 + rc2 ))" eq 0
 }
 
+# ---- table: kill -9 storms of two drains on one durable, both committing to the Iceberg table ---
+campaign_table() {
+  CAMPAIGN_NAME=table
+  local D=$RUN/table rounds chunks per_chunk url port mon i pub_pid=0 mid=0 a b s t0
+  rounds=$(q 12 40); chunks=$(( rounds / 2 )); per_chunk=$(q 40 160)
+  mkdir -p "$D"
+  t0=$(now)
+  generate_chunks "$D/traffic" "$chunks" "$per_chunk" 0 >/dev/null
+  "$SINKD" import ledger --lake-dir "$D/ref" --instance-id ref "$D"/traffic/chunk-*.bin 2>"$D/import.log" >/dev/null
+  port=$(free_port); mon=$(free_port); url=nats://127.0.0.1:$port
+  start_nats "$D/nats" "$port" "$mon"
+  "$SINKD" provision --nats-url "$url" >"$D/provision.log" 2>&1
+  local args=(--nats-url "$url" --lake-dir "$D/lake" --table-format iceberg --batch-interval 500ms
+              --ack-wait 3s --batch-max-rows 5000 --fetch-max 4)
+  for ((i = 1; i <= rounds; i++)); do
+    if (( i % 2 == 1 )); then
+      publish "$D/publish.log" --nats-url "$url" "$D/traffic/chunk-$(( (i + 1) / 2 )).bin" &
+      pub_pid=$!; PIDS+=("$pub_pid")
+    fi
+    start_drain "$D/drain.log" "storm-a$i" "${args[@]}"; a=$DRAIN_PID
+    start_drain "$D/drain.log" "storm-b$i" "${args[@]}"; b=$DRAIN_PID
+    sleep_ms "$(rand_ms 200 2500)"
+    s=$(consumer "$url" GARM_LEDGER sink-ledger || echo "x x")
+    if [ "$(cut -f1 <<<"$s")" != 0 ] || [ "$(cut -f2 <<<"$s")" != 0 ]; then mid=$((mid + 1)); fi
+    kill9 "$a"
+    sleep_ms "$(rand_ms 0 600)"
+    kill9 "$b"
+    if (( i % 2 == 0 )); then
+      wait "$pub_pid" || FAILED+=("table: publish failed")
+    fi
+  done
+  wait "$pub_pid" 2>/dev/null || true
+  start_drain "$D/drain.log" final-a "${args[@]}"; a=$DRAIN_PID
+  start_drain "$D/drain.log" final-b "${args[@]}"; b=$DRAIN_PID
+  wait_until 600 drained "$url" GARM_LEDGER sink-ledger || FAILED+=("table: not drained within 600 s")
+  term "$a"; local rc=$TERM_RC
+  term "$b"; rc=$(( rc + TERM_RC ))
+  local r raw dropped
+  node "$ROOT/tools/icebird-read.mjs" "file://$D/lake/ledger" --files >"$D/table-files.json" 2>"$D/icebird.log" ||
+    FAILED+=("table: icebird could not list the table: $(tail -1 "$D/icebird.log")")
+  r=$($CHECK table "$D/ref/**/*.parquet" "$D/table-files.json")
+  raw=$($CHECK drain "$D/ref/**/*.parquet" "$D/lake/ledger/**/*.parquet")
+  dropped=$(grep -o '"msg":"messages already in the table[^}]*"messages":[0-9]*' "$D/drain.log" |
+            grep -oE '[0-9]+$' | awk '{ n += $1 } END { print n + 0 }')
+  kill9 "$(cat "$D/nats/pid")"
+  block table "$(json .expected "$r") events in $chunks chunks, two drains on one durable with --table-format iceberg, both kill -9'd at $rounds random moments (0.2-2.5 s)"
+  figure "rounds (with work in flight)" "$rounds ($mid)"
+  figure "snapshots, data files in the table" "$(json .snapshots "$r"), $(json .files "$r")"
+  figure "raw Parts: rows per expected row" "$(ratio "$raw")"
+  figure "messages redelivered after their commit" "$dropped (acked without a second write)"
+  figure "campaign time" "$(since "$t0") s"
+  expect "lost ids in the table" "$(json .lost "$r")" eq 0
+  expect "table rows per expected row" "$(ratio "$r")" eq 1
+  expect "lost ids in the raw Parts" "$(json .lost "$raw")" eq 0
+  expect "final drains' exit status on SIGTERM" "$rc" eq 0
+}
+
 # ---- secrets -----------------------------------------------------------------------------------
 # Every form of secret given to `config show` and to connects that fail (a NATS list whose URLs
 # carry a password and a token, the token alone, libpq's keyword form, S3 credentials), their
@@ -761,11 +818,11 @@ campaign_secrets() {
 # the script while a campaign runs cannot change what that run executes.
 main() {
   CAMPAIGNS=("$@")
-  ((${#CAMPAIGNS[@]})) || CAMPAIGNS=(fuzz drain cluster s3 diskfull outbox compact)
+  ((${#CAMPAIGNS[@]})) || CAMPAIGNS=(fuzz drain cluster s3 diskfull outbox compact table)
   has() { local c; for c in "${CAMPAIGNS[@]}"; do [ "$c" = "$1" ] && return 0; done; return 1; }
   START=$(now)
   if has fuzz; then fuzz_first_two || FAILED+=("fuzz: targets missing"); fi
-  for c in drain cluster s3 diskfull outbox compact; do
+  for c in drain cluster s3 diskfull outbox compact table; do
     if has "$c"; then "campaign_$c" || FAILED+=("$c: the campaign itself failed (exit $?)"); fi
   done
   if has fuzz && ((${#FUZZ_PIDS[@]})); then fuzz_report; fi

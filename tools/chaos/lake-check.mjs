@@ -8,6 +8,9 @@
 //                                    every event of a message at or below the ack floor must be in the lake
 //   refseq REF_GLOB OUT              writes (event_id, seq) from an import made one message per batch
 //                                    (Part names end -<first>-<last>-<n>.parquet)
+//   table REF_GLOB FILES_JSON        FILES_JSON = `node tools/icebird-read.mjs TABLE_URL --files`'s output
+//                                    (the current snapshot's data files, read from its manifests):
+//                                    {expected, found, lost, rows, rows_per_expected, files, snapshots}
 //   outbox CSV LAKE_GLOB             CSV = committed outbox rows (txid,seq,id); {committed, skipped, rows,
 //                                    rows_per_expected, parts, parts_not_contiguous}
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -54,6 +57,20 @@ if (mode === 'parts') {
       (SELECT count(*) FROM ref ANTI JOIN (SELECT DISTINCT event_id FROM got) g USING (event_id)) AS lost,
       (SELECT count(*) FROM got) AS rows`);
   out = { ...r, rows_per_expected: Number(r.rows) / Number(r.expected) };
+} else if (mode === 'table') {
+  const [ref, listing] = args;
+  const table = JSON.parse(fs.readFileSync(listing, 'utf8'));
+  const files = table.files.map((f) => (f.startsWith('file://') ? f.slice(7) : f));
+  await con.run(`CREATE TABLE ref AS SELECT DISTINCT event_id FROM read_parquet(${q(ref)}, hive_partitioning=false)`);
+  await con.run(files.length
+    ? `CREATE TABLE got AS SELECT event_id FROM read_parquet([${files.map(q).join(', ')}], hive_partitioning=false, union_by_name=true)`
+    : 'CREATE TABLE got (event_id VARCHAR)');
+  const r = await one(`SELECT (SELECT count(*) FROM ref) AS expected,
+      (SELECT count(DISTINCT event_id) FROM got) AS found,
+      (SELECT count(*) FROM ref ANTI JOIN (SELECT DISTINCT event_id FROM got) g USING (event_id)) AS lost,
+      (SELECT count(*) FROM got) AS rows`);
+  out = { ...r, rows_per_expected: Number(r.rows) / Number(r.expected), files: files.length,
+          snapshots: table.snapshots };
 } else if (mode === 'refseq') {
   const [ref, dest] = args;
   await con.run(`COPY (SELECT event_id, CAST(regexp_extract(filename, '-([0-9]+)-[0-9]+-[0-9]+\\.parquet$', 1) AS BIGINT) AS seq
@@ -86,7 +103,7 @@ if (mode === 'parts') {
       FROM p`);
   out = { ...r, rows_per_expected: Number(r.rows) / Number(r.committed), ...c };
 } else {
-  console.error('usage: lake-check.mjs parts|drain|refseq|acked|outbox …');
+  console.error('usage: lake-check.mjs parts|drain|table|refseq|acked|outbox …');
   process.exit(2);
 }
 process.stdout.write(JSON.stringify(out) + '\n');
