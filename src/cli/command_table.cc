@@ -87,6 +87,7 @@ struct TableExpireFlags {
   std::string older_than = "5d";
   int retain_last = 1;
   int previous_versions_max = 100;
+  std::string grace = "1h";
   bool dry_run = false;
 };
 
@@ -94,6 +95,7 @@ Status RunTableExpire(const TableExpireFlags& flags, Invocation& invocation) {
   iceberg::ExpireOptions options;
   SINKD_ASSIGN_OR_RETURN(options.older_than,
                          AgeFlag(flags.older_than, "--older-than", invocation));
+  SINKD_ASSIGN_OR_RETURN(options.data_grace, AgeFlag(flags.grace, "--grace", invocation));
   options.retain_last = flags.retain_last;
   options.previous_versions_max = flags.previous_versions_max;
   options.dry_run = flags.dry_run;
@@ -107,6 +109,10 @@ Status RunTableExpire(const TableExpireFlags& flags, Invocation& invocation) {
   for (const std::string& uri : report.deleted) std::printf("%s %s\n", verb, uri.c_str());
   for (const std::string& failed : report.not_deleted) {
     std::printf("not deleted %s\n", failed.c_str());
+  }
+  for (const int64_t id : report.kept_for_grace) {
+    std::printf("kept snapshot %lld: it names the inputs of a replace younger than --grace\n",
+                static_cast<long long>(id));
   }
   std::printf("table %s: %s %zu snapshots%s, %s %zu files\n", flags.table.c_str(),
               flags.dry_run ? "would expire" : "expired", report.expired.size(),
@@ -268,8 +274,12 @@ void AddTableExpire(CLI::App& parent, Invocation& invocation) {
                   "always keep this many newest snapshots (default 1)");
   cmd->add_option("--previous-versions-max", flags->previous_versions_max,
                   "metadata files kept besides the newest (default 100)");
+  cmd->add_option("--grace", flags->grace,
+                  "delete a compaction's input only this long after its replace (default 1h, "
+                  "[compaction] grace: glob readers may still open it)");
   cmd->add_flag("--dry-run", flags->dry_run, "print what would go; change nothing");
   BindDestinationFlags(*config);
+  config->Bind("--grace", {"compaction.grace"});
   config->Bind("--older-than", {"iceberg.expire_older_than"});
   config->Bind("--retain-last", {"iceberg.expire_retain_last"});
   config->Bind("--previous-versions-max", {"iceberg.previous_versions_max"});

@@ -21,7 +21,8 @@ Result<std::string> ReadUri(FilesCatalog& catalog, lake::Destination& destinatio
 }
 
 // The snapshots expiry keeps (see maintenance.h).
-std::set<int64_t> Kept(const TableMetadata& m, const ExpireOptions& options, int64_t now_ms) {
+std::set<int64_t> Kept(const TableMetadata& m, const ExpireOptions& options, int64_t now_ms,
+                       std::vector<int64_t>* for_grace = nullptr) {
   std::set<int64_t> kept;
   std::map<int64_t, const Snapshot*> by_id;
   for (const Snapshot& s : m.snapshots) by_id[s.id] = &s;
@@ -40,6 +41,15 @@ std::set<int64_t> Kept(const TableMetadata& m, const ExpireOptions& options, int
     if (!s->parent_id) break;
     auto it = by_id.find(*s->parent_id);
     s = it == by_id.end() ? nullptr : it->second;
+  }
+  // A replace within the grace keeps its parent, which still names the replace's inputs.
+  for (const Snapshot& s : m.snapshots) {
+    const std::string* op = s.Find("operation");
+    if (op == nullptr || *op != "replace" || !s.parent_id) continue;
+    if (now_ms - s.timestamp_ms >= options.data_grace.count()) continue;
+    if (kept.insert(*s.parent_id).second && for_grace != nullptr) {
+      for_grace->push_back(*s.parent_id);
+    }
   }
   return kept;
 }
@@ -69,6 +79,7 @@ bool IsVersionFile(std::string_view name) {
 Status ExpireOptions::Validate() const {
   if (older_than.count() < 0) return Status::Refuse("expire: --older-than must not be negative");
   if (retain_last < 1) return Status::Refuse("expire: --retain-last must be at least 1");
+  if (data_grace.count() < 0) return Status::Refuse("expire: --grace must not be negative");
   if (previous_versions_max < 1) {
     return Status::Refuse("expire: previous_versions_max must be at least 1");
   }
@@ -114,7 +125,8 @@ Result<ExpireReport> ExpireSnapshots(FilesCatalog& catalog, lake::Destination& d
   const FilesCatalog::MetadataChange change =
       [&](const TableMetadata& base,
           const std::string& base_uri) -> Result<std::optional<TableMetadata>> {
-    const std::set<int64_t> kept = Kept(base, options, now_ms);
+    report.kept_for_grace.clear();
+    const std::set<int64_t> kept = Kept(base, options, now_ms, &report.kept_for_grace);
     TableMetadata next = base;
     next.snapshots.clear();
     for (const Snapshot& s : base.snapshots) {

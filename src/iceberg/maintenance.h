@@ -9,7 +9,8 @@
 // shrunken metadata is committed first (a metadata-only commit, retried like any); only then are
 // files deleted, and only those the expired snapshots named that no kept snapshot names —
 // computed against the metadata that was committed, so a commit landing meanwhile (which builds
-// on it) cannot be robbed of a file. Metadata files beyond `previous_versions_max` in the log are
+// on it) cannot be robbed of a file. The parent of a replace younger than data_grace (the glob
+// view's grace) is kept too, so a compaction's inputs outlive their replace by that grace. Metadata files beyond `previous_versions_max` in the log are
 // deleted last (write.metadata.previous-versions-max); the newest and the hint never are.
 //
 // Orphans (Iceberg's remove_orphan_files): objects under "<table>/" that no snapshot of the
@@ -42,6 +43,11 @@ struct ExpireOptions {
   std::chrono::milliseconds older_than = std::chrono::hours(24 * 5);
   int retain_last = 1;
   int previous_versions_max = 100;
+  // The glob view's grace ([compaction] grace): the parent of a replace younger than this is
+  // kept, so the files the replace removed (a compaction's inputs) stay named and are deleted
+  // by the first expiry after the grace, as the hive view's own deleter waits after an output
+  // appears: a reader that listed the partition a moment ago can still open them.
+  std::chrono::milliseconds data_grace = std::chrono::hours(1);
   bool dry_run = false;  // decide and report, commit and delete nothing
   Status Validate() const;
 };
@@ -51,6 +57,7 @@ struct ExpireReport {
   int64_t version = 0;                   // the metadata version that has them no more
   std::vector<std::string> deleted;      // URIs deleted (or, on a dry run, to delete)
   std::vector<std::string> not_deleted;  // URIs whose delete failed, with the reason
+  std::vector<int64_t> kept_for_grace;   // snapshots kept for data_grace alone
 };
 
 // Expires `catalog`'s table as above at `now_ms`.

@@ -28,7 +28,7 @@ TEST(TableMaintenance, ExpireDeletesACompactionsInputsAndOrphansFindsAnUncommitt
   TempDir tmp;
   const std::string lake = (tmp / "lake").string();
   const std::vector<std::string> expire = {"table", "expire", "ledger", "--lake-dir", lake,
-                                           "--older-than", "0s"};
+                                           "--older-than", "0s", "--grace", "0s"};
   const std::vector<std::string> orphans = {"table", "orphans", "ledger", "--lake-dir", lake,
                                             "--older-than", "0s"};
   EXPECT_EQ(SinkdWithoutServers(expire).exit_code, 1) << "no table yet";
@@ -47,6 +47,14 @@ TEST(TableMaintenance, ExpireDeletesACompactionsInputsAndOrphansFindsAnUncommitt
   for (const iceberg::DataFile& f : inputs) replace.removed.push_back(f.path);
   replace.added = iceberg::Rewritten(**dir, catalog, "t", 0, 24, "compactor");
   ASSERT_TRUE(catalog.CommitReplace(replace).ok());
+
+  // Within the glob view's grace (1h by default) of the replace, the inputs stay.
+  CommandResult graced = SinkdWithoutServers(
+      {"table", "expire", "ledger", "--lake-dir", lake, "--older-than", "0s", "--dry-run"});
+  ASSERT_EQ(graced.exit_code, 0) << graced.err;
+  EXPECT_EQ(CountLines(graced.out, "kept snapshot "), 1u) << graced.out;
+  EXPECT_NE(graced.out.find("would expire 2 snapshots"), std::string::npos) << graced.out;
+  EXPECT_EQ(graced.out.find("would delete " + inputs[0].path), std::string::npos) << graced.out;
 
   CommandResult dry = SinkdWithoutServers(Plus(expire, {"--dry-run"}));
   ASSERT_EQ(dry.exit_code, 0) << dry.err;

@@ -125,6 +125,39 @@ TEST(Expire, OldSnapshotsGoThenOnlyTheFilesNoKeptSnapshotNamesAndThePositionsSta
   EXPECT_FALSE(catalog.Commit(again).ok());
 }
 
+TEST(Expire, ACompactionsInputsOutliveTheirReplaceByTheGlobGraceThenGo) {
+  testing::TempDir tmp;
+  auto lake = MaintLake(tmp);
+  FilesCatalog catalog = MaintCatalog(*lake, tmp);
+  ASSERT_EQ(CommitFlushes(*lake, catalog, "a", 2, 10, kMaintStream).commit_ids.size(), 2u);
+  const std::vector<DataFile> inputs = LiveFiles(*lake, catalog);
+  Replace replace;
+  for (const DataFile& f : inputs) replace.removed.push_back(f.path);
+  replace.added = Rewritten(*lake, catalog, "a", 0, 20, "compactor");
+  ASSERT_TRUE(catalog.CommitReplace(replace).ok());
+
+  // Right after the replace, with --older-than 0: the first append expires, but the replace's
+  // parent still names the inputs a glob reader may have listed a moment ago, so it stays.
+  ExpireOptions options;
+  options.older_than = std::chrono::milliseconds(0);
+  Result<ExpireReport> report = ExpireSnapshots(catalog, *lake, options, WallMs());
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->expired.size(), 1u);
+  EXPECT_EQ(report->kept_for_grace.size(), 1u);
+  for (const DataFile& f : inputs) {
+    EXPECT_TRUE(std::filesystem::exists(tmp.path() / PathOf(tmp, f.path))) << f.path;
+  }
+  // An hour later the grace has passed: the parent goes, and the inputs with it.
+  report = ExpireSnapshots(catalog, *lake, options, WallMs() + 3600 * 1000 + 1000);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->expired.size(), 1u);
+  EXPECT_TRUE(report->kept_for_grace.empty());
+  for (const DataFile& f : inputs) {
+    EXPECT_FALSE(std::filesystem::exists(tmp.path() / PathOf(tmp, f.path))) << f.path;
+  }
+  EXPECT_EQ(MaintReadIds(tmp).size(), 20u);
+}
+
 TEST(Orphans, FilesNoSnapshotNamesAreFoundAndDeletedButNotTheVersionChainOrPartsOlderThanTheTable) {
   testing::TempDir tmp;
   auto lake = MaintLake(tmp);
