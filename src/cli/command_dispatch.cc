@@ -34,33 +34,8 @@ namespace {
 struct DispatchFlags {
   std::string config;
   std::string metrics_listen;
-  std::string log_level = "info";
-  std::string log_format = "json";
-  bool log_level_given = false, log_format_given = false;  // else [log] may set them
+  LogFlags log;  // [log] of the file where a flag is not given
 };
-
-// [log] level and format unless the flags gave them, checked as the flags check theirs.
-Status ApplyDispatchLogging(DispatchFlags flags, const config::Config& c) {
-  for (auto [key, given, value] : {std::tuple{"log.level", flags.log_level_given, &flags.log_level},
-                                   std::tuple{"log.format", flags.log_format_given,
-                                              &flags.log_format}}) {
-    auto it = c.settings.find(key);
-    if (given || it == c.settings.end()) continue;
-    LogLevel level;
-    LogFormat format;
-    const bool valid = std::string_view(key) == "log.level" ? ParseLogLevel(it->second.text, &level)
-                                                            : ParseLogFormat(it->second.text, &format);
-    if (!valid) {
-      return Status::Refuse("INVALID_CONFIG: " + it->second.where + ": " + key + " = \"" +
-                            it->second.text + "\" is not one of " +
-                            (std::string_view(key) == "log.level" ? "debug, info, warn, error"
-                                                                  : "json, text"));
-    }
-    *value = it->second.text;
-  }
-  ApplyLogFlags(flags.log_level, flags.log_format);
-  return Status::OK();
-}
 
 std::string HolderName(const std::string& instance) {
   std::random_device rd;
@@ -123,7 +98,7 @@ std::vector<Status> ReachDispatchDatabase(const config::Config& c) {
 Status RunDispatch(const DispatchFlags& flags) {
   SINKD_ASSIGN_OR_RETURN(config::Config c, config::LoadConfig(flags.config));
   if (c.postgres_url.empty()) SINKD_RETURN_IF_ERROR(CheckDispatchFile(c));
-  SINKD_RETURN_IF_ERROR(ApplyDispatchLogging(flags, c));
+  SINKD_RETURN_IF_ERROR(flags.log.Apply(&c));
   Logger log(stderr);
   const std::string instance =
       c.dispatch.instance.empty() ? table::DefaultInstanceId() : c.dispatch.instance;
@@ -221,10 +196,8 @@ void AddDispatchCommand(CLI::App& root, Invocation& invocation) {
   cmd->add_option("--metrics-listen", flags->metrics_listen,
                   "serve /metrics, /healthz and /readyz on host:port (overrides "
                   "dispatch.metrics_listen)");
-  AddLogFlags(*cmd, flags->log_level, flags->log_format);
-  cmd->callback([flags, cmd, &invocation] {
-    flags->log_level_given = cmd->count("--log-level") > 0;
-    flags->log_format_given = cmd->count("--log-format") > 0;
+  flags->log.Add(*cmd);
+  cmd->callback([flags, &invocation] {
     invocation.run = [flags] { return RunDispatch(*flags); };
   });
   // A file with a [postgres], [dispatch] or sinks table is meant for dispatch.

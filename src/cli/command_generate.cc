@@ -1,6 +1,7 @@
 #include <cstdio>
 
 #include "cli/command.h"
+#include "cli/config_flags.h"
 #include "cli/stream_origin.h"
 #include "traffic/traffic_generator.h"
 
@@ -9,6 +10,7 @@ namespace sinkd::cli {
 namespace {
 
 struct GenerateFlags {
+  LogFlags log;
   int64_t messages = 1000;
   uint64_t seed = 1;
   double bad_share = 0.0;
@@ -63,8 +65,12 @@ void AddGenerateOrigin(CLI::App& parent, Invocation& invocation, const std::stri
                   "spread event times as if this many events were drawn (default: this run's); "
                   "a shorter run with the same seed and this value repeats a prefix of a longer one");
   cmd->add_option("-o,--output", flags->output, "the file to write (varint-delimited messages)");
+  flags->log.Add(*cmd);
   cmd->callback([flags, &invocation, kind] {
-    invocation.run = [flags, kind, &invocation] { return RunGenerate(*flags, kind, invocation); };
+    invocation.run = [flags, kind, &invocation] {
+      SINKD_RETURN_IF_ERROR(flags->log.Apply());
+      return RunGenerate(*flags, kind, invocation);
+    };
   });
 }
 

@@ -11,6 +11,7 @@
 #include "base/progress.h"
 #include "batch/partition_cap.h"
 #include "cli/command.h"
+#include "cli/config_flags.h"
 #include "cli/destination_flags.h"
 #include "cli/lake_flags.h"
 #include "cli/size_flags.h"
@@ -24,6 +25,7 @@ namespace sinkd::cli {
 namespace {
 
 struct ImportFlags {
+  LogFlags log;
   DestinationFlags destination;
   LakeFlags lake;
   size_t batch_max_rows = 250'000;
@@ -173,8 +175,10 @@ void AddImportOrigin(CLI::App& parent, Invocation& invocation, const std::string
       ->capture_default_str();
   cmd->add_option("files", flags->files,
                   "files of varint-length-delimited wire messages; - reads standard input");
+  flags->log.Add(*cmd);
   cmd->callback([flags, &invocation, origin, envelope] {
     invocation.run = [flags, origin, envelope, &invocation] {
+      SINKD_RETURN_IF_ERROR(flags->log.Apply());
       return RunImport(*flags, origin, envelope, invocation);
     };
   });

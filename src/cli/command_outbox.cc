@@ -11,6 +11,7 @@
 #include "base/duration.h"
 #include "base/log.h"
 #include "cli/command.h"
+#include "cli/config_flags.h"
 #include "config/config.h"
 #include "dead/selection.h"
 #include "outbox/dead_letters.h"
@@ -26,6 +27,7 @@ namespace {
 
 struct OutboxFlags {
   std::string config;
+  LogFlags log;  // [log] of the file where a flag is not given
   bool json = false;
   std::string min_age;
   int batch = 5000;
@@ -51,6 +53,7 @@ Result<outbox::PgConn> ConnectFor(const config::Config& c, const char* what) {
 
 Status RunMigrate(const OutboxFlags& flags) {
   SINKD_ASSIGN_OR_RETURN(config::Config c, config::LoadConfig(flags.config));
+  SINKD_RETURN_IF_ERROR(flags.log.Apply(&c));
   SINKD_ASSIGN_OR_RETURN(outbox::PgConn conn, ConnectFor(c, "migrate"));
   SINKD_ASSIGN_OR_RETURN(outbox::SchemaReport report, outbox::MigrateSchema(conn));
   for (const outbox::TableCheck& t : report.tables) {
@@ -74,6 +77,7 @@ Status RunMigrate(const OutboxFlags& flags) {
 
 Status RunStatus(const OutboxFlags& flags) {
   SINKD_ASSIGN_OR_RETURN(config::Config c, config::LoadConfig(flags.config));
+  SINKD_RETURN_IF_ERROR(flags.log.Apply(&c));
   SINKD_ASSIGN_OR_RETURN(outbox::PgConn conn, ConnectFor(c, "status"));
   std::vector<std::string> events, audit;
   for (const auto& s : c.event_sinks) events.push_back(s.id);
@@ -91,6 +95,7 @@ Status RunRetain(const OutboxFlags& flags, Invocation& invocation) {
     return invocation.Usage(Status::Refuse("--batch must be between 1 and 1000000"));
   }
   SINKD_ASSIGN_OR_RETURN(config::Config c, config::LoadConfig(flags.config));
+  SINKD_RETURN_IF_ERROR(flags.log.Apply(&c));
   SINKD_ASSIGN_OR_RETURN(outbox::PgConn conn, ConnectFor(c, "retain"));
   outbox::RetentionOptions options;
   options.min_age = *min_age;
@@ -139,6 +144,7 @@ Status RunDeadList(const OutboxFlags& flags, Invocation& invocation) {
   SINKD_ASSIGN_OR_RETURN(outbox::OutboxDeadSelection selection,
                          invocation.Usage(DeadSelectionFrom(flags)));
   SINKD_ASSIGN_OR_RETURN(config::Config c, config::LoadConfig(flags.config));
+  SINKD_RETURN_IF_ERROR(flags.log.Apply(&c));
   SINKD_ASSIGN_OR_RETURN(outbox::PgConn conn, ConnectFor(c, "dead-list"));
   SINKD_ASSIGN_OR_RETURN(auto letters, outbox::ListOutboxDeadLetters(conn, selection));
   for (const outbox::OutboxDeadLetter& d : letters) {
@@ -175,6 +181,7 @@ Status RunDeadReplay(const OutboxFlags& flags, Invocation& invocation) {
         "--until, --unreplayed) or --all"));
   }
   SINKD_ASSIGN_OR_RETURN(config::Config c, config::LoadConfig(flags.config));
+  SINKD_RETURN_IF_ERROR(flags.log.Apply(&c));
   SINKD_ASSIGN_OR_RETURN(outbox::PgConn conn, ConnectFor(c, "dead-replay"));
   SINKD_ASSIGN_OR_RETURN(auto letters, outbox::ListOutboxDeadLetters(conn, selection));
   // One replay per position, however many sinks dead-lettered it (outbox/dead_letters.h).
@@ -222,6 +229,7 @@ void AddOutboxCommand(CLI::App& root, Invocation& invocation) {
   auto flags = std::make_shared<OutboxFlags>();
   const auto config_option = [&](CLI::App* cmd) {
     cmd->add_option("--config", flags->config, "the dispatcher's TOML configuration")->required();
+    flags->log.Add(*cmd);
   };
   CLI::App* migrate = outbox->add_subcommand(
       "migrate", "create the outbox tables that are missing; report, never alter, those that differ");

@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "cli/command.h"
+#include "cli/config_flags.h"
 #include "cli/stream_origin.h"
 #include "contract/delimited.h"
 #include "contract/event_scope.h"
@@ -22,6 +23,7 @@ namespace sinkd::cli {
 namespace {
 
 struct PublishFlags {
+  LogFlags log;
   std::string nats_url = jetstream::DefaultNatsUrl();
   std::vector<std::string> files;
   int max_pending = 256;
@@ -127,8 +129,10 @@ void AddPublishOrigin(CLI::App& parent, Invocation& invocation, const StreamOrig
   cmd->add_option("--max-pending", flags->max_pending, "publishes in flight before waiting")
       ->capture_default_str();
   cmd->add_option("files", flags->files, "varint-delimited wire messages (sinkd generate -o)");
+  flags->log.Add(*cmd);
   cmd->callback([flags, &invocation, origin] {
     invocation.run = [flags, origin, &invocation] {
+      SINKD_RETURN_IF_ERROR(flags->log.Apply());
       return RunPublish(*flags, origin, invocation);
     };
   });

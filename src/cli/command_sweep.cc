@@ -2,6 +2,7 @@
 
 #include "base/duration.h"
 #include "cli/command.h"
+#include "cli/config_flags.h"
 #include "lake/sweep.h"
 
 namespace sinkd::cli {
@@ -9,6 +10,7 @@ namespace sinkd::cli {
 namespace {
 
 struct SweepFlags {
+  LogFlags log;
   std::string lake_dir;
   std::string older_than = "1h";
   bool dry_run = false;
@@ -41,8 +43,12 @@ void AddSweepCommand(CLI::App& root, Invocation& invocation) {
                   "only files last written longer ago than this (a younger one may be in flight)")
       ->capture_default_str();
   cmd->add_flag("--dry-run", flags->dry_run, "print what would be removed and remove nothing");
+  flags->log.Add(*cmd);
   cmd->callback([flags, &invocation] {
-    invocation.run = [flags, &invocation] { return RunSweep(*flags, invocation); };
+    invocation.run = [flags, &invocation] {
+      SINKD_RETURN_IF_ERROR(flags->log.Apply());
+      return RunSweep(*flags, invocation);
+    };
   });
 }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <string_view>
+#include <tuple>
 
 #include "base/log.h"
 
@@ -47,6 +49,41 @@ void ApplyLogFlags(const std::string& level, const std::string& format) {
   (void)ParseLogLevel(level, &l);
   (void)ParseLogFormat(format, &f);
   SetProcessLogging(l, f);
+}
+
+void LogFlags::Add(CLI::App& cmd) {
+  AddLogFlags(cmd, level, format);
+  level_options.push_back(cmd.get_option("--log-level"));
+  format_options.push_back(cmd.get_option("--log-format"));
+}
+
+Status LogFlags::Apply(const config::Config* file) const {
+  auto given = [](const std::vector<CLI::Option*>& options) {
+    for (const CLI::Option* o : options) {
+      if (o->count() > 0) return true;
+    }
+    return false;
+  };
+  std::string l = level, f = format;
+  for (auto [key, flag_given, value] : {std::tuple{"log.level", given(level_options), &l},
+                                        std::tuple{"log.format", given(format_options), &f}}) {
+    if (file == nullptr || flag_given) continue;
+    auto it = file->settings.find(key);
+    if (it == file->settings.end()) continue;
+    LogLevel parsed_level;
+    LogFormat parsed_format;
+    const bool is_level = std::string_view(key) == "log.level";
+    const bool valid = is_level ? ParseLogLevel(it->second.text, &parsed_level)
+                                : ParseLogFormat(it->second.text, &parsed_format);
+    if (!valid) {
+      return Status::Refuse("INVALID_CONFIG: " + it->second.where + ": " + key + " = \"" +
+                            it->second.text + "\" is not one of " +
+                            (is_level ? "debug, info, warn, error" : "json, text"));
+    }
+    *value = it->second.text;
+  }
+  ApplyLogFlags(l, f);
+  return Status::OK();
 }
 
 ConfigFlags::ConfigFlags(CLI::App& cmd, std::string command) : cmd_(cmd), command_(std::move(command)) {

@@ -111,4 +111,17 @@ void AddLogFlags(CLI::App& cmd, std::string& level, std::string& format);
 // Sets the process's logging from the two values (already checked by the flags' validators).
 void ApplyLogFlags(const std::string& level, const std::string& format);
 
+// --log-level and --log-format on a command without ConfigFlags (which adds its own): import,
+// sweep, generate, publish, dispatch and the outbox subcommands, so every command that logs takes
+// the same two flags. One LogFlags may serve several subcommands.
+struct LogFlags {
+  std::string level = "info", format = "json";
+  std::vector<CLI::Option*> level_options, format_options;  // one per command added to
+
+  void Add(CLI::App& cmd);
+  // `file`'s [log] level and format where the flag was not given (checked as the flags check
+  // theirs: Refuse naming file:line:column), then the process's logging.
+  Status Apply(const config::Config* file = nullptr) const;
+};
+
 }  // namespace sinkd::cli

@@ -98,5 +98,55 @@ TEST(LogFlags, DispatchTakesTheLogSectionAndRefusesAWrongValueByKey) {
   EXPECT_EQ(r.exit_code, 2) << r.err;
 }
 
+// Every command that logs takes the one pair of flags (cli/config_flags.h, LogFlags), not only
+// those with --config: import, sweep, generate, publish and the outbox subcommands had none.
+TEST(LogFlags, EveryCommandThatLogsTakesTheTwoFlagsAndTheOutboxCommandsReadTheLogSection) {
+  for (const std::vector<std::string>& cmd : std::vector<std::vector<std::string>>{
+           {"import", "ledger"}, {"sweep"}, {"generate", "ledger"}, {"publish", "ledger"},
+           {"outbox", "migrate"}, {"outbox", "status"}, {"outbox", "retain"},
+           {"outbox", "dead", "list"}, {"outbox", "dead", "replay"}, {"dispatch"},
+           {"drain", "ledger"}, {"compact"}, {"lake", "verify"}, {"lake", "stats"},
+           {"tail", "ledger"}, {"provision"}, {"dead", "list"}}) {
+    std::vector<std::string> argv = {SinkdBinary().string()};
+    argv.insert(argv.end(), cmd.begin(), cmd.end());
+    argv.push_back("--help");
+    const auto help = RunCommand(argv, "", 60s);
+    EXPECT_NE(help.out.find("--log-level"), std::string::npos) << cmd[0] << "\n" << help.out;
+    EXPECT_NE(help.out.find("--log-format"), std::string::npos) << cmd[0] << "\n" << help.out;
+  }
+  TempDir dir;
+  const std::string wire = (dir / "ledger.bin").string();
+  ASSERT_EQ(RunCommand({SinkdBinary().string(), "generate", "ledger", "--messages", "3", "-o",
+                        wire, "--log-level", "warn"})
+                .exit_code,
+            0);
+  auto import = [&](const std::string& lake, std::vector<std::string> more) {
+    std::vector<std::string> argv = {SinkdBinary().string(), "import", "ledger", "--lake-dir",
+                                     (dir / lake).string(), wire};
+    argv.insert(argv.end(), more.begin(), more.end());
+    return RunCommand(argv, "", 60s, {"LAKE_DIR="});
+  };
+  auto r = import("a", {});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_GE(Count(r.err, "\"level\":\"INFO\""), 2u) << r.err;
+  r = import("b", {"--log-level", "warn"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "") << "nothing at warn or above in an import that went well";
+  r = import("c", {"--log-format", "text"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Count(r.err, "{\""), 0u) << r.err;
+  EXPECT_NE(r.err.find(" INFO  sinkd import started "), std::string::npos) << r.err;
+  r = import("d", {"--log-level", "loud"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+
+  // The outbox subcommands read [log] from their --config, refused by key before any server.
+  const std::string config = (dir / "sinkd.toml").string();
+  testing::WriteFile(config, "[postgres]\nurl = \"host=127.0.0.1 port=1 dbname=x "
+                             "connect_timeout=1\"\n[log]\nlevel = \"loud\"\n");
+  r = RunCommand({SinkdBinary().string(), "outbox", "status", "--config", config}, "", 60s);
+  EXPECT_NE(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("log.level = \"loud\""), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace sinkd
