@@ -31,7 +31,9 @@ std::string Quoted(const std::string& s) {
 
 std::string Shown(const config::SettingSpec& spec, const std::string& text) {
   if (spec.secret) {
-    return Quoted(spec.key == "postgres.url" ? RedactPassword(text) : "***");
+    return Quoted(spec.key == "postgres.url" || spec.key == "iceberg.catalog_url"
+                      ? RedactPassword(text)
+                      : "***");
   }
   // A URL may carry a password (nats://user:pw@host).
   if (spec.kind == config::SettingKind::kString) return Quoted(RedactPassword(text));

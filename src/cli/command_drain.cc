@@ -77,6 +77,7 @@ Status RunDrain(const DrainFlags& flags, const StreamOrigin& origin, const std::
   SINKD_ASSIGN_OR_RETURN(drain::DrainOptions options, invocation.Usage(OptionsFrom(flags, origin)));
   SINKD_ASSIGN_OR_RETURN(lake::LakeWriterOptions lake_options,
                          invocation.Usage(LakeWriterOptionsFrom(flags.lake, origin.name)));
+  SINKD_RETURN_IF_ERROR(invocation.Usage(iceberg::CheckTableCatalog(TableCatalogFrom(flags.lake))));
   options.decode_threads = lake_options.encode_threads;
   SINKD_ASSIGN_OR_RETURN(std::unique_ptr<lake::Destination> destination,
                          invocation.Usage(MakeDestination(flags.destination)));
@@ -140,7 +141,8 @@ Status RunDrain(const DrainFlags& flags, const StreamOrigin& origin, const std::
   // stream made again under its name is another source and none of its messages is filtered.
   SINKD_ASSIGN_OR_RETURN(
       std::unique_ptr<table::Commit> commit,
-      iceberg::MakeTableCommit(flags.lake.table_format, *destination, consumer->stream_created()));
+      iceberg::MakeTableCommit(flags.lake.table_format, *destination, consumer->stream_created(),
+                               TableCatalogFrom(flags.lake)));
   if (commit->format() != table::kNoCommitFormat) {
     // A table's commit is a create that must never replace the metadata another drain (or a
     // compactor) created under the same version: on a store that lets it, two commits would
@@ -269,6 +271,7 @@ void AddDrainOrigin(CLI::App& parent, Invocation& invocation, const StreamOrigin
   config->check = [flags, origin]() -> Status {
     SINKD_RETURN_IF_ERROR(OptionsFrom(*flags, origin).status());
     SINKD_RETURN_IF_ERROR(LakeWriterOptionsFrom(flags->lake, origin.name).status());
+    SINKD_RETURN_IF_ERROR(iceberg::CheckTableCatalog(TableCatalogFrom(flags->lake)));
     return MakeDestination(flags->destination).status();
   };
   // NATS when the file is meant for this drain (its section or [nats]), not for [lake] alone.

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "base/build_info.h"
+#include "iceberg/table_format.h"
 #include "table/commit.h"
 #include "table/key.h"
 
@@ -36,10 +37,28 @@ void AddTableFormatFlag(CLI::App& cmd, LakeFlags& flags) {
                  "committed before the batch is acknowledged)")
       ->check(CLI::IsMember(table::TableFormats()))
       ->capture_default_str();
+  cmd.add_option("--iceberg-catalog", flags.iceberg_catalog,
+                 "where an iceberg table's current metadata is named: files (the newest "
+                 "metadata/v<N>.metadata.json in the lake) or sql (a row of Iceberg's JDBC "
+                 "catalog tables in PostgreSQL, moved by a compare-and-swap)")
+      ->check(CLI::IsMember(iceberg::CatalogKinds()))
+      ->capture_default_str();
+  cmd.add_option("--iceberg-catalog-url", flags.iceberg_catalog_url,
+                 "the sql catalog's PostgreSQL (postgresql://…); its tables are created if missing");
+  cmd.add_option("--iceberg-namespace", flags.iceberg_namespace,
+                 "the sql catalog's namespace of the table (the table's name: its key prefix)")
+      ->capture_default_str();
+}
+
+iceberg::TableCatalog TableCatalogFrom(const LakeFlags& flags) {
+  return {flags.iceberg_catalog, flags.iceberg_catalog_url, flags.iceberg_namespace};
 }
 
 void BindTableFormatFlag(ConfigFlags& config) {
   config.Bind("--table-format", {"lake.table_format"});
+  config.Bind("--iceberg-catalog", {"iceberg.catalog"});
+  config.Bind("--iceberg-catalog-url", {"iceberg.catalog_url"});
+  config.Bind("--iceberg-namespace", {"iceberg.namespace"});
 }
 
 Result<lake::LakeWriterOptions> LakeWriterOptionsFrom(const LakeFlags& flags,

@@ -10,6 +10,7 @@
 #include "base/result.h"
 #include "base/work_pool.h"
 #include "cli/config_flags.h"
+#include "iceberg/table_format.h"
 #include "lake/lake_writer.h"
 
 namespace sinkd::cli {
@@ -21,6 +22,10 @@ struct LakeFlags {
   size_t row_group_rows = 122'880;
   size_t encode_threads = WorkPool::DefaultThreads();
   std::string table_format = "none";  // table::TableFormats(); only with AddTableFormatFlag
+  // Only with AddTableFormatFlag: where an iceberg table's pointer lives (iceberg/table_format.h).
+  std::string iceberg_catalog = "files";
+  std::string iceberg_catalog_url;
+  std::string iceberg_namespace = "lake";
 };
 
 // Adds --key-prefix, --instance-id, --zstd-level, --row-group-rows, --encode-threads.
@@ -28,9 +33,13 @@ void AddLakeFlags(CLI::App& cmd, LakeFlags& flags);
 
 // Adds --table-format none|iceberg (a closed set: anything else is refused naming the value and
 // the choices) to a command that keeps a table over its Parts, and binds it to `lake.table_format`
-// of the configuration file. iceberg/table_format.h makes the commit step it names.
+// of the configuration file. iceberg/table_format.h makes the commit step it names. With it,
+// --iceberg-catalog files|sql, --iceberg-catalog-url and --iceberg-namespace (config [iceberg]
+// catalog, catalog_url, namespace).
 void AddTableFormatFlag(CLI::App& cmd, LakeFlags& flags);
 void BindTableFormatFlag(ConfigFlags& config);
+// The catalog the --iceberg-* flags name.
+iceberg::TableCatalog TableCatalogFrom(const LakeFlags& flags);
 
 // Checks the flags (prefix and instance are single safe key tokens, levels in range) and builds the
 // writer options; `origin` is the default key prefix.

@@ -6,13 +6,32 @@
 
 namespace sinkd::iceberg {
 
+std::vector<std::string> CatalogKinds() { return {"files", "sql"}; }
+
+Status CheckTableCatalog(const TableCatalog& catalog) {
+  if (catalog.kind != "files" && catalog.kind != "sql") {
+    return Status::Refuse("--iceberg-catalog: " + catalog.kind + " not in {files,sql}");
+  }
+  if (catalog.kind == "sql" && catalog.url.empty()) {
+    return Status::Refuse("--iceberg-catalog sql needs --iceberg-catalog-url postgresql://…");
+  }
+  if (catalog.namespace_name.empty()) return Status::Refuse("--iceberg-namespace is empty");
+  return Status::OK();
+}
+
 Result<std::unique_ptr<table::Commit>> MakeTableCommit(std::string_view format,
                                                        lake::Destination& destination,
-                                                       std::string stream_created) {
+                                                       std::string stream_created,
+                                                       const TableCatalog& catalog) {
   SINKD_RETURN_IF_ERROR(table::CheckTableFormat(format));
+  SINKD_RETURN_IF_ERROR(CheckTableCatalog(catalog));
   if (format == kIcebergCommitFormat) {
-    return std::unique_ptr<table::Commit>(
-        std::make_unique<IcebergCommit>(destination, std::move(stream_created)));
+    std::optional<SqlCatalogTarget> sql;
+    if (catalog.kind == "sql") {
+      sql = SqlCatalogTarget{catalog.url, kDefaultSqlCatalogName, catalog.namespace_name};
+    }
+    return std::unique_ptr<table::Commit>(std::make_unique<IcebergCommit>(
+        destination, std::move(stream_created), CommitOptions{}, std::move(sql)));
   }
   return std::unique_ptr<table::Commit>(std::make_unique<table::NoCommit>());
 }

@@ -3,7 +3,7 @@
 // every writer of a lake (a drain, `import`, an outbox lake sink) commits a format the same way.
 //   none     table::NoCommit: the hive layout alone, nothing recorded.
 //   iceberg  IcebergCommit over `destination`: each flush one append snapshot of the table at
-//            <lake>/<key prefix>, through the files catalog.
+//            <lake>/<key prefix>, through the catalog `catalog` names (TableCatalog).
 // `stream_created`: the creation time of the stream a drain reads (PullConsumer::stream_created),
 // the identity its positions are recorded under when a flush's Provenance carries none; "" for
 // import and the outbox, whose positions are not a stream's.
@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/result.h"
 #include "lake/destination.h"
@@ -20,9 +21,26 @@
 
 namespace sinkd::iceberg {
 
+// Where an iceberg table's pointer to its current metadata lives (`--iceberg-catalog`,
+// `--iceberg-catalog-url`, `--iceberg-namespace`; config [iceberg] catalog, catalog_url,
+// namespace): `files` (the newest v<N>.metadata.json in the lake) or `sql` (Iceberg's JDBC
+// catalog tables in the PostgreSQL at `url`, the table's row in namespace `namespace_name`).
+struct TableCatalog {
+  std::string kind = "files";
+  std::string url;
+  std::string namespace_name = "lake";
+};
+
+// The catalog kinds, in the order help shows them.
+std::vector<std::string> CatalogKinds();
+// Refuses a kind not in CatalogKinds(), sql without a URL, an empty namespace; the messages name
+// the flags. Never names the URL (it may hold a password).
+Status CheckTableCatalog(const TableCatalog& catalog);
+
 // Refuses (table::CheckTableFormat) a format that is not none or iceberg.
 Result<std::unique_ptr<table::Commit>> MakeTableCommit(std::string_view format,
                                                        lake::Destination& destination,
-                                                       std::string stream_created);
+                                                       std::string stream_created,
+                                                       const TableCatalog& catalog = {});
 
 }  // namespace sinkd::iceberg
