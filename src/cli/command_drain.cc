@@ -19,7 +19,9 @@
 #include "cli/lake_flags.h"
 #include "drain/drain.h"
 #include "drain/sink.h"
+#include "iceberg/iceberg_commit.h"
 #include "iceberg/table_format.h"
+#include "outbox/pg.h"
 #include "jetstream/connection.h"
 #include "jetstream/dead_letter_publisher.h"
 #include "jetstream/pull_consumer.h"
@@ -281,6 +283,13 @@ void AddDrainOrigin(CLI::App& parent, Invocation& invocation, const StreamOrigin
       failures = ReachNats(flags->nats, {origin.stream, jetstream::kDeadStream});
     }
     if (Status s = ReachDestination(flags->destination); !s.ok()) failures.push_back(s);
+    // The sql catalog's database, reached as a commit would (connecting only: its tables are
+    // created by the first commit, and validate changes nothing).
+    const iceberg::TableCatalog catalog = TableCatalogFrom(flags->lake);
+    if (flags->lake.table_format == iceberg::kIcebergCommitFormat && catalog.kind == "sql") {
+      auto conn = outbox::PgConn::Connect(catalog.url, "sinkd-validate");
+      if (!conn.ok()) failures.push_back(conn.status().WithContext("--iceberg-catalog-url"));
+    }
     return failures;
   };
   cmd->callback([flags, config, &invocation, origin] {

@@ -62,6 +62,27 @@ TEST(IcebergCatalogFlags, WrongValuesAreRefusedBeforeAnythingIsReadAndTheUrlIsRe
       << r.out << r.err;
 }
 
+TEST(IcebergCatalogFlags, ValidateReachesTheSqlCatalogsDatabaseAndNamesItsKeyNotItsPassword) {
+  TempDir dir;
+  const std::string file = (dir / "sinkd.toml").string();
+  const std::string lake = (dir / "lake").string();
+  const int port = FreeLoopbackPort();
+  WriteFile(file, "[lake]\ndir = \"" + lake + "\"\ntable_format = \"iceberg\"\n[iceberg]\n" +
+                      "catalog = \"sql\"\ncatalog_url = \"postgresql://sinkd:hunter2@127.0.0.1:" +
+                      std::to_string(port) + "/lake\"\n");
+  CommandResult r = SinkdWithoutServers({"validate", "--config", file});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE((r.out + r.err).find("iceberg.catalog_url"), std::string::npos) << r.out << r.err;
+  EXPECT_EQ((r.out + r.err).find("hunter2"), std::string::npos) << r.out << r.err;
+
+  const std::string pg = PostgresServer::Shared().FreshDatabase();
+  ASSERT_FALSE(pg.empty());
+  WriteFile(file, "[lake]\ndir = \"" + lake + "\"\ntable_format = \"iceberg\"\n[iceberg]\n" +
+                      "catalog = \"sql\"\ncatalog_url = \"" + pg + "\"\n");
+  r = SinkdWithoutServers({"validate", "--config", file});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+}
+
 CommandResult Sinkd(std::vector<std::string> args) {
   args.insert(args.begin(), SinkdBinary().string());
   return RunCommand(args, "", 60s, {"LAKE_DIR=", "AWS_ENDPOINT_URL=", "S3_BUCKET="});
