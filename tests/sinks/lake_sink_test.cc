@@ -65,7 +65,7 @@ size_t PartCount(const fs::path& root) {
   return n;
 }
 
-TEST(LakeSink, ADeliveredBatchIsInTheLakeWhenDeliverReturns) {
+TEST(OutboxLakeSink, ADeliveredBatchIsInTheLakeWhenDeliverReturns) {
   TempDir tmp;
   auto sink = MakeSink(tmp.path());
   const std::vector<Event> events = {MakeEvent(1, "node.connected", "2026-11-30T23:59:59.5Z"),
@@ -96,7 +96,7 @@ TEST(LakeSink, ADeliveredBatchIsInTheLakeWhenDeliverReturns) {
 
 // A type whose key segment would pass a directory name's 255 bytes is shortened in the key; the
 // Part itself keeps the exact type, so the original value is never lost.
-TEST(LakeSink, AnEventTypeTooLongForItsDirectoryIsExactInsideThePart) {
+TEST(OutboxLakeSink, AnEventTypeTooLongForItsDirectoryIsExactInsideThePart) {
   TempDir tmp;
   auto sink = MakeSink(tmp.path());
   const std::string fits(250, 'f');  // `type=` + 250 = 255: exact in the key too
@@ -119,7 +119,7 @@ TEST(LakeSink, AnEventTypeTooLongForItsDirectoryIsExactInsideThePart) {
 
 // A delivery whose rows pass batch_max_bytes is flushed in consecutive sub-ranges, each a Part of
 // its own, so no flush grows a column toward its 4 GiB offset limit whatever the read size.
-TEST(LakeSink, ADeliveryPastItsByteLimitIsFlushedInConsecutiveRanges) {
+TEST(OutboxLakeSink, ADeliveryPastItsByteLimitIsFlushedInConsecutiveRanges) {
   TempDir tmp;
   auto dest = lake::DirDestination::Make(tmp.path().string());
   ASSERT_TRUE(dest.ok());
@@ -149,7 +149,7 @@ TEST(LakeSink, ADeliveryPastItsByteLimitIsFlushedInConsecutiveRanges) {
 // that would be one partition too many, so no flush writes more Parts than that; nothing is
 // dead-lettered (the outbox is our own database) and an event of a partition already in the
 // sub-range never starts a new one.
-TEST(LakeSink, ADeliverySpanningMorePartitionsThanItsCapIsFlushedInConsecutiveRanges) {
+TEST(OutboxLakeSink, ADeliverySpanningMorePartitionsThanItsCapIsFlushedInConsecutiveRanges) {
   TempDir tmp;
   auto dest = lake::DirDestination::Make(tmp.path().string());
   ASSERT_TRUE(dest.ok());
@@ -205,7 +205,7 @@ class OutboxTable final : public table::Commit {
 // A delivery repeated after its commit landed and its cursor save was lost (a kill -9 between
 // them) writes nothing again for the events the table holds, and the rest as always; one the
 // table holds whole writes nothing and succeeds, so the cursor moves on.
-TEST(LakeSink, EventsWhosePositionsTheTableHoldsAreNotWrittenAgain) {
+TEST(OutboxLakeSink, EventsWhosePositionsTheTableHoldsAreNotWrittenAgain) {
   TempDir tmp;
   auto dest = lake::DirDestination::Make(tmp.path().string());
   ASSERT_TRUE(dest.ok());
@@ -237,7 +237,7 @@ TEST(LakeSink, EventsWhosePositionsTheTableHoldsAreNotWrittenAgain) {
 
 // An event the lake cannot take would fail every redelivery: it is a permanent failure, and
 // nothing of its batch is written.
-TEST(LakeSink, AnEventWithoutAnIdOrAReadableTimeIsRejectedAndNothingIsWritten) {
+TEST(OutboxLakeSink, AnEventWithoutAnIdOrAReadableTimeIsRejectedAndNothingIsWritten) {
   TempDir tmp;
   auto sink = MakeSink(tmp.path());
   Event no_id = MakeEvent(1, "t", "2026-11-30T00:00:00Z");
@@ -253,7 +253,7 @@ TEST(LakeSink, AnEventWithoutAnIdOrAReadableTimeIsRejectedAndNothingIsWritten) {
 
 // The Parquet writer refuses a STRING value that is not UTF-8 with Reject; the lake sink passes
 // that on as Reject (it used to become Retry), so nothing is written and no retry can help.
-TEST(LakeSink, AValueTheParquetWriterRefusesIsRejectedNotRetried) {
+TEST(OutboxLakeSink, AValueTheParquetWriterRefusesIsRejectedNotRetried) {
   TempDir tmp;
   auto sink = MakeSink(tmp.path());
   Event bad = MakeEvent(1, "t", "2026-11-30T00:00:00Z");
@@ -288,7 +288,7 @@ class Latin1Subject final : public EventSink {
 // Through every layer: the dispatcher delivers to the real lake sink, whose Parquet writer
 // rejects the event, and the lone event is dead-lettered at once (attempts 1, no back-off), as
 // the Sinks page documents for a permanent failure, while its neighbours reach the lake.
-TEST(LakeSink, AnEventTheLakeWriterRejectsIsDeadLetteredAtOnceByTheDispatcher) {
+TEST(OutboxLakeSink, AnEventTheLakeWriterRejectsIsDeadLetteredAtOnceByTheDispatcher) {
   outbox::testing::OutboxDb db;
   db.Migrate();
   db.InsertEvents(3);
@@ -312,7 +312,7 @@ TEST(LakeSink, AnEventTheLakeWriterRejectsIsDeadLetteredAtOnceByTheDispatcher) {
   EXPECT_EQ(q.rows[0][0], "evt_0,evt_2");
 }
 
-TEST(LakeSink, AuditRecordsLandInTheirOwnTablePartitionedByDate) {
+TEST(OutboxLakeSink, AuditRecordsLandInTheirOwnTablePartitionedByDate) {
   TempDir tmp;
   auto dest = lake::DirDestination::Make(tmp.path().string());
   lake::LakeWriterOptions o = Options();
@@ -361,7 +361,7 @@ class FlakyAck final : public EventSink {
   int calls_ = 0;
 };
 
-TEST(LakeSink, EveryEventIsInTheLakeExactlyOnceAfterDedupe) {
+TEST(OutboxLakeSink, EveryEventIsInTheLakeExactlyOnceAfterDedupe) {
   outbox::testing::OutboxDb db;
   db.Migrate();
   db.InsertEvents(400, "reservation.placed");
@@ -409,7 +409,7 @@ namespace {
 
 // An outbox lake sink's stamp: its (txid, seq) range, the seqs it stored as ranges (seq is a
 // bigserial with holes, so only the ones delivered), and its rows.
-TEST(LakeSink, EveryPartNamesItsTxidAndSeqRangeAndTheSeqsItStored) {
+TEST(OutboxLakeSink, EveryPartNamesItsTxidAndSeqRangeAndTheSeqsItStored) {
   TempDir tmp;
   auto sink = MakeSink(tmp.path());
   const std::vector<Event> events = {MakeEvent(4, "a", "2026-12-01T00:00:01Z"),
