@@ -8,23 +8,24 @@
 // redelivered batch whose Parts landed finds them in place (kSame) and writes nothing; a key
 // taken by other bytes (a fixed instance re-flushing a range that now holds other rows) moves
 // the Part to the key's next alternative (table/key.h), never over it.
-// Parallel encode: the writer owns a WorkPool of options.encode_threads threads (started with it,
-// reused by every flush). A flush first encodes, on the pool, every Part of at most one row group
-// into memory (and the column chunks of each row group on the pool too, parquet/part_writer.h);
-// then, on the calling thread only and in Part order, it places them, streaming each larger Part
-// row group by row group as it goes (its chunks encoded on the pool). Uploads, commits, Sync and
-// the failed-flush cleanup stay on the calling thread, deliberately: the Destination is one thread
-// at a time (destination.h) and an S3 upload holds its connection; placing in Part order keeps
-// each key's alternative, the cleanup (only the Parts this flush placed, kNew) and the report
-// exactly what one thread gives; and the encode is where the flush's CPU goes (94% of a 50-Part
-// flush into a directory, BENCHMARKS.md), the placement mostly waits on the disk or the network. The bytes of every Part are the same at any thread
-// count. Before encoding, the flush reorders the batch so that each Part's rows are together
-// (batch::OrderByPartition, column by column on the pool): a Part then reads its values in order
-// instead of every ~50th row of the batch. Memory: the flush holds its small Parts' encoded bytes
-// until they are placed (at most the batch compressed, a fraction of its decoded columns), each
-// encode thread one row group's scratch (dictionary, indices, page buffer, ZSTD context) per
-// column writer it runs, and, before those, one column's worth per thread for the reorder (freed
-// before the encode starts, which reuses it: peak RSS unchanged, BENCHMARKS.md).
+// Steps of a flush (lake_writer.cc): plan (partition the rows, reorder them into Part order with
+// batch::OrderByPartition, column by column on the pool, so that each Part reads its values in
+// order), then for each Part in order encode and place it, then sync the Destination once, then
+// commit. Parallel encode: the writer owns a WorkPool of options.encode_threads threads (started
+// with it, reused by every flush). A Part of at most one row group is encoded ahead, on the pool,
+// into memory, a window of Parts at a time (at least one per thread and 65,536 rows), the next
+// window encoding while this thread places the one before; a larger Part streams into its upload
+// row group by row group, its column chunks encoded on the pool (parquet/part_writer.h). Uploads,
+// the Sync, the commit and the failed-flush cleanup stay on the calling thread, deliberately: the
+// Destination is one thread at a time (destination.h) and an S3 upload holds its connection;
+// placing in Part order keeps each key's alternative, the cleanup (only the Parts this flush
+// placed, kNew) and the report exactly what one thread gives; the encode is where a flush's CPU
+// goes, the placement mostly waits on the disk or the network. The bytes of every Part are the
+// same at any thread count and any window. Memory: at most two windows of encoded Parts wait to
+// be placed (each freed once placed), each encode thread holds one row group's scratch
+// (dictionary, indices, page buffer, ZSTD context) per column writer it runs, and the reorder,
+// before those, one column's worth per thread (freed before the encode, which reuses it).
+// Measured figures are in BENCHMARKS.md.
 // Ownership: borrows the Destination (must outlive the writer). Threads: one thread at a time.
 // Errors: a failure aborts the Part in progress, deletes (best effort, before returning) the
 // Parts this flush placed itself (kNew; never one found in place, which may hold acked rows),

@@ -28,10 +28,12 @@ struct Provenance {
   std::string source;            // "GARM_LEDGER", "import", "outbox:<sink>"
   uint64_t first_sequence = 0;   // lowest source sequence in the flush
   uint64_t last_sequence = 0;    // highest
-  // Every sequence this flush will acknowledge once it returns OK, messages that gave no row
-  // included (dead-lettered, empty), as sorted ranges (lake::ToRanges). Empty means every
-  // sequence from first_sequence to last_sequence (import, which numbers its messages one after
-  // another).
+  // Every sequence this flush will acknowledge once it returns OK, records that gave no row
+  // included (dead-lettered, empty; not those the table held already), as sorted ranges
+  // (lake::ToRanges). The drain and import fill it from their batch (drain::Batch::Acknowledged),
+  // an outbox lake sink from the seq of each record of the sub-range it flushes. Empty (a caller
+  // that names none: tests, benchmarks) means every sequence from first_sequence to
+  // last_sequence.
   std::vector<SequenceRange> acknowledged;
   std::string scope = "stream";  // what numbers the sequences: stream | run | outbox (stamp.h)
   std::optional<uint64_t> first_txid, last_txid;  // an outbox sink's positions
