@@ -269,7 +269,8 @@ void AddTableExpire(CLI::App& parent, Invocation& invocation) {
   invocation.configurable.push_back(config);
   AddTableTarget(*cmd, flags->table, flags->key_prefix, flags->destination);
   cmd->add_option("--older-than", flags->older_than,
-                  "expire snapshots older than this: days (5d, the default: Iceberg's) or a duration");
+                  "expire snapshots older than this: days (5d, the default: Iceberg's) or a "
+                  "duration");
   cmd->add_option("--retain-last", flags->retain_last,
                   "always keep this many newest snapshots (default 1)");
   cmd->add_option("--previous-versions-max", flags->previous_versions_max,
@@ -302,7 +303,8 @@ void AddTableOrphans(CLI::App& parent, Invocation& invocation) {
   invocation.configurable.push_back(config);
   AddTableTarget(*cmd, flags->table, flags->key_prefix, flags->destination);
   cmd->add_option("--older-than", flags->older_than,
-                  "only files older than this: days (3d, the default) or a duration (a running commit's files are young)");
+                  "only files older than this: days (3d, the default) or a duration (a running "
+                  "commit's files are young)");
   cmd->add_flag("--delete", flags->remove, "delete them");
   BindDestinationFlags(*config);
   config->Bind("--older-than", {"iceberg.orphans_older_than"});

@@ -34,9 +34,11 @@ std::set<int64_t> Kept(const TableMetadata& m, const ExpireOptions& options, int
   bool positions_kept = false;
   for (const Snapshot* s = m.Current(); s != nullptr;) {
     if (newest++ < options.retain_last) kept.insert(s->id);
-    if (!positions_kept && s->Find(kPositionsKey) != nullptr) {
+    // Every snapshot down to the nearest one carrying the positions: CommittedPositions finds
+    // them by walking parents from the current one, which a gap in the chain would end.
+    if (!positions_kept) {
       kept.insert(s->id);
-      positions_kept = true;
+      positions_kept = s->Find(kPositionsKey) != nullptr;
     }
     if (!s->parent_id) break;
     auto it = by_id.find(*s->parent_id);
@@ -70,8 +72,8 @@ bool IsVersionFile(std::string_view name) {
   if (!name.starts_with("v") || !name.ends_with(".metadata.json")) return false;
   name.remove_prefix(1);
   name.remove_suffix(std::string_view(".metadata.json").size());
-  return !name.empty() && std::all_of(name.begin(), name.end(),
-                                      [](char c) { return c >= '0' && c <= '9'; });
+  return !name.empty() &&
+         std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 }  // namespace
@@ -92,8 +94,7 @@ Status OrphanOptions::Validate() const {
 }
 
 Result<std::set<std::string>> FilesOf(FilesCatalog& catalog, lake::Destination& destination,
-                                      const TableMetadata& metadata,
-                                      const std::set<int64_t>& ids) {
+                                      const TableMetadata& metadata, const std::set<int64_t>& ids) {
   std::set<std::string> out;
   std::set<std::string> manifests_read;
   for (const Snapshot& s : metadata.snapshots) {
@@ -211,13 +212,13 @@ Result<OrphanReport> FindOrphans(FilesCatalog& catalog, lake::Destination& desti
                                  const OrphanOptions& options, int64_t now_ms) {
   SINKD_RETURN_IF_ERROR(options.Validate());
   SINKD_ASSIGN_OR_RETURN(const LoadedTable table, catalog.Load());
-  if (!table.metadata) return Status::NotFound("orphans: no Iceberg table at " + catalog.location());
+  if (!table.metadata)
+    return Status::NotFound("orphans: no Iceberg table at " + catalog.location());
   // Listed before the metadata's files are gathered: a commit landing in between names files
   // that are then known, and whatever the listing saw that it names is spared.
   SINKD_ASSIGN_OR_RETURN(std::string prefix, catalog.KeyOf(catalog.location()));
   prefix += "/";
-  SINKD_ASSIGN_OR_RETURN(const std::vector<lake::StoredObject> objects,
-                         destination.List(prefix));
+  SINKD_ASSIGN_OR_RETURN(const std::vector<lake::StoredObject> objects, destination.List(prefix));
   std::set<int64_t> all;
   for (const Snapshot& s : table.metadata->snapshots) all.insert(s.id);
   SINKD_ASSIGN_OR_RETURN(std::set<std::string> named,

@@ -3,15 +3,17 @@
 // no snapshot names (orphans).
 //
 // Expire (Spec "Snapshot Retention Policy"): a snapshot is kept when it is the current one, one of
-// the `retain_last` newest on the current snapshot's chain, not older than `older_than`, or the
-// nearest ancestor of the current one carrying sinkd.positions (so the positions that make the
-// table exactly-once are never lost, even under a current snapshot another engine wrote). The
+// the `retain_last` newest on the current snapshot's chain, not older than `older_than`, or on
+// the chain from the current one down to its nearest ancestor carrying sinkd.positions (so the
+// positions that make the table exactly-once are never lost, even under snapshots that carry
+// none: import's, another engine's — CommittedPositions walks that chain). The
 // shrunken metadata is committed first (a metadata-only commit, retried like any); only then are
 // files deleted, and only those the expired snapshots named that no kept snapshot names —
 // computed against the metadata that was committed, so a commit landing meanwhile (which builds
 // on it) cannot be robbed of a file. The parent of a replace younger than data_grace (the glob
-// view's grace) is kept too, so a compaction's inputs outlive their replace by that grace. Metadata files beyond `previous_versions_max` in the log are
-// deleted last (write.metadata.previous-versions-max); the newest and the hint never are.
+// view's grace) is kept too, so a compaction's inputs outlive their replace by that grace.
+// Metadata files beyond `previous_versions_max` in the log are deleted last
+// (write.metadata.previous-versions-max); the newest and the hint never are.
 //
 // Orphans (Iceberg's remove_orphan_files): objects under "<table>/" that no snapshot of the
 // newest metadata names (data files, manifests, manifest lists), older than `older_than` — a
@@ -83,8 +85,7 @@ Result<OrphanReport> FindOrphans(FilesCatalog& catalog, lake::Destination& desti
 // Every URI the snapshots `ids` of `metadata` name: manifest lists, manifests, and the data files
 // live in them (ADDED and EXISTING entries).
 Result<std::set<std::string>> FilesOf(FilesCatalog& catalog, lake::Destination& destination,
-                                      const TableMetadata& metadata,
-                                      const std::set<int64_t>& ids);
+                                      const TableMetadata& metadata, const std::set<int64_t>& ids);
 
 // The table property recording when sinkd created a table (ms since the epoch).
 inline constexpr char kCreatedMsProperty[] = "sinkd.created-ms";

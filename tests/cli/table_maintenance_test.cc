@@ -27,10 +27,10 @@ size_t CountLines(const std::string& text, const std::string& start) {
 TEST(TableMaintenance, ExpireDeletesACompactionsInputsAndOrphansFindsAnUncommittedPart) {
   TempDir tmp;
   const std::string lake = (tmp / "lake").string();
-  const std::vector<std::string> expire = {"table", "expire", "ledger", "--lake-dir", lake,
-                                           "--older-than", "0s", "--grace", "0s"};
-  const std::vector<std::string> orphans = {"table", "orphans", "ledger", "--lake-dir", lake,
-                                            "--older-than", "0s"};
+  const std::vector<std::string> expire = {"table",        "expire", "ledger",  "--lake-dir", lake,
+                                           "--older-than", "0s",     "--grace", "0s"};
+  const std::vector<std::string> orphans = {"table", "orphans",      "ledger", "--lake-dir",
+                                            lake,    "--older-than", "0s"};
   EXPECT_EQ(SinkdWithoutServers(expire).exit_code, 1) << "no table yet";
   EXPECT_EQ(SinkdWithoutServers(orphans).exit_code, 1);
 
@@ -71,7 +71,8 @@ TEST(TableMaintenance, ExpireDeletesACompactionsInputsAndOrphansFindsAnUncommitt
   for (const iceberg::DataFile& f : inputs) {
     EXPECT_FALSE(std::filesystem::exists(f.path.substr(std::string("file://").size())));
   }
-  CommandResult info = SinkdWithoutServers({"table", "info", "ledger", "--lake-dir", lake, "--json"});
+  CommandResult info =
+      SinkdWithoutServers({"table", "info", "ledger", "--lake-dir", lake, "--json"});
   ASSERT_EQ(info.exit_code, 0) << info.err;
   const nlohmann::json j = nlohmann::json::parse(info.out, nullptr, false);
   EXPECT_EQ(j["snapshots"], 1);
@@ -118,8 +119,8 @@ TEST(TableMaintenance, ExpireDeletesACompactionsInputsAndOrphansFindsAnUncommitt
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   const std::string config = (tmp / "sinkd.toml").string();
   WriteFile(config, "[iceberg]\norphans_older_than = \"0s\"\norphans_delete = true\n");
-  CommandResult by_file = SinkdWithoutServers(
-      {"table", "orphans", "ledger", "--lake-dir", lake, "--config", config});
+  CommandResult by_file =
+      SinkdWithoutServers({"table", "orphans", "ledger", "--lake-dir", lake, "--config", config});
   ASSERT_EQ(by_file.exit_code, 0) << by_file.err;
   EXPECT_NE(by_file.out.find("deleted 1"), std::string::npos) << by_file.out;
   EXPECT_FALSE(std::filesystem::exists(second_orphan));

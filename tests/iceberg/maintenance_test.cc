@@ -62,13 +62,14 @@ TEST(Expire, OldSnapshotsGoThenOnlyTheFilesNoKeptSnapshotNamesAndThePositionsSta
   for (const DataFile& f : inputs) replace.removed.push_back(f.path);
   replace.added = Rewritten(*lake, catalog, "a", 0, 30, "compactor");
   ASSERT_TRUE(catalog.CommitReplace(replace).ok());
-  // A snapshot without positions on top (as another engine's would be): the replace, which
-  // carries them, must then be kept although it is neither recent nor the newest.
-  Committed later = CommitFlushes(*lake, catalog, "b", 1, 10);
-  ASSERT_EQ(later.commit_ids.size(), 1u);
+  // Two snapshots without positions on top (as import's or another engine's are): the replace,
+  // which carries them, must then be kept although it is neither recent nor the newest, and so
+  // must the snapshot between, or the walk from the newest to the positions breaks.
+  Committed later = CommitFlushes(*lake, catalog, "b", 2, 10);
+  ASSERT_EQ(later.commit_ids.size(), 2u);
   Result<LoadedTable> was = catalog.Load();
   ASSERT_TRUE(was.ok());
-  ASSERT_EQ(was->metadata->snapshots.size(), 5u);
+  ASSERT_EQ(was->metadata->snapshots.size(), 6u);
 
   ExpireOptions dry;
   dry.dry_run = true;
@@ -91,11 +92,12 @@ TEST(Expire, OldSnapshotsGoThenOnlyTheFilesNoKeptSnapshotNamesAndThePositionsSta
   Result<ExpireReport> report = ExpireSnapshots(catalog, *lake, options, WallMs() + 10 * kDayMs);
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_TRUE(report->not_deleted.empty()) << ::testing::PrintToString(report->not_deleted);
-  EXPECT_EQ(report->expired.size(), 3u) << "the three appends; the replace and the newest stay";
+  EXPECT_EQ(report->expired.size(), 3u)
+      << "the three appends; the replace, the newest and the one between stay";
   Result<LoadedTable> is = catalog.Load();
   ASSERT_TRUE(is.ok() && is->metadata);
   EXPECT_EQ(is->version, was->version + 1);
-  EXPECT_EQ(is->metadata->snapshots.size(), 2u);
+  EXPECT_EQ(is->metadata->snapshots.size(), 3u);
   Result<Positions> positions = CommittedPositions(&*is->metadata);
   ASSERT_TRUE(positions.ok());
   EXPECT_EQ(positions->streams.at(kMaintStream), (std::vector<lake::SequenceRange>{{1, 30}}));
@@ -177,9 +179,8 @@ TEST(Orphans, FilesNoSnapshotNamesAreFoundAndDeletedButNotTheVersionChainOrParts
     for (const lake::PartReport& p : flushed->parts) before_keys.push_back(p.key);
   }
   for (const std::string& k : before_keys) {
-    std::filesystem::last_write_time(tmp.path() / k,
-                                     std::filesystem::file_time_type::clock::now() -
-                                         std::chrono::hours(1));
+    std::filesystem::last_write_time(
+        tmp.path() / k, std::filesystem::file_time_type::clock::now() - std::chrono::hours(1));
   }
   Committed committed = CommitFlushes(*lake, catalog, "a", 2, 10);
   ASSERT_EQ(committed.commit_ids.size(), 2u);

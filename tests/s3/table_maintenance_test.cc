@@ -88,7 +88,8 @@ TEST(S3Table, ReplacesRacingAppendsLandOnceThenExpiryAndOrphansCleanTheBucket) {
 
   // Ten days later: everything but the newest snapshot (and the positions' carrier) expires, and
   // the six inputs go with the old snapshots.
-  Result<ExpireReport> expired = ExpireSnapshots(catalog, *bucket, {}, S3WallMs() + 10 * 86'400'000);
+  Result<ExpireReport> expired =
+      ExpireSnapshots(catalog, *bucket, {}, S3WallMs() + 10 * 86'400'000);
   ASSERT_TRUE(expired.ok()) << expired.status().ToString();
   EXPECT_TRUE(expired->not_deleted.empty()) << ::testing::PrintToString(expired->not_deleted);
   for (const std::string& uri : removed) {
