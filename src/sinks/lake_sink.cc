@@ -97,6 +97,16 @@ Status FlushInRanges(std::span<const Record> records, const std::string& id,
   return Status::OK();
 }
 
+// Ensures the lake; with a table, refuses a store whose creates can replace an object.
+Status OpenLake(lake::Destination& destination, const lake::LakeWriter& writer,
+                const std::string& what) {
+  const std::string context = what + " (" + destination.Describe() + ")";
+  SINKD_RETURN_IF_ERROR(destination.Ensure().WithContext(context));
+  if (writer.commit().format() == table::kNoCommitFormat) return Status::OK();
+  return destination.CheckExclusiveCreates(writer.options().key_prefix)
+      .WithContext(context + ", table_format " + std::string(writer.commit().format()));
+}
+
 }  // namespace
 
 LakeEventSink::LakeEventSink(std::string id, std::unique_ptr<lake::Destination> destination,
@@ -109,9 +119,19 @@ LakeEventSink::LakeEventSink(std::string id, std::unique_ptr<lake::Destination> 
       batch_(row::kOutboxEventColumns),
       cap_(row::kOutboxEventColumns, max_partitions) {}
 
+LakeEventSink::LakeEventSink(std::string id, std::unique_ptr<lake::Destination> destination,
+                             lake::LakeWriterOptions options, size_t batch_max_bytes,
+                             size_t max_partitions, std::unique_ptr<table::Commit> commit)
+    : id_(std::move(id)),
+      destination_(std::move(destination)),
+      owned_commit_(std::move(commit)),
+      writer_(*destination_, std::move(options), *owned_commit_),
+      batch_max_bytes_(batch_max_bytes),
+      batch_(row::kOutboxEventColumns),
+      cap_(row::kOutboxEventColumns, max_partitions) {}
+
 Status LakeEventSink::Open() {
-  return destination_->Ensure().WithContext("lake sink " + id_ + " (" + destination_->Describe() +
-                                            ")");
+  return OpenLake(*destination_, writer_, "lake sink " + id_);
 }
 
 Status LakeEventSink::Deliver(std::span<const Event> events) {
@@ -155,9 +175,19 @@ LakeAuditSink::LakeAuditSink(std::string id, std::unique_ptr<lake::Destination> 
       batch_(row::kOutboxAuditColumns),
       cap_(row::kOutboxAuditColumns, max_partitions) {}
 
+LakeAuditSink::LakeAuditSink(std::string id, std::unique_ptr<lake::Destination> destination,
+                             lake::LakeWriterOptions options, size_t batch_max_bytes,
+                             size_t max_partitions, std::unique_ptr<table::Commit> commit)
+    : id_(std::move(id)),
+      destination_(std::move(destination)),
+      owned_commit_(std::move(commit)),
+      writer_(*destination_, std::move(options), *owned_commit_),
+      batch_max_bytes_(batch_max_bytes),
+      batch_(row::kOutboxAuditColumns),
+      cap_(row::kOutboxAuditColumns, max_partitions) {}
+
 Status LakeAuditSink::Open() {
-  return destination_->Ensure().WithContext("lake audit sink " + id_ + " (" +
-                                            destination_->Describe() + ")");
+  return OpenLake(*destination_, writer_, "lake audit sink " + id_);
 }
 
 Status LakeAuditSink::Write(std::span<const AuditRecord> records) {

@@ -23,7 +23,10 @@
 // Parts than that. Nothing is dead-lettered for it: the outbox is our own database, and splitting
 // loses nothing. The same batch always splits at the same events, so a redelivery still writes
 // the same keys.
-// Ownership: owns its Destination. Threads: one thread at a time (the sink's loop).
+// With a table (a commit other than `none`), Open also checks that the destination never lets a
+// create replace an object (Destination::CheckExclusiveCreates): a commit is the never-replace
+// create of the next metadata version, and a store that lets two both land loses a snapshot.
+// Ownership: owns its Destination, and the commit given as a unique_ptr. Threads: one thread at a time (the sink's loop).
 #pragma once
 
 #include <memory>
@@ -48,6 +51,10 @@ class LakeEventSink final : public EventSink {
                 lake::LakeWriterOptions options, size_t batch_max_bytes = row::kDefaultBatchBytes,
                 size_t max_partitions = batch::kDefaultMaxPartitionsPerFlush,
                 table::Commit& commit = table::NoTableCommit());
+  // The same, owning its commit (made over *destination: iceberg/table_format.h).
+  LakeEventSink(std::string id, std::unique_ptr<lake::Destination> destination,
+                lake::LakeWriterOptions options, size_t batch_max_bytes, size_t max_partitions,
+                std::unique_ptr<table::Commit> commit);
 
   const std::string& id() const override { return id_; }
   // Ensures the destination (creates the lake root, checks the bucket).
@@ -57,6 +64,7 @@ class LakeEventSink final : public EventSink {
  private:
   std::string id_;
   std::unique_ptr<lake::Destination> destination_;
+  std::unique_ptr<table::Commit> owned_commit_;  // null when the commit is borrowed
   lake::LakeWriter writer_;
   size_t batch_max_bytes_;
   row::RowBatch batch_;  // reused between calls
@@ -70,6 +78,10 @@ class LakeAuditSink final : public AuditSink {
                 lake::LakeWriterOptions options, size_t batch_max_bytes = row::kDefaultBatchBytes,
                 size_t max_partitions = batch::kDefaultMaxPartitionsPerFlush,
                 table::Commit& commit = table::NoTableCommit());
+  // The same, owning its commit (made over *destination: iceberg/table_format.h).
+  LakeAuditSink(std::string id, std::unique_ptr<lake::Destination> destination,
+                lake::LakeWriterOptions options, size_t batch_max_bytes, size_t max_partitions,
+                std::unique_ptr<table::Commit> commit);
 
   const std::string& id() const override { return id_; }
   Status Open() override;
@@ -78,6 +90,7 @@ class LakeAuditSink final : public AuditSink {
  private:
   std::string id_;
   std::unique_ptr<lake::Destination> destination_;
+  std::unique_ptr<table::Commit> owned_commit_;  // null when the commit is borrowed
   lake::LakeWriter writer_;
   size_t batch_max_bytes_;
   row::RowBatch batch_;

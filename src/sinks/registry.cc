@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <limits>
 
+#include "iceberg/table_format.h"
 #include "lake/lake_writer.h"
 #include "row/row_batch.h"
 #include "sinks/jetstream_sink.h"
@@ -52,6 +53,17 @@ Result<size_t> MaxPartitions(config::OptionReader& o) {
   return static_cast<size_t>(n);
 }
 
+// A lake sink's table_format (table/commit.h): "none" (default) or "iceberg", its commit made
+// over the sink's destination. An outbox sink's positions are its seqs ("outbox:<id>").
+Result<std::unique_ptr<table::Commit>> TableCommit(const config::SinkConfig& entry,
+                                                   config::OptionReader& o,
+                                                   lake::Destination& destination) {
+  SINKD_ASSIGN_OR_RETURN(std::string format, o.String("table_format", "none"));
+  auto commit = iceberg::MakeTableCommit(format, destination, "");
+  if (!commit.ok()) return Invalid(entry.Where() + ": table_format: " + commit.status().message());
+  return commit;
+}
+
 Result<std::unique_ptr<lake::Destination>> Destination(const config::SinkConfig& entry,
                                                        config::OptionReader& o,
                                                        const SinkEnvironment& env) {
@@ -69,8 +81,9 @@ Result<std::unique_ptr<EventSink>> MakeLakeEvents(const config::SinkConfig& entr
   SINKD_ASSIGN_OR_RETURN(size_t max_bytes, BatchMaxBytes(entry, o));
   SINKD_ASSIGN_OR_RETURN(size_t max_partitions, MaxPartitions(o));
   SINKD_ASSIGN_OR_RETURN(std::unique_ptr<lake::Destination> dest, Destination(entry, o, env));
+  SINKD_ASSIGN_OR_RETURN(std::unique_ptr<table::Commit> commit, TableCommit(entry, o, *dest));
   return std::unique_ptr<EventSink>(std::make_unique<LakeEventSink>(
-      entry.id, std::move(dest), std::move(options), max_bytes, max_partitions));
+      entry.id, std::move(dest), std::move(options), max_bytes, max_partitions, std::move(commit)));
 }
 
 Result<std::unique_ptr<AuditSink>> MakeLakeAudit(const config::SinkConfig& entry,
@@ -81,8 +94,9 @@ Result<std::unique_ptr<AuditSink>> MakeLakeAudit(const config::SinkConfig& entry
   SINKD_ASSIGN_OR_RETURN(size_t max_bytes, BatchMaxBytes(entry, o));
   SINKD_ASSIGN_OR_RETURN(size_t max_partitions, MaxPartitions(o));
   SINKD_ASSIGN_OR_RETURN(std::unique_ptr<lake::Destination> dest, Destination(entry, o, env));
+  SINKD_ASSIGN_OR_RETURN(std::unique_ptr<table::Commit> commit, TableCommit(entry, o, *dest));
   return std::unique_ptr<AuditSink>(std::make_unique<LakeAuditSink>(
-      entry.id, std::move(dest), std::move(options), max_bytes, max_partitions));
+      entry.id, std::move(dest), std::move(options), max_bytes, max_partitions, std::move(commit)));
 }
 
 Result<std::unique_ptr<EventSink>> MakeJetStream(const config::SinkConfig& entry,
