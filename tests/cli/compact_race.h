@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "outbox/process.h"
+#include "support/lake_files.h"
 #include "support/support.h"
 #include "traffic/traffic_generator.h"
 
@@ -27,16 +28,7 @@ namespace sinkd::testing {
 // The files under `lake` whose name ends in `suffix`, relative to it.
 inline std::set<std::string> LakeFilesEndingIn(const std::filesystem::path& lake,
                                                const std::string& suffix) {
-  std::set<std::string> files;
-  std::error_code ec;
-  for (auto it = std::filesystem::recursive_directory_iterator(lake, ec);
-       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (name.size() >= suffix.size() && name.ends_with(suffix)) {
-      files.insert(std::filesystem::relative(it->path(), lake).string());
-    }
-  }
-  return files;
+  return LakeKeys(lake, suffix);
 }
 
 inline CommandResult RunSinkd(const std::vector<std::string>& args) {

@@ -15,6 +15,7 @@
 
 #include "contract/delimited.h"
 #include "garm/ledger/v1/event.pb.h"
+#include "support/lake_files.h"
 #include "support/support.h"
 #include "traffic/traffic_generator.h"
 
@@ -62,23 +63,7 @@ testing::CommandResult Import(const fs::path& lake, const fs::path& input,
   return RunCommand(args);
 }
 
-// Safe beside a running import: a Part's `.incomplete` may be renamed between the listing and the
-// look at it, so an entry that cannot be looked at is skipped instead of throwing.
-std::vector<fs::path> Files(const fs::path& root, const std::string& suffix) {
-  std::vector<fs::path> out;
-  std::error_code ec;
-  fs::recursive_directory_iterator it(root, ec), end;
-  for (; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().string();
-    std::error_code type_ec;
-    if (it->is_regular_file(type_ec) && name.size() >= suffix.size() &&
-        name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
-      out.push_back(it->path());
-    }
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
+using testing::LakeFiles;  // safe beside a running import
 
 std::string LakeGlob(const fs::path& lake) { return SqlQuote((lake / "ledger/**/*.parquet").string()); }
 
@@ -132,10 +117,10 @@ TEST(Import, RecordedTrafficBecomesAQueryableLakeWithEveryBadRecordDeadLettered)
       << r.err;
 
   const std::regex key(R"(.*/ledger/date=\d{4}-\d\d-\d\d/app=[A-Za-z0-9._~%-]*/part-box-77-1-80-\d+\.parquet)");
-  const auto parts = Files(tmp / "lake", ".parquet");
+  const auto parts = LakeFiles(tmp / "lake", ".parquet");
   ASSERT_FALSE(parts.empty());
   for (const auto& p : parts) EXPECT_TRUE(std::regex_match(p.string(), key)) << p;
-  EXPECT_TRUE(Files(tmp / "lake", ".incomplete").empty());
+  EXPECT_TRUE(LakeFiles(tmp / "lake", ".incomplete").empty());
 
   auto meta = DuckDb("SELECT DISTINCT compression FROM parquet_metadata(" + glob + ")");
   ASSERT_TRUE(meta.ok) << meta.error;
@@ -242,7 +227,7 @@ TEST(Import, UntrustedAppNamesStayInTheirPartitionAndReadBackExactly) {
   testing::WriteFile(tmp / "in.bin", LedgerFile({events}));
   auto r = Import(tmp / "lake", tmp / "in.bin");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const auto& p : Files(tmp / "lake", ".parquet")) {
+  for (const auto& p : LakeFiles(tmp / "lake", ".parquet")) {
     EXPECT_EQ(fs::relative(p, tmp / "lake").begin()->string(), "ledger")
         << "a Part escaped the lake: " << p;
   }
@@ -280,7 +265,7 @@ TEST(Import, TheSameMessagesGiveByteIdenticalParts) {
                   .ok());
   ASSERT_EQ(Import(tmp / "a", tmp / "in.bin").exit_code, 0);
   ASSERT_EQ(Import(tmp / "b", tmp / "in.bin").exit_code, 0);
-  const auto a = Files(tmp / "a", ".parquet"), b = Files(tmp / "b", ".parquet");
+  const auto a = LakeFiles(tmp / "a", ".parquet"), b = LakeFiles(tmp / "b", ".parquet");
   ASSERT_EQ(a.size(), b.size());
   ASSERT_FALSE(a.empty());
   for (size_t i = 0; i < a.size(); ++i) {
@@ -314,7 +299,7 @@ TEST(Import, EveryDirectoryUpToTheLakeRootIsSyncedOnceWhoeverMadeIt) {
                         // the traced binary with an error of its own.
                         {"ASAN_OPTIONS=detect_leaks=0:abort_on_error=1"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  ASSERT_EQ(Files(lake, ".parquet").size(), 8u) << "the premise: four flushes of two Parts";
+  ASSERT_EQ(LakeFiles(lake, ".parquet").size(), 8u) << "the premise: four flushes of two Parts";
   std::map<std::string, int> synced;
   const std::regex line(R"(fsync\(\d+<([^>]*)>\) = 0)");
   const std::string trace = testing::ReadFile(tmp / "trace.txt");
@@ -350,7 +335,7 @@ TEST(Import, TheBatchLimitCountsRowsNotMessages) {
   auto r = Import(tmp / "lake", tmp / "in.bin", {"--batch-max-rows", "120"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::vector<std::string> names;
-  for (const auto& p : Files(tmp / "lake", ".parquet")) names.push_back(p.filename().string());
+  for (const auto& p : LakeFiles(tmp / "lake", ".parquet")) names.push_back(p.filename().string());
   EXPECT_EQ(names, (std::vector<std::string>{"part-box-77-1-3-0.parquet",
                                              "part-box-77-4-5-0.parquet"}));
 }
@@ -375,7 +360,7 @@ TEST(Import, TheBatchByteLimitClosesABatchAndIsCappedAtTwoGiB) {
   auto r = Import(tmp / "lake", tmp / "in.bin", {"--batch-max-bytes", "1048576"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::vector<std::string> names;
-  for (const auto& p : Files(tmp / "lake", ".parquet")) names.push_back(p.filename().string());
+  for (const auto& p : LakeFiles(tmp / "lake", ".parquet")) names.push_back(p.filename().string());
   // About 400 KB of message and as much again of decoded rows each: the batch holds both, as a
   // drain's does, so it passes 1 MiB at its second message.
   EXPECT_EQ(names, (std::vector<std::string>{"part-box-77-1-2-0.parquet",
@@ -406,7 +391,7 @@ TEST(Import, ZeroRowsWriteNoPartButKeepTheDeadLetters) {
   testing::WriteFile(tmp / "in.bin", in);
   auto r = Import(tmp / "lake", tmp / "in.bin");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(Files(tmp / "lake", ".parquet").empty());
+  EXPECT_TRUE(LakeFiles(tmp / "lake", ".parquet").empty());
   auto dead = DuckDb("SELECT reason, error, sequence, event_index FROM read_json(" +
                      SqlQuote((tmp / "lake/dead-letters/**/*.jsonl").string()) + ") ORDER BY sequence");
   ASSERT_TRUE(dead.ok) << dead.error;
@@ -445,15 +430,15 @@ TEST(Import, AKilledImportLeavesOnlyWholePartsAndIncompleteLeftovers) {
   ASSERT_EQ(timed.exit_code, 0) << timed.err;
   const auto whole_run = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::steady_clock::now() - timed_start);
-  const long parts_per_run = static_cast<long>(Files(tmp / "timed-lake", ".parquet").size());
+  const long parts_per_run = static_cast<long>(LakeFiles(tmp / "timed-lake", ".parquet").size());
   ASSERT_GE(parts_per_run, 16) << "premise: a run writes Parts throughout, not all at once";
   constexpr int kAttempts = 8;
   std::mt19937 rng(1234);
   int killed_mid_run = 0;
   std::string outcomes;  // one line per attempt, printed if a premise fails
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
-    const size_t parts_before = Files(tmp / "lake", ".parquet").size();
-    const std::vector<fs::path> incomplete_before = Files(tmp / "lake", ".incomplete");
+    const size_t parts_before = LakeFiles(tmp / "lake", ".parquet").size();
+    const std::vector<fs::path> incomplete_before = LakeFiles(tmp / "lake", ".incomplete");
     const long wait_for_parts = std::uniform_int_distribution<long>(
         attempt * parts_per_run / kAttempts, (attempt + 1) * parts_per_run / kAttempts - 1)(rng);
     const bool mid_part = attempt % 2 == 1;
@@ -473,12 +458,12 @@ TEST(Import, AKilledImportLeavesOnlyWholePartsAndIncompleteLeftovers) {
     const auto deadline = std::chrono::steady_clock::now() +
                           std::max(std::chrono::milliseconds(60'000), whole_run * 10);
     auto reached = [&] {
-      if (static_cast<long>(Files(tmp / "lake", ".parquet").size() - parts_before) <
+      if (static_cast<long>(LakeFiles(tmp / "lake", ".parquet").size() - parts_before) <
           wait_for_parts) {
         return false;
       }
       if (!mid_part) return true;
-      const std::vector<fs::path> incomplete = Files(tmp / "lake", ".incomplete");
+      const std::vector<fs::path> incomplete = LakeFiles(tmp / "lake", ".incomplete");
       // A new `.incomplete`: one not among those left before this attempt (both sorted).
       return !std::includes(incomplete_before.begin(), incomplete_before.end(),
                             incomplete.begin(), incomplete.end());
@@ -498,8 +483,8 @@ TEST(Import, AKilledImportLeavesOnlyWholePartsAndIncompleteLeftovers) {
       waitpid(pid, &status, 0);
     }
     if (WIFSIGNALED(status)) ++killed_mid_run;
-    const size_t parts_after = Files(tmp / "lake", ".parquet").size();
-    const size_t incomplete_after = Files(tmp / "lake", ".incomplete").size();
+    const size_t parts_after = LakeFiles(tmp / "lake", ".parquet").size();
+    const size_t incomplete_after = LakeFiles(tmp / "lake", ".incomplete").size();
     outcomes += "attempt " + std::to_string(attempt) + ": kill after " +
                 std::to_string(wait_for_parts) + " new Parts and " +
                 (mid_part ? std::string("a Part begun") : std::to_string(pause.count()) + " ms") +
@@ -510,9 +495,9 @@ TEST(Import, AKilledImportLeavesOnlyWholePartsAndIncompleteLeftovers) {
   ASSERT_GT(killed_mid_run, kAttempts / 2)
       << "premise: most runs must have been killed mid-way (a whole run: " << whole_run.count()
       << " ms, " << parts_per_run << " Parts)\n" << outcomes;
-  ASSERT_FALSE(Files(tmp / "lake", ".parquet").empty())
+  ASSERT_FALSE(LakeFiles(tmp / "lake", ".parquet").empty())
       << "premise: some killed runs got as far as whole Parts\n" << outcomes;
-  ASSERT_FALSE(Files(tmp / "lake", ".incomplete").empty())
+  ASSERT_FALSE(LakeFiles(tmp / "lake", ".incomplete").empty())
       << "premise: some kills landed while a Part was being written\n" << outcomes;
   auto partial = DuckDb("SELECT count(*) FROM read_parquet(" + LakeGlob(tmp / "lake") +
                         ", hive_partitioning=true)");
@@ -523,7 +508,7 @@ TEST(Import, AKilledImportLeavesOnlyWholePartsAndIncompleteLeftovers) {
                   ", hive_partitioning=true)");
   ASSERT_TRUE(q.ok) << q.error;
   EXPECT_EQ(q.rows[0][0], std::to_string(generator.stats().good_events));
-  for (const auto& p : Files(tmp / "lake", ".incomplete")) {
+  for (const auto& p : LakeFiles(tmp / "lake", ".incomplete")) {
     EXPECT_NE(p.string().find(".parquet."), std::string::npos) << p;
   }
 }
@@ -548,7 +533,7 @@ TEST(Import, EveryPartNamesItsFlushAndEveryMessageItReadUnreadableOnesIncluded) 
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto values = testing::FooterValues((tmp / "lake/ledger/**/*.parquet").string(),
                                             "sinkd.stamps");
-  ASSERT_EQ(Files(tmp / "lake", ".jsonl").size(), 1u) << "the premise: message 2 is dead-lettered";
+  ASSERT_EQ(LakeFiles(tmp / "lake", ".jsonl").size(), 1u) << "the premise: message 2 is dead-lettered";
   ASSERT_EQ(values.size(), 2u) << "svc and web";
   for (const auto& [file, value] : values) {
     const auto stamps = nlohmann::json::parse(value);

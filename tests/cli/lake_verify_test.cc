@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "jetstream/jetstream_test_support.h"
+#include "support/lake_files.h"
 
 namespace sinkd {
 namespace {
@@ -22,14 +23,6 @@ testing::CommandResult Sinkd(std::vector<std::string> args) {
   return RunCommand(args, "", 120s, {"LAKE_DIR=", "AWS_ENDPOINT_URL=", "S3_BUCKET=", "NATS_URL="});
 }
 
-std::vector<fs::path> PartsUnder(const fs::path& root) {
-  std::vector<fs::path> out;
-  for (const auto& e : fs::recursive_directory_iterator(root)) {
-    if (e.is_regular_file() && e.path().extension() == ".parquet") out.push_back(e.path());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
 
 // The lake a 30-message import with some unreadable records writes, in flushes of ~300 rows.
 void ImportLake(const fs::path& dir, const std::string& instance = "box-77",
@@ -67,7 +60,7 @@ TEST(LakeVerify, PassesOnAHealthyLakeThatImportWrote) {
 TEST(LakeVerify, NamesTheSequencesAndTheFileOfADeletedPart) {
   testing::TempDir dir;
   ImportLake(dir.path());
-  const std::vector<fs::path> parts = PartsUnder(dir / "lake");
+  const std::vector<fs::path> parts = testing::LakeFiles(dir / "lake");
   ASSERT_GT(parts.size(), 3u);
   const fs::path victim = parts[parts.size() / 2];
   const std::string first = Stamp(victim, "first"), last = Stamp(victim, "last");
@@ -87,10 +80,10 @@ TEST(LakeVerify, NamesTheSequencesAndTheFileOfADeletedPart) {
 TEST(LakeVerify, AnIncompleteFlushFailsEvenWhenAnotherFlushCoversItsSequences) {
   testing::TempDir dir;
   ImportLake(dir.path(), "box-77", "300");
-  const std::vector<fs::path> before = PartsUnder(dir / "lake");
+  const std::vector<fs::path> before = testing::LakeFiles(dir / "lake");
   ImportLake(dir.path(), "box-77", "700");
   std::vector<fs::path> second;
-  for (const fs::path& p : PartsUnder(dir / "lake")) {
+  for (const fs::path& p : testing::LakeFiles(dir / "lake")) {
     if (!std::binary_search(before.begin(), before.end(), p)) second.push_back(p);
   }
   ASSERT_FALSE(second.empty()) << "the premise: other batches, other keys";
@@ -118,7 +111,7 @@ TEST(LakeVerify, JsonIsOneObjectWithTheReportsFields) {
   }
   EXPECT_EQ(j["table"], "ledger");
   EXPECT_EQ(j["ok"], false);
-  EXPECT_EQ(j["parts"].get<size_t>(), PartsUnder(dir / "lake").size());
+  EXPECT_EQ(j["parts"].get<size_t>(), testing::LakeFiles(dir / "lake").size());
   EXPECT_EQ(j["spaces"][0]["space"], "import@box-77");
   EXPECT_EQ(j["spaces"][0]["covered"], "1-30");
   EXPECT_EQ(j["spaces"][0]["expected"], "1-40");
@@ -155,7 +148,7 @@ TEST(LakeVerify, TheDrainsConfigurationFileNamesTheLakeAndThePrefix) {
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["prefix"], "ledger-v2");
   EXPECT_EQ(j["destination"], "dir " + (dir / "lake").string());
-  EXPECT_EQ(j["parts"].get<size_t>(), PartsUnder(dir / "lake").size());
+  EXPECT_EQ(j["parts"].get<size_t>(), testing::LakeFiles(dir / "lake").size());
 }
 
 // A real drain (with unreadable records dead-lettered on GARM_SINK_DEAD): verify with --nats-url
@@ -199,7 +192,7 @@ TEST(LakeVerify, ALakeARealDrainWrotePassesUpToTheAckFloorAndADeletedPartIsNamed
   EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
   EXPECT_NE(ok.out.find("GARM_LEDGER: covered 1-40; expected 1-40"), std::string::npos) << ok.out;
 
-  const std::vector<fs::path> parts = PartsUnder(dir / "lake");
+  const std::vector<fs::path> parts = testing::LakeFiles(dir / "lake");
   ASSERT_GT(parts.size(), 2u);
   const std::string first = Stamp(parts[1], "first");
   fs::remove(parts[1]);
@@ -253,7 +246,7 @@ TEST(LakeVerify, AMessageDeadLetteredAloneIsCoveredByItsDeadLetterOnTheStream) {
   kill(pid, SIGTERM);
   int status = 0;
   waitpid(pid, &status, 0);
-  ASSERT_EQ(PartsUnder(dir / "lake").size(), 2u) << "the premise: message 2 had a batch alone";
+  ASSERT_EQ(testing::LakeFiles(dir / "lake").size(), 2u) << "the premise: message 2 had a batch alone";
 
   auto lake_only = Sinkd({"lake", "verify", "ledger", "--lake-dir", (dir / "lake").string()});
   EXPECT_EQ(lake_only.exit_code, 1) << lake_only.out;
