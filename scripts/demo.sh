@@ -2,8 +2,10 @@
 # `make demo`: the main job end to end, on this machine. Starts a local nats-server (JetStream,
 # temporary store, loopback, ports the OS picks), provisions the three streams, publishes realistic
 # ledger Batches and audit Events with a few bad records, runs `sinkd drain ledger` and
-# `sinkd drain audit` into ./lake until they have caught up, stops them with SIGTERM, prints what
-# DuckDB reads (rows per date/app, the README's dedupe query, dead letters), and stops the server.
+# `sinkd drain audit` into ./lake (each keeping its Iceberg table, --table-format iceberg) until they
+# have caught up, stops them with SIGTERM, prints what DuckDB reads (rows per date/app, the README's
+# dedupe query, dead letters) and each table's snapshots and rows against the unique events, and
+# stops the server.
 # Rerunnable: ./lake and ./demo-run are recreated; every process it started is stopped on any exit.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -53,7 +55,7 @@ audit_msgs=20000
 # 4. The drains. Short intervals so the demo does not wait five minutes for its last batch.
 start_drain() {  # origin
   "$sinkd" drain "$1" --lake-dir lake --batch-interval 2s --metrics-listen 127.0.0.1:0 \
-    2>"$run/drain-$1.log" &
+    --table-format iceberg 2>"$run/drain-$1.log" &
   pids+=($!)
 }
 start_drain ledger
@@ -99,6 +101,22 @@ echo "drains stopped (exit 0); logs: $run/drain-*.log (JSON lines)"
 
 # 6. What DuckDB reads, and what went to GARM_SINK_DEAD.
 node tools/lake-summary.mjs lake
+
+# 7. The Iceberg table each drain kept beside the hive layout (--table-format iceberg): one
+# snapshot per flush, and its current snapshot holds exactly the unique events the glob finds.
+echo
+echo "== Iceberg tables (lake/<table>/metadata/, one append snapshot per flush)"
+for table in ledger audit; do
+  info=$("$sinkd" table info "$table" --lake-dir lake --json)
+  snapshots=$(node -e 'console.log(JSON.parse(process.argv[1]).snapshots)' "$info")
+  records=$(node -e 'console.log(JSON.parse(process.argv[1]).records)' "$info")
+  unique=$(node tools/duckdb-query.mjs "SELECT count(DISTINCT event_id) FROM read_parquet('lake/$table/**/*.parquet')" |
+    node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).rows[0][0]))')
+  verdict="rows = unique events"
+  [ "$records" = "$unique" ] || verdict="MISMATCH: rows $records, unique events $unique"
+  echo "  $table: snapshots $snapshots, $records rows in the current snapshot; $unique unique events in the hive glob: $verdict"
+  [ "$records" = "$unique" ] || exit 1
+done
 dead=$(curl -sf "$monitor/jsz?streams=true" |
   node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const j=JSON.parse(s);
     const st=(j.account_details||[]).flatMap(a=>(a.stream_detail||[])).find(x=>x.name==="GARM_SINK_DEAD");
