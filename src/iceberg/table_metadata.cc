@@ -158,17 +158,17 @@ std::string ToJson(const TableMetadata& m) {
             {"current-snapshot-id", m.current_snapshot_id.value_or(-1)}};
   Json snapshots = Json::array();
   for (const Snapshot& s : m.snapshots) snapshots.push_back(SnapshotJson(s));
-  j["snapshots"] = snapshots;
+  j["snapshots"] = std::move(snapshots);
   Json snapshot_log = Json::array();
   for (const LogEntry& e : m.snapshot_log) {
     snapshot_log.push_back({{"snapshot-id", e.snapshot_id}, {"timestamp-ms", e.timestamp_ms}});
   }
-  j["snapshot-log"] = snapshot_log;
+  j["snapshot-log"] = std::move(snapshot_log);
   Json metadata_log = Json::array();
   for (const LogEntry& e : m.metadata_log) {
     metadata_log.push_back({{"metadata-file", e.metadata_file}, {"timestamp-ms", e.timestamp_ms}});
   }
-  j["metadata-log"] = metadata_log;
+  j["metadata-log"] = std::move(metadata_log);
   j["refs"] = Json::object();
   if (m.current_snapshot_id) {
     j["refs"]["main"] = {{"snapshot-id", *m.current_snapshot_id}, {"type", "branch"}};
