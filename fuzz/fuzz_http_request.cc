@@ -1,5 +1,5 @@
 // Fuzz target for the metrics listener as a client meets it: the input is every byte a client
-// sends on one connection, served by metrics::HttpListener::ServeConnection over a socketpair
+// sends on one connection, served by http::HttpListener::ServeConnection over a socketpair
 // (cpp-httplib parses; our stream, limits, routing and error handling answer). The answer is empty
 // (no request line came) or one well-formed HTTP/1.1 response: a status we expect, Content-Length
 // equal to the body (or no body, to a HEAD), /metrics rendered only for a GET or HEAD, 405 only for
@@ -15,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-#include "metrics/http_listener.h"
+#include "http/http_listener.h"
 
 namespace {
 
@@ -27,8 +27,17 @@ namespace {
 
 bool Known(int status) {
   switch (status) {
-    case 200: case 206: case 400: case 404: case 405: case 408: case 413: case 414: case 416:
-    case 431: case 503:
+    case 200:
+    case 206:
+    case 400:
+    case 404:
+    case 405:
+    case 408:
+    case 413:
+    case 414:
+    case 416:
+    case 431:
+    case 503:
       return true;
     default:
       return false;
@@ -61,7 +70,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // One listener for every input: building cpp-httplib's routes (std::regex) costs more than a run.
   static bool ready = false;
   static int renders = 0;
-  static sinkd::metrics::HttpListener listener(
+  static sinkd::http::HttpListener listener(
       [] {
         ++renders;
         return std::string("sinkd_up 1\n");
@@ -71,8 +80,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         return ready;
       },
       [] {
-        sinkd::metrics::HttpLimits limits;
-        limits.request_timeout = std::chrono::milliseconds(500);  // never reached: the input ends first
+        sinkd::http::HttpLimits limits;
+        limits.request_timeout =
+            std::chrono::milliseconds(500);  // never reached: the input ends first
         return limits;
       }());
   ready = size % 2 == 0;
@@ -115,8 +125,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (renders > 1) Fail("rendered twice", response);
   if (renders == 1 && !get_or_head) Fail("rendered for another method", response);
   if (status == 405 && get_or_head) Fail("405 to a GET or HEAD", response);
-  if (status == 503 && ready && renders == 0 &&
-      response.find("not ready") != std::string::npos) {
+  if (status == 503 && ready && renders == 0 && response.find("not ready") != std::string::npos) {
     Fail("not ready while ready", response);
   }
   return 0;

@@ -29,10 +29,10 @@
 #include "cli/lake_flags.h"
 #include "cli/size_flags.h"
 #include "compact/compactor.h"
+#include "http/http_listener.h"
 #include "lake/destination.h"
 #include "lake/lake_writer.h"
 #include "metrics/compact_metrics.h"
-#include "metrics/http_listener.h"
 #include "metrics/textfile.h"
 #include "table/table.h"
 
@@ -354,7 +354,7 @@ Status RunCompact(const CompactFlags& flags, const CompactTable& table,
             {"metrics_listen", settings->metrics_listen},
             {"metrics_textfile", textfile}});
   if (flags.dry_run) return DryRun(*destination, o, table, log);
-  metrics::HttpListener listener([&metrics] { return metrics.Render(); },
+  http::HttpListener listener([&metrics] { return metrics.Render(); },
                                  [&metrics](std::string* why) {
                                    *why = metrics.Readiness();
                                    return metrics.ready();

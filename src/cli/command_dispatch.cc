@@ -20,8 +20,8 @@
 #include "cli/destination_flags.h"
 #include "cli/lake_flags.h"
 #include "config/config.h"
+#include "http/http_listener.h"
 #include "table/key.h"
-#include "metrics/http_listener.h"
 #include "outbox/dispatcher.h"
 #include "outbox/schema.h"
 #include "outbox/status.h"
@@ -141,7 +141,7 @@ Status RunDispatch(const DispatchFlags& flags) {
     }
     return status_conn ? &*status_conn : nullptr;
   };
-  metrics::HttpListener endpoint(
+  http::HttpListener endpoint(
       [&]() -> std::string {
         std::lock_guard<std::mutex> lock(status_mu);
         outbox::PgConn* conn = status_connection();

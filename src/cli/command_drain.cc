@@ -19,6 +19,7 @@
 #include "cli/lake_flags.h"
 #include "drain/drain.h"
 #include "drain/sink.h"
+#include "http/http_listener.h"
 #include "iceberg/iceberg_commit.h"
 #include "iceberg/table_format.h"
 #include "outbox/pg.h"
@@ -27,7 +28,6 @@
 #include "jetstream/pull_consumer.h"
 #include "jetstream/streams.h"
 #include "metrics/drain_metrics.h"
-#include "metrics/http_listener.h"
 
 namespace sinkd::cli {
 
@@ -176,7 +176,7 @@ Status RunDrain(const DrainFlags& flags, const StreamOrigin& origin, const std::
             {"flush_timeout", FormatDuration(options.flush_timeout)},
             {"max_partitions_per_flush", static_cast<uint64_t>(options.max_partitions_per_flush)},
             {"metrics_listen", flags.metrics_listen}});
-  metrics::HttpListener listener(metrics);
+  http::HttpListener listener(metrics);
   if (!flags.metrics_listen.empty()) {
     SINKD_RETURN_IF_ERROR(listener.Start(flags.metrics_listen));
     log.Info("metrics listening", {{"address", flags.metrics_listen}, {"port", listener.port()}});

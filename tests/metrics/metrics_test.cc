@@ -1,17 +1,16 @@
 // /metrics, /healthz and /readyz scraped over HTTP from a drain running against a real nats-server.
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
 
 #include "drain/drain.h"
 #include "drain/drain_rig.h"
-#include "metrics/http_listener.h"
+#include "http/http_listener.h"
 
 namespace sinkd {
 namespace {
@@ -50,10 +49,11 @@ double Sample(const std::string& text, const std::string& series) {
 TEST(Metrics, EveryNamedMetricIsScrapedAndCountsWhatHappened) {
   testing::DrainRig rig;
   ASSERT_TRUE(rig.server.ok()) << rig.server.error();
-  metrics::HttpListener listener(rig.metrics);
+  http::HttpListener listener(rig.metrics);
   rig.metrics.origin = "ledger";
   ASSERT_TRUE(listener.Start("127.0.0.1:0").ok());
-  auto events = std::vector<garm::ledger::v1::Event>{testing::MakeEvent("m1"), testing::MakeEvent("m2")};
+  auto events =
+      std::vector<garm::ledger::v1::Event>{testing::MakeEvent("m1"), testing::MakeEvent("m2")};
   events[1].clear_time();
   testing::PublishLedger(*rig.connection, events);
   testing::Publish(*rig.connection, "garm.v1.ledger.acme.svc", std::string("\x0f\xff", 2));
@@ -75,7 +75,8 @@ TEST(Metrics, EveryNamedMetricIsScrapedAndCountsWhatHappened) {
   EXPECT_EQ(Sample(body, "sinkd_flush_rows_sum" + l), 1);
   EXPECT_EQ(Sample(body, "sinkd_dead_letters_total{origin=\"ledger\",reason=\"unmarshal\"}"), 1);
   EXPECT_EQ(Sample(body, "sinkd_dead_letters_total{origin=\"ledger\",reason=\"missing_time\"}"), 1);
-  EXPECT_EQ(Sample(body, "sinkd_dead_letters_total{origin=\"ledger\",reason=\"missing_event_id\"}"), 0);
+  EXPECT_EQ(Sample(body, "sinkd_dead_letters_total{origin=\"ledger\",reason=\"missing_event_id\"}"),
+            0);
   EXPECT_GE(Sample(body, "sinkd_naks_total" + l), 1) << "the failed flush nak'd its messages";
   EXPECT_GE(Sample(body, "sinkd_redeliveries_total" + l), 1) << "and they were delivered again";
   EXPECT_EQ(Sample(body, "sinkd_consumer_pending" + l), 0);
@@ -100,7 +101,7 @@ TEST(Metrics, EveryNamedMetricIsScrapedAndCountsWhatHappened) {
 TEST(Metrics, TheDeadLetterStreamsFillAndLimitsAreServed) {
   testing::DrainRig rig;
   ASSERT_TRUE(rig.server.ok()) << rig.server.error();
-  metrics::HttpListener listener(rig.metrics);
+  http::HttpListener listener(rig.metrics);
   rig.metrics.origin = "ledger";
   ASSERT_TRUE(listener.Start("127.0.0.1:0").ok());
   const std::string l = "{origin=\"ledger\"}";
@@ -110,7 +111,8 @@ TEST(Metrics, TheDeadLetterStreamsFillAndLimitsAreServed) {
     testing::Publish(*rig.connection, "garm.v1.ledger.acme.svc", std::string("\x0f\xff", 2));
   }
   ASSERT_TRUE(rig.Start());
-  ASSERT_TRUE(testing::WaitUntil([&] { return rig.metrics.dead_stream_messages.load() == 3; }, 15s));
+  ASSERT_TRUE(
+      testing::WaitUntil([&] { return rig.metrics.dead_stream_messages.load() == 3; }, 15s));
   const std::string body = Get(listener.port(), "/metrics");
   auto state = jetstream::GetStreamState(*rig.connection, jetstream::kDeadStream);
   ASSERT_TRUE(state.ok()) << state.status().ToString();
@@ -127,7 +129,7 @@ TEST(Metrics, TheOldestBufferedRowHasAnAge) {
   testing::DrainRig rig;
   ASSERT_TRUE(rig.server.ok()) << rig.server.error();
   rig.options.batch_interval = std::chrono::hours(1);
-  metrics::HttpListener listener(rig.metrics);
+  http::HttpListener listener(rig.metrics);
   rig.metrics.origin = "ledger";
   ASSERT_TRUE(listener.Start("127.0.0.1:0").ok());
   testing::PublishLedger(*rig.connection, {testing::MakeEvent("o1")});
@@ -164,7 +166,7 @@ TEST(Metrics, FlushDurationBucketsReachPastTheFlushTimeout) {
 TEST(Metrics, ReadyzIsUnavailableUntilConnectedBoundAndReachable) {
   metrics::DrainMetrics m;
   m.origin = "audit";
-  metrics::HttpListener listener(m);
+  http::HttpListener listener(m);
   ASSERT_TRUE(listener.Start("127.0.0.1:0").ok());
   m.connected = true;
   m.consumer_bound = true;
@@ -184,12 +186,12 @@ TEST(Metrics, StalledClientsNeitherStallTheDrainNorKeepAScrapeWaiting) {
   testing::DrainRig rig;
   ASSERT_TRUE(rig.server.ok()) << rig.server.error();
   rig.options.batch_interval = 100ms;
-  metrics::HttpListener listener(rig.metrics);
+  http::HttpListener listener(rig.metrics);
   rig.metrics.origin = "ledger";
   ASSERT_TRUE(listener.Start("127.0.0.1:0").ok());
   ASSERT_TRUE(rig.Start());
   std::vector<int> stalled;
-  for (int i = 0; i < metrics::HttpLimits{}.threads * 3; ++i) {
+  for (int i = 0; i < http::HttpLimits{}.threads * 3; ++i) {
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in a{};
     a.sin_family = AF_INET;
@@ -221,11 +223,13 @@ TEST(Metrics, StalledClientsNeitherStallTheDrainNorKeepAScrapeWaiting) {
   const auto answered = std::chrono::steady_clock::now() - start;
   EXPECT_NE(body.find("HTTP/1.1 200 OK"), std::string::npos) << body;
   EXPECT_GE(Sample(body, "sinkd_flushes_total{origin=\"ledger\"}"), 3) << body;
-  EXPECT_LT(answered, metrics::HttpLimits{}.request_timeout + 3s);
+  EXPECT_LT(answered, http::HttpLimits{}.request_timeout + 3s);
   for (int fd : stalled) ::close(fd);
   std::fprintf(stderr, "3 flushes in %lld ms, the scrape answered after %lld ms\n",
-               static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(flushed).count()),
-               static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(answered).count()));
+               static_cast<long long>(
+                   std::chrono::duration_cast<std::chrono::milliseconds>(flushed).count()),
+               static_cast<long long>(
+                   std::chrono::duration_cast<std::chrono::milliseconds>(answered).count()));
 }
 
 }  // namespace

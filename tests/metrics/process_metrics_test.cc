@@ -2,10 +2,9 @@
 // says of this very process: each figure moves when the process opens descriptors, touches
 // memory, burns CPU or has its descriptor limit lowered.
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstring>
@@ -16,23 +15,23 @@
 #include <vector>
 
 #include "base/build_info.h"
-#include "metrics/http_listener.h"
+#include "http/http_listener.h"
 #include "outbox/process.h"
 
 namespace sinkd {
 namespace {
 
 // When this test binary was loaded, as Unix seconds: its process started just before.
-const double kLoadedAt = std::chrono::duration<double>(
-                             std::chrono::system_clock::now().time_since_epoch())
-                             .count();
+const double kLoadedAt =
+    std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 
 struct Page {
-  Page() : listener([] { return std::string("sinkd_up 1\n"); },
-                    [](std::string* why) {
-                      *why = "";
-                      return true;
-                    }) {
+  Page()
+      : listener([] { return std::string("sinkd_up 1\n"); },
+                 [](std::string* why) {
+                   *why = "";
+                   return true;
+                 }) {
     started = listener.Start("127.0.0.1:0").ok();
   }
   // The value of the unlabelled sample `name`, or -1 when the page does not have it.
@@ -41,7 +40,7 @@ struct Page {
     const size_t at = body.find("\n" + name + " ");
     return at == std::string::npos ? -1 : std::stod(body.substr(at + name.size() + 2));
   }
-  metrics::HttpListener listener;
+  http::HttpListener listener;
   bool started = false;
 };
 

@@ -1,13 +1,14 @@
 // HttpListener serves a process's figures over HTTP/1.1 with cpp-httplib: GET (or HEAD) /metrics
 // (Prometheus text from a render callback, followed on every page by sinkd_build_info and the
-// process_* metrics of process_metrics.h, and the S3 request metrics of s3_request_metrics.h once
-// the process has an S3 client), /healthz (200 while the process is up) and /readyz
-// (200 when the ready callback says so; 503 otherwise, with its reason); 405 for another method,
-// 404 for another path, the query string ignored. It is a scrape target, not a web server: one
-// request per connection, and every connection is bounded (Limits) so that no client, however
-// slow, malformed or numerous, holds a thread for long — and none can stall the process it reports
-// on, whose threads it never blocks. The drain serves its DrainMetrics through it, `sinkd dispatch`
-// its per-sink outbox figures and `sinkd compact --follow` its CompactMetrics.
+// process_* metrics of metrics/process_metrics.h, and the S3 request metrics of
+// metrics/s3_request_metrics.h once the process has an S3 client), /healthz (200 while the process
+// is up) and /readyz (200 when the ready callback says so; 503 otherwise, with its reason); 405 for
+// another method, 404 for another path, the query string ignored. It is a scrape target, not a web
+// server: one request per connection, and every connection is bounded (Limits) so that no client,
+// however slow, malformed or numerous, holds a thread for long — and none can stall the process it
+// reports on, whose threads it never blocks. The drain serves its DrainMetrics through it, `sinkd
+// dispatch` its per-sink outbox figures and `sinkd compact --follow` its CompactMetrics. What the
+// figures are is metrics/'s business; this folder only serves them.
 // What a client gets when it misbehaves: a request head or body past max_request_bytes is 431
 // (414 for a request line past cpp-httplib's 8 KiB), an incomplete request when request_timeout
 // (counted from accept) runs out is 408 (or a close, if not even the request line came), a
@@ -28,7 +29,7 @@
 #include "base/result.h"
 #include "metrics/drain_metrics.h"
 
-namespace sinkd::metrics {
+namespace sinkd::http {
 
 // What one client of an HttpListener may take. The defaults are what production runs
 // (docs/design.md, "The metrics listener").
@@ -54,7 +55,7 @@ class HttpListener {
 
   HttpListener(Render render, Ready ready, Limits limits = {});
   // Serves a drain's metrics: ready when connected, bound and the destination is reachable.
-  explicit HttpListener(const DrainMetrics& metrics, Limits limits = {});
+  explicit HttpListener(const metrics::DrainMetrics& drain, Limits limits = {});
   ~HttpListener();
   HttpListener(const HttpListener&) = delete;
   HttpListener& operator=(const HttpListener&) = delete;
@@ -79,4 +80,4 @@ class HttpListener {
   std::thread thread_;
 };
 
-}  // namespace sinkd::metrics
+}  // namespace sinkd::http

@@ -1,4 +1,4 @@
-#include "metrics/http_listener.h"
+#include "http/http_listener.h"
 
 #include <arpa/inet.h>
 #include <httplib.h>
@@ -21,7 +21,7 @@
 #include "metrics/process_metrics.h"
 #include "metrics/s3_request_metrics.h"
 
-namespace sinkd::metrics {
+namespace sinkd::http {
 
 namespace {
 
@@ -72,15 +72,16 @@ class ConnectionStream final : public httplib::Stream {
  public:
   ConnectionStream(int fd, Clock::time_point read_deadline, std::chrono::milliseconds write_timeout,
                    size_t max_read)
-      : fd_(fd), read_deadline_(read_deadline), write_timeout_(write_timeout), max_read_(max_read) {}
+      : fd_(fd),
+        read_deadline_(read_deadline),
+        write_timeout_(write_timeout),
+        max_read_(max_read) {}
 
   bool timed_out() const { return timed_out_; }
   bool too_large() const { return too_large_; }
   bool answered() const { return write_started_; }
 
-  bool is_readable() const override {
-    return pos_ < end_ || WaitFor(fd_, POLLIN, read_deadline_);
-  }
+  bool is_readable() const override { return pos_ < end_ || WaitFor(fd_, POLLIN, read_deadline_); }
   bool is_writable() const override {
     return WaitFor(fd_, POLLOUT, write_started_ ? write_deadline_ : Clock::now() + write_timeout_);
   }
@@ -248,8 +249,10 @@ void Close(int fd, bool answered, bool cut_short) {
     size_t drained = 0;
     while (drained < 256 * 1024 && WaitFor(fd, POLLIN, until)) {
       const ssize_t n = ::recv(fd, sink, sizeof sink, MSG_DONTWAIT);
-      if (n > 0) drained += static_cast<size_t>(n);
-      else if (!(n < 0 && errno == EINTR)) break;
+      if (n > 0)
+        drained += static_cast<size_t>(n);
+      else if (!(n < 0 && errno == EINTR))
+        break;
     }
   }
   ::close(fd);
@@ -257,13 +260,19 @@ void Close(int fd, bool answered, bool cut_short) {
 
 const char* ErrorText(int status) {
   switch (status) {
-    case 400: return "bad request\n";
-    case 404: return "not found\n";
-    case 408: return "request timeout: the request did not arrive in time\n";
+    case 400:
+      return "bad request\n";
+    case 404:
+      return "not found\n";
+    case 408:
+      return "request timeout: the request did not arrive in time\n";
     case 413:
-    case 431: return "request too large\n";
-    case 414: return "request line too long\n";
-    default: return "error\n";
+    case 431:
+      return "request too large\n";
+    case 414:
+      return "request line too long\n";
+    default:
+      return "error\n";
   }
 }
 
@@ -276,7 +285,8 @@ class HttpListener::Server final : public httplib::Server {
     Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
       // Every page says which binary answers and how its process fares (its object-store
       // requests included), whichever command serves.
-      res.set_content(render_() + RenderProcessMetrics() + S3RequestMetrics::Process().Render(),
+      res.set_content(render_() + metrics::RenderProcessMetrics() +
+                          metrics::S3RequestMetrics::Process().Render(),
                       "text/plain; version=0.0.4; charset=utf-8");
     });
     Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
@@ -299,8 +309,10 @@ class HttpListener::Server final : public httplib::Server {
     // body to the library's bodiless errors.
     set_error_handler([](const httplib::Request&, httplib::Response& res) {
       if (res.status == 400 && serving != nullptr) {
-        if (serving->too_large()) res.status = 431;
-        else if (serving->timed_out()) res.status = 408;
+        if (serving->too_large())
+          res.status = 431;
+        else if (serving->timed_out())
+          res.status = 408;
       }
       if (res.body.empty()) res.set_content(ErrorText(res.status), "text/plain");
     });
@@ -359,11 +371,11 @@ class HttpListener::Server final : public httplib::Server {
 HttpListener::HttpListener(Render render, Ready ready, Limits limits)
     : server_(std::make_unique<Server>(std::move(render), std::move(ready), limits)) {}
 
-HttpListener::HttpListener(const DrainMetrics& metrics, Limits limits)
-    : HttpListener([&metrics] { return metrics.Render(NowUnixNs()); },
-                   [&metrics](std::string* why) {
-                     *why = metrics.Readiness();
-                     return metrics.ready();
+HttpListener::HttpListener(const metrics::DrainMetrics& drain, Limits limits)
+    : HttpListener([&drain] { return drain.Render(NowUnixNs()); },
+                   [&drain](std::string* why) {
+                     *why = drain.Readiness();
+                     return drain.ready();
                    },
                    limits) {}
 
@@ -380,8 +392,8 @@ Status HttpListener::Start(const std::string& address) {
   if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
     host = host.substr(1, host.size() - 2);
   }
-  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos ||
-      std::stoi(port) > 65535) {
+  if (port.empty() || port.size() > 5 ||
+      port.find_first_not_of("0123456789") != std::string::npos || std::stoi(port) > 65535) {
     return Status::Refuse("--metrics-listen \"" + address + "\": the port must be 0 to 65535");
   }
   addrinfo hints{};
@@ -419,7 +431,8 @@ Status HttpListener::Start(const std::string& address) {
     server_->ListenOn(listening);
     *returned = true;
   });
-  // stop() is a no-op until the accept loop runs, so Stop() right after Start() must find it running.
+  // stop() is a no-op until the accept loop runs, so Stop() right after Start() must find it
+  // running.
   const auto give_up = Clock::now() + std::chrono::seconds(10);
   while (!server_->is_running() && !*returned && Clock::now() < give_up) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -435,4 +448,4 @@ void HttpListener::Stop() {
 
 void HttpListener::ServeConnection(int fd) { server_->Serve(fd, Clock::now()); }
 
-}  // namespace sinkd::metrics
+}  // namespace sinkd::http

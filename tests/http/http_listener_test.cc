@@ -2,20 +2,20 @@
 // that sends half a request and stalls, one that never reads its answer, and a crowd of idle
 // connections. Each gets a status code or is cut off within the Limits, and a well-behaved client
 // is still answered. The limits are shortened so the bounds are seconds, not the production ones.
+#include "http/http_listener.h"
+
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
 #include <string>
 #include <vector>
 
-#include "metrics/http_listener.h"
 #include "support/support.h"
 
 namespace sinkd {
@@ -84,14 +84,18 @@ std::string BodyOf(const std::string& response) {
 }
 
 struct Rig {
-  explicit Rig(metrics::HttpLimits limits = {}, std::string page = "sinkd_up 1\n")
+  explicit Rig(http::HttpLimits limits = {}, std::string page = "sinkd_up 1\n")
       : page(std::move(page)),
-        listener([this] { ++renders; return this->page; },
-                 [this](std::string* why) {
-                   *why = "because";
-                   return ready.load();
-                 },
-                 limits) {
+        listener(
+            [this] {
+              ++renders;
+              return this->page;
+            },
+            [this](std::string* why) {
+              *why = "because";
+              return ready.load();
+            },
+            limits) {
     started = listener.Start("127.0.0.1:0").ok();
   }
   int port() const { return listener.port(); }
@@ -99,7 +103,7 @@ struct Rig {
   std::string page;
   std::atomic<int> renders{0};
   std::atomic<bool> ready{true};
-  metrics::HttpListener listener;
+  http::HttpListener listener;
   bool started = false;
 };
 
@@ -110,7 +114,8 @@ TEST(HttpListener, AnswersTheThreePathsAndGivesEveryOtherRequestAStatusCode) {
   EXPECT_EQ(StatusOf(metrics), 200) << metrics;
   EXPECT_EQ(BodyOf(metrics).rfind("sinkd_up 1\n# HELP sinkd_build_info ", 0), 0u) << metrics;
   EXPECT_NE(metrics.find("Content-Type: text/plain; version=0.0.4; charset=utf-8\r\n"),
-            std::string::npos) << metrics;
+            std::string::npos)
+      << metrics;
   const std::string head = Exchange(rig.port(), "HEAD /metrics HTTP/1.1\r\nHost: a\r\n\r\n");
   EXPECT_EQ(StatusOf(head), 200) << head;
   EXPECT_EQ(BodyOf(head), "") << "no body to a HEAD";
@@ -121,7 +126,8 @@ TEST(HttpListener, AnswersTheThreePathsAndGivesEveryOtherRequestAStatusCode) {
   EXPECT_EQ(StatusOf(unready), 503) << unready;
   EXPECT_EQ(BodyOf(unready), "not ready: because\n");
 
-  const std::string post = Exchange(rig.port(), "POST /metrics HTTP/1.1\r\nContent-Length: 2\r\n\r\nhi");
+  const std::string post =
+      Exchange(rig.port(), "POST /metrics HTTP/1.1\r\nContent-Length: 2\r\n\r\nhi");
   EXPECT_EQ(StatusOf(post), 405) << post;
   EXPECT_NE(post.find("Allow: GET, HEAD\r\n"), std::string::npos) << post;
   EXPECT_EQ(StatusOf(Exchange(rig.port(), "GET /nope HTTP/1.1\r\n\r\n")), 404);
@@ -132,8 +138,9 @@ TEST(HttpListener, AnswersTheThreePathsAndGivesEveryOtherRequestAStatusCode) {
   }
   // A GET's body is not read (cpp-httplib reads bodies only for the methods that have one, which
   // get 405 before theirs is read): the answer comes and the connection closes all the same.
-  const std::string body = Exchange(
-      rig.port(), "GET /metrics HTTP/1.1\r\nContent-Length: 100000\r\n\r\n" + std::string(100, 'x'));
+  const std::string body =
+      Exchange(rig.port(),
+               "GET /metrics HTTP/1.1\r\nContent-Length: 100000\r\n\r\n" + std::string(100, 'x'));
   EXPECT_EQ(StatusOf(body), 200) << body;
   const int renders = rig.renders;
   EXPECT_EQ(renders, 3) << "only the GETs and the HEAD of /metrics rendered";
@@ -164,7 +171,7 @@ TEST(HttpListener, AHugeHeadIs431AndAHugeRequestLine414) {
 }
 
 TEST(HttpListener, AClientThatSendsHalfARequestAndStallsGets408AtTheRequestTimeout) {
-  metrics::HttpLimits limits;
+  http::HttpLimits limits;
   limits.request_timeout = 400ms;
   Rig rig(limits);
   ASSERT_TRUE(rig.started);
@@ -199,7 +206,7 @@ TEST(HttpListener, AClientThatSendsHalfARequestAndStallsGets408AtTheRequestTimeo
 }
 
 TEST(HttpListener, AClientThatNeverReadsItsAnswerIsCutOffAndFreesTheWorker) {
-  metrics::HttpLimits limits;
+  http::HttpLimits limits;
   limits.threads = 1;  // so the next answer proves the worker came back
   limits.write_timeout = 400ms;
   Rig rig(limits, std::string(16 << 20, '#'));  // far more than the socket buffers hold
@@ -225,7 +232,7 @@ TEST(HttpListener, AClientThatNeverReadsItsAnswerIsCutOffAndFreesTheWorker) {
 }
 
 TEST(HttpListener, ACrowdOfIdleConnectionsIsRefusedOrCutOffAndAScrapeStillGetsThrough) {
-  metrics::HttpLimits limits;
+  http::HttpLimits limits;
   limits.threads = 2;
   limits.max_waiting = 8;
   limits.request_timeout = 500ms;
@@ -252,8 +259,10 @@ TEST(HttpListener, ACrowdOfIdleConnectionsIsRefusedOrCutOffAndAScrapeStillGetsTh
   int refused = 0;
   for (int fd : crowd) {
     const std::string r = ReadToEnd(fd, 5s);
-    if (StatusOf(r) == 503) ++refused;
-    else EXPECT_EQ(r, "") << "an idle connection is closed without an answer";
+    if (StatusOf(r) == 503)
+      ++refused;
+    else
+      EXPECT_EQ(r, "") << "an idle connection is closed without an answer";
     ::close(fd);
   }
   EXPECT_GE(refused, 60 - 2 - 8 - 2) << "beyond the workers and the queue, 503 at once";
@@ -261,21 +270,22 @@ TEST(HttpListener, ACrowdOfIdleConnectionsIsRefusedOrCutOffAndAScrapeStillGetsTh
 }
 
 TEST(HttpListener, StopReturnsWhileAClientStallsAndAnAddressIsCheckedFirst) {
-  metrics::HttpLimits limits;
+  http::HttpLimits limits;
   limits.request_timeout = 300ms;
   Rig rig(limits);
   ASSERT_TRUE(rig.started);
   const int fd = Connect(rig.port());
   ASSERT_GE(fd, 0);
   SendAll(fd, "GET /met");
-  // Connections are accepted in order: once a later one is answered, the stalled one is on a worker.
+  // Connections are accepted in order: once a later one is answered, the stalled one is on a
+  // worker.
   EXPECT_EQ(StatusOf(Exchange(rig.port(), "GET /healthz HTTP/1.1\r\n\r\n")), 200);
   const auto start = Clock::now();
   rig.listener.Stop();
   EXPECT_LT(Clock::now() - start, 3s) << "Stop waits for the stalled client's timeout at most";
   EXPECT_EQ(StatusOf(ReadToEnd(fd, 1s)), 408);
   ::close(fd);
-  metrics::HttpListener other([] { return std::string(); }, [](std::string*) { return true; });
+  http::HttpListener other([] { return std::string(); }, [](std::string*) { return true; });
   EXPECT_TRUE(other.Start("nonsense").IsRefuse());
   EXPECT_TRUE(other.Start("127.0.0.1:99999").IsRefuse());
   EXPECT_TRUE(other.Start("203.0.113.9:0").IsRefuse()) << "not an address of this host";
