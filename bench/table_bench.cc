@@ -28,13 +28,16 @@
 // most 3% at the default batch.
 // Each figure is the median of --runs rounds with min–max; the ratio p99 at the largest PRIOR
 // over p99 at the smallest is taken per round. Target: within 2× (issue 26 §6).
+#include <signal.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cinttypes>
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <map>
 #include <random>
@@ -45,11 +48,7 @@
 #include <thread>
 #include <vector>
 
-#include <signal.h>
-#include <unistd.h>
-
 #include "batch/civil_date.h"
-#include "batch/ledger_rows.h"
 #include "bench_flags.h"
 #include "bench_support.h"
 #include "iceberg/data_file.h"
@@ -63,6 +62,7 @@
 #include "lake/dir_destination.h"
 #include "lake/lake_writer.h"
 #include "row/ledger_columns.h"
+#include "support/ledger_rows.h"
 #include "traffic/traffic_generator.h"
 
 namespace {
@@ -128,7 +128,7 @@ ice::DataFile TemplateFile(const fs::path& scratch, const ice::TableSpec& spec, 
   sinkd::row::RowBatch batch(sinkd::row::kLedgerColumns);
   for (int i = 0; i < rows; ++i) {
     const int64_t micros = kFirstDay * sinkd::batch::kMicrosPerDay + int64_t{1'000'000} * i;
-    sinkd::batch::AddRow(batch, "evt-" + std::to_string(i), micros, "app-00");
+    sinkd::testing::AddLedgerRow(batch, "evt-" + std::to_string(i), micros, "app-00");
   }
   auto report = Must(writer.Flush(batch, {"GARM_LEDGER", 1, uint64_t(rows)}), "template flush");
   if (report.parts.size() != 1) Die("the template flush wrote other than one Part");

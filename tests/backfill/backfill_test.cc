@@ -14,10 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "garm/ledger/v1/event.pb.h"
 #include "lake/dir_destination.h"
+#include "support/lake_files.h"
 #include "support/support.h"
 #include "support/wrapped_destination.h"
-#include "garm/ledger/v1/event.pb.h"
 #include "traffic/traffic_generator.h"
 
 namespace sinkd {
@@ -160,20 +161,14 @@ TEST(Backfill, AFailedFlushStopsTheImportAndNoLaterBatchIsFlushed) {
   EXPECT_EQ(added, 19) << "reported by the Add that filled the next batch";
   // The first batch's flush failed; the second's never started. Every Part begun belongs to the
   // first batch (its sequences are 1-10), and nothing is left in the lake.
-  size_t files = 0;
-  if (fs::exists(tmp / "lake" / "ledger")) {
-    for (const auto& e : fs::recursive_directory_iterator(tmp / "lake" / "ledger")) {
-      files += e.is_regular_file();
-    }
-  }
-  EXPECT_EQ(files, 0u);
+  EXPECT_EQ(testing::LakeFiles(tmp / "lake" / "ledger", "").size(), 0u);
 }
 
 // Every file of a lake, by path under the root, with its bytes.
 std::map<std::string, std::string> LakeFiles(const fs::path& root) {
   std::map<std::string, std::string> files;
-  for (const auto& e : fs::recursive_directory_iterator(root)) {
-    if (e.is_regular_file()) files[fs::relative(e.path(), root).string()] = testing::ReadFile(e.path());
+  for (const std::string& key : testing::LakeKeys(root, "")) {
+    files[key] = testing::ReadFile(root / key);
   }
   return files;
 }

@@ -7,9 +7,9 @@
 #include <string>
 
 #include "batch/civil_date.h"
-#include "batch/ledger_rows.h"
 #include "batch/partitioner.h"
 #include "row/ledger_columns.h"
+#include "support/ledger_rows.h"
 
 namespace sinkd::batch {
 namespace {
@@ -22,11 +22,11 @@ TEST(PartitionCap, DaysAndAppsBothCountAndTheCapHasRoomForExactlyMax) {
   constexpr int64_t kNoon = 20725 * kMicrosPerDay + kMicrosPerDay / 2;
   row::RowBatch batch(row::kLedgerColumns);
   PartitionCap cap(row::kLedgerColumns, 2);
-  AddRow(batch, "e", kNoon, "svc");
-  AddRow(batch, "e", kNoon + kMicrosPerDay, "svc");
-  AddRow(batch, "e", kNoon + 2 * kMicrosPerDay, "svc");
-  AddRow(batch, "e", kNoon + 1, "svc");
-  AddRow(batch, "e", kNoon, "other");
+  testing::AddLedgerRow(batch, "e", kNoon, "svc");
+  testing::AddLedgerRow(batch, "e", kNoon + kMicrosPerDay, "svc");
+  testing::AddLedgerRow(batch, "e", kNoon + 2 * kMicrosPerDay, "svc");
+  testing::AddLedgerRow(batch, "e", kNoon + 1, "svc");
+  testing::AddLedgerRow(batch, "e", kNoon, "other");
   EXPECT_TRUE(cap.Take(batch, 0));
   EXPECT_TRUE(cap.Take(batch, 1));
   EXPECT_TRUE(cap.full());

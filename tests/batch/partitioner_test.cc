@@ -7,9 +7,9 @@
 #include <tuple>
 
 #include "batch/civil_date.h"
-#include "batch/ledger_rows.h"
 #include "batch/part_schema.h"
 #include "row/ledger_columns.h"
+#include "support/ledger_rows.h"
 
 namespace sinkd::batch {
 namespace {
@@ -42,11 +42,11 @@ TEST(CivilDate, DaysFormatAsUtcCalendarDates) {
 // by every date-filtered query.
 TEST(Partitioner, RowsAreSplitByUtcDateAndAppAndSortedByTimeThenId) {
   row::RowBatch batch(row::kLedgerColumns);
-  AddRow(batch, "e3", k2026_09_29 + 30, "svc-b");
-  AddRow(batch, "e2", k2026_09_29 + 20, "svc-a");
-  AddRow(batch, "e1", k2026_09_29 + 20, "svc-a");
-  AddRow(batch, "e4", k2026_09_29 + kDay, "svc-a");  // next UTC day
-  AddRow(batch, "e0", k2026_09_29 - 1, "svc-a");     // the day before
+  testing::AddLedgerRow(batch, "e3", k2026_09_29 + 30, "svc-b");
+  testing::AddLedgerRow(batch, "e2", k2026_09_29 + 20, "svc-a");
+  testing::AddLedgerRow(batch, "e1", k2026_09_29 + 20, "svc-a");
+  testing::AddLedgerRow(batch, "e4", k2026_09_29 + kDay, "svc-a");  // next UTC day
+  testing::AddLedgerRow(batch, "e0", k2026_09_29 - 1, "svc-a");     // the day before
   std::vector<Partition> parts = PartitionRows(batch);
   ASSERT_EQ(parts.size(), 4u);
   EXPECT_EQ(parts[0].date, "2026-09-28");
@@ -70,8 +70,8 @@ TEST(Partitioner, ManyPartitionsFirstSeenInAnyOrderComeOutInKeyOrderWithTheirOwn
     for (int i = 0; i < kDays * kApps; ++i) {
       const int k = (i * 7919 + round * 131) % (kDays * kApps);  // a permutation of the keys
       const int day = k / kApps, app = k % kApps;
-      AddRow(batch, EventId(round * 1000 + k), k2026_09_29 + day * kDay + round,
-             "app-" + std::to_string(app));
+      testing::AddLedgerRow(batch, EventId(round * 1000 + k), k2026_09_29 + day * kDay + round,
+                            "app-" + std::to_string(app));
     }
   }
   std::vector<Partition> parts = PartitionRows(batch);
@@ -111,7 +111,7 @@ TEST(Partitioner, RowsInAnyArrivalOrderComeOutSortedByTimeThenIdThenArrival) {
     row::RowBatch batch(row::kLedgerColumns);
     for (int i = 0; i < kRows; ++i) {
       // Three rows a microsecond, ids repeating every fourth slot: ties on time and on both.
-      AddRow(batch, EventId(at[i] % 4), k2026_09_29 + at[i] / 3, "svc");
+      testing::AddLedgerRow(batch, EventId(at[i] % 4), k2026_09_29 + at[i] / 3, "svc");
     }
     std::vector<uint32_t> expected(kRows);
     for (uint32_t r = 0; r < kRows; ++r) expected[r] = r;
@@ -136,7 +136,7 @@ TEST(Partitioner, OrderingByPartitionPutsEachPartitionsRowsTogetherAndChangesNoP
     // Arrival order interleaves the apps and runs time backwards within each.
     std::string id = "e";
     id += std::to_string(i);  // not "e" + …: gcc 12 warns falsely (-Wstringop-overflow) on it
-    AddRow(batch, id, k2026_09_29 + (300 - i) * 1000 + (i % 5) * kDay, apps[i % 3]);
+    testing::AddLedgerRow(batch, id, k2026_09_29 + (300 - i) * 1000 + (i % 5) * kDay, apps[i % 3]);
   }
   std::vector<Partition> parts = PartitionRows(batch);
   // The ids each partition lists, in its order, before the batch moves.
@@ -181,7 +181,7 @@ TEST(PartSchema, TheFileHoldsEveryColumnThePartitionOnesIncluded) {
   EXPECT_EQ(schema.back().field_id, 40);
   for (const auto& f : schema) EXPECT_NE(f.name, "date") << "time gives the date";
   row::RowBatch batch(row::kLedgerColumns);
-  AddRow(batch, "e", 0, "a");
+  testing::AddLedgerRow(batch, "e", 0, "a");
   const parquet::TableView view = FileView(batch);
   ASSERT_EQ(view.columns.size(), schema.size());
   EXPECT_EQ(std::get<parquet::StringArray>(view.columns[3]).at(0), "a");

@@ -2,6 +2,8 @@
 // scenario: compact_recreate.h; on S3: tests/s3/compact_recreate_s3_test.cc).
 #include "cli/compact_recreate.h"
 
+#include "support/lake_files.h"
+
 namespace sinkd::testing {
 namespace {
 
@@ -11,17 +13,7 @@ TEST(CompactRecreate, AKeyRecreatedAfterItsInputWasDeletedKeepsEveryRowOnADirect
   RecreateLake under_test;
   under_test.flags = {"--lake-dir", lake.string()};
   under_test.env = {"LAKE_DIR=", "AWS_ENDPOINT_URL=", "S3_BUCKET="};
-  under_test.parts = [&] {
-    std::set<std::string> keys;
-    std::error_code ec;
-    for (auto it = std::filesystem::recursive_directory_iterator(lake / "ledger", ec);
-         !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
-      if (it->path().extension() == ".parquet") {
-        keys.insert(std::filesystem::relative(it->path(), lake).generic_string());
-      }
-    }
-    return keys;
-  };
+  under_test.parts = [&] { return TableKeys(lake, "ledger"); };
   under_test.glob = (lake / "ledger/**/*.parquet").string();
   ExpectARecreatedKeyKeepsItsRows(under_test, tmp);
 }

@@ -3,10 +3,11 @@
 // and after a compaction pass (whose inputs then count as superseded, not as live Parts). The
 // same command on a bucket: tests/s3/cli_test.cc.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <map>
+#include <nlohmann/json.hpp>
 
+#include "support/lake_files.h"
 #include "support/support.h"
 
 namespace sinkd {
@@ -29,12 +30,12 @@ struct DiskFigures {
 // Per partition directory ("ledger/date=…/app=…"): the .parquet files under it, as on disk.
 std::map<std::string, DiskFigures> OnDisk(const fs::path& lake, uint64_t small_below) {
   std::map<std::string, DiskFigures> out;
-  for (const auto& e : fs::recursive_directory_iterator(lake / "ledger")) {
-    if (!e.is_regular_file() || e.path().extension() != ".parquet") continue;
-    DiskFigures& f = out[fs::relative(e.path().parent_path(), lake).generic_string()];
+  for (const fs::path& p : testing::LakeFiles(lake / "ledger")) {
+    DiskFigures& f = out[fs::relative(p.parent_path(), lake).generic_string()];
+    const uint64_t size = fs::file_size(p);
     ++f.parts;
-    f.bytes += e.file_size();
-    if (e.file_size() < small_below) ++f.small;
+    f.bytes += size;
+    if (size < small_below) ++f.small;
   }
   return out;
 }

@@ -87,7 +87,7 @@ TEST(TableMaintenance, ExpireDeletesACompactionsInputsAndOrphansFindsAnUncommitt
   options.encode_threads = 1;
   lake::LakeWriter writer(**dir, options);
   row::RowBatch batch(row::kLedgerColumns);
-  batch::AddRow(batch, "failed-1", 1'767'225'600'000'000, "billing");
+  AddLedgerRow(batch, "failed-1", 1'767'225'600'000'000, "billing");
   Result<lake::FlushReport> flushed = writer.Flush(batch, {"GARM_LEDGER", 25, 25});
   ASSERT_TRUE(flushed.ok());
   ASSERT_EQ(flushed->parts.size(), 1u);
@@ -112,7 +112,7 @@ TEST(TableMaintenance, ExpireDeletesACompactionsInputsAndOrphansFindsAnUncommitt
 
   // The timer's way: the [iceberg] keys, no flags.
   row::RowBatch again(row::kLedgerColumns);
-  batch::AddRow(again, "failed-2", 1'767'225'600'000'000, "billing");
+  AddLedgerRow(again, "failed-2", 1'767'225'600'000'000, "billing");
   Result<lake::FlushReport> second = writer.Flush(again, {"GARM_LEDGER", 26, 26});
   ASSERT_TRUE(second.ok());
   const std::filesystem::path second_orphan = tmp / "lake" / second->parts[0].key;

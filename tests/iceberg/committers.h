@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "batch/ledger_rows.h"
 #include "iceberg/files_catalog.h"
 #include "iceberg/positions.h"
 #include "lake/lake_writer.h"
 #include "row/ledger_columns.h"
+#include "support/ledger_rows.h"
 #include "support/support.h"
 
 namespace sinkd::iceberg {
@@ -57,7 +57,8 @@ inline Committed CommitFlushes(lake::Destination& destination, FilesCatalog& cat
     for (int i = 0; i < rows; ++i) {
       const int n = f * rows + i;
       ids.push_back(instance + "-" + std::to_string(n));
-      batch::AddRow(batch, ids.back(), 1'767'225'600'000'000 + int64_t{1'000'000} * n, apps[n % 2]);
+      testing::AddLedgerRow(batch, ids.back(), 1'767'225'600'000'000 + int64_t{1'000'000} * n,
+                            apps[n % 2]);
     }
     const uint64_t first = uint64_t(f) * rows + 1;
     Result<lake::FlushReport> report =
@@ -157,8 +158,8 @@ inline std::vector<DataFile> Rewritten(lake::Destination& destination, FilesCata
   const char* apps[] = {"billing", "crm-sync"};
   row::RowBatch batch(row::kLedgerColumns);
   for (int n = first; n < first + count; ++n) {
-    batch::AddRow(batch, instance + "-" + std::to_string(n),
-                  1'767'225'600'000'000 + int64_t{1'000'000} * n, apps[n % 2]);
+    testing::AddLedgerRow(batch, instance + "-" + std::to_string(n),
+                          1'767'225'600'000'000 + int64_t{1'000'000} * n, apps[n % 2]);
   }
   std::vector<DataFile> out;
   Result<lake::FlushReport> report = writer.Flush(batch, {"GARM_LEDGER", uint64_t(first) + 1, uint64_t(first + count)});

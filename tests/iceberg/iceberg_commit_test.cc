@@ -17,8 +17,9 @@ constexpr char kCreated[] = "2026-01-01T00:00:00Z";
 row::RowBatch Rows(int first, int count) {
   row::RowBatch batch(row::kLedgerColumns);
   for (int n = first; n < first + count; ++n) {
-    batch::AddRow(batch, "e-" + std::to_string(n), 1'767'225'600'000'000 + int64_t{1'000'000} * n,
-                  n % 2 ? "billing" : "crm");
+    testing::AddLedgerRow(batch, "e-" + std::to_string(n),
+                          1'767'225'600'000'000 + int64_t{1'000'000} * n,
+                          n % 2 ? "billing" : "crm");
   }
   return batch;
 }

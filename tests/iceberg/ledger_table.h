@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "batch/ledger_rows.h"
 #include "iceberg/manifest.h"
 #include "iceberg/table_metadata.h"
 #include "lake/dir_destination.h"
 #include "lake/lake_writer.h"
 #include "row/ledger_columns.h"
+#include "support/ledger_rows.h"
 #include "support/support.h"
 
 namespace sinkd::iceberg {
@@ -71,7 +71,7 @@ inline LedgerTable WriteLedgerTable(const std::filesystem::path& lake_root, int 
       const int n = f * rows_per_flush + i;
       const int64_t micros =
           1'767'225'600'000'000 + int64_t{577'000'000} * n % (2 * 86'400'000'000);
-      batch::AddRow(rows, "evt-" + std::to_string(n), micros, apps[n % 3]);
+      testing::AddLedgerRow(rows, "evt-" + std::to_string(n), micros, apps[n % 3]);
     }
     Result<lake::FlushReport> report =
         writer.Flush(rows, {"GARM_LEDGER", uint64_t(f) * 10 + 1, uint64_t(f) * 10 + 10});

@@ -173,7 +173,7 @@ TEST(Orphans, FilesNoSnapshotNamesAreFoundAndDeletedButNotTheVersionChainOrParts
   {
     lake::LakeWriter writer(*lake, options);
     row::RowBatch batch(row::kLedgerColumns);
-    batch::AddRow(batch, "before-1", 1'767'225'600'000'000, "billing");
+    testing::AddLedgerRow(batch, "before-1", 1'767'225'600'000'000, "billing");
     Result<lake::FlushReport> flushed = writer.Flush(batch, {"GARM_LEDGER", 1, 1});
     ASSERT_TRUE(flushed.ok());
     for (const lake::PartReport& p : flushed->parts) before_keys.push_back(p.key);
@@ -191,7 +191,7 @@ TEST(Orphans, FilesNoSnapshotNamesAreFoundAndDeletedButNotTheVersionChainOrParts
     options.instance = "failed";
     lake::LakeWriter writer(*lake, options);
     row::RowBatch batch(row::kLedgerColumns);
-    batch::AddRow(batch, "failed-1", 1'767'225'600'000'000, "crm-sync");
+    testing::AddLedgerRow(batch, "failed-1", 1'767'225'600'000'000, "crm-sync");
     Result<lake::FlushReport> flushed = writer.Flush(batch, {"GARM_LEDGER", 2, 2});
     ASSERT_TRUE(flushed.ok());
     for (const lake::PartReport& p : flushed->parts) uncommitted.push_back(p.key);

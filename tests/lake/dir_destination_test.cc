@@ -1,14 +1,14 @@
 #include "lake/dir_destination.h"
 
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <gtest/gtest.h>
-
 #include <thread>
 
 #include "lake/sweep.h"
+#include "support/lake_files.h"
 #include "support/support.h"
 
 namespace sinkd::lake {
@@ -23,12 +23,10 @@ std::span<const uint8_t> Bytes(const std::string& s) {
   return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
 }
 
+// Every file under `root`, temporary ones included, relative, sorted.
 std::vector<fs::path> FilesUnder(const fs::path& root) {
   std::vector<fs::path> files;
-  for (const auto& e : fs::recursive_directory_iterator(root)) {
-    if (e.is_regular_file()) files.push_back(fs::relative(e.path(), root));
-  }
-  std::sort(files.begin(), files.end());
+  for (const fs::path& f : testing::LakeFiles(root, "")) files.push_back(fs::relative(f, root));
   return files;
 }
 

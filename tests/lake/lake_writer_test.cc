@@ -2,6 +2,7 @@
 // go beside them, and a failed flush takes back the Parts it placed — on a real full disk too.
 #include "lake/lake_writer.h"
 
+#include <gtest/gtest.h>
 #include <malloc.h>
 #include <sys/mount.h>
 
@@ -13,15 +14,13 @@
 #include <set>
 #include <thread>
 
-#include <gtest/gtest.h>
-
 #include "batch/partitioner.h"
-#include "contract/wire_decoder.h"
 #include "lake/dir_destination.h"
-#include "table/commit.h"
+#include "support/lake_files.h"
+#include "support/ledger_rows.h"
 #include "support/support.h"
 #include "support/wrapped_destination.h"
-#include "traffic/traffic_generator.h"
+#include "table/commit.h"
 
 namespace sinkd::lake {
 namespace {
@@ -38,36 +37,6 @@ LakeWriterOptions Options(const std::string& instance = "box-77") {
   o.instance = instance;
   o.parquet.created_by = "sinkd test";
   return o;
-}
-
-// `messages` ledger messages of 100 events each from the traffic generator (several apps, so a
-// flush writes several Parts).
-row::RowBatch Rows(uint64_t seed, int messages) {
-  traffic::TrafficOptions traffic;
-  traffic.seed = seed;
-  traffic.events_per_batch = 100;
-  traffic.expected_events = 100 * messages;
-  traffic.span_micros = 3'600'000'000;  // one hour: one date
-  traffic::TrafficGenerator generator(traffic);
-  contract::WireDecoder decoder;
-  row::RowBatch rows(row::kLedgerColumns);
-  std::vector<contract::Reject> rejects;
-  for (int i = 0; i < messages; ++i) {
-    decoder.Decode(contract::Envelope::kBatch, generator.NextLedgerMessage(), rows, rejects);
-  }
-  return rows;
-}
-
-std::vector<std::string> Parts(const fs::path& root) {
-  std::vector<std::string> out;
-  if (!fs::exists(root)) return out;
-  for (const auto& e : fs::recursive_directory_iterator(root)) {
-    if (e.is_regular_file() && e.path().extension() == ".parquet") {
-      out.push_back(fs::relative(e.path(), root).generic_string());
-    }
-  }
-  std::sort(out.begin(), out.end());
-  return out;
 }
 
 // rows in the lake, distinct event ids
@@ -89,7 +58,7 @@ std::unique_ptr<DirDestination> Dir(const fs::path& root) {
 // The premise of every redelivery: it must never put a second copy of a Part's rows in the lake.
 // A flush that fails at its last Part has placed the others; they are deleted before it returns.
 TEST(LakeWriter, AFailedFlushRemovesThePartsItHadPlacedBeforeItReturns) {
-  row::RowBatch rows = Rows(3, 10);
+  row::RowBatch rows = testing::GeneratedLedgerRows(3, 10);
   TempDir scratch;
   auto probe_dest = Dir(scratch.path());
   auto probe = LakeWriter(*probe_dest, Options()).Flush(rows, {"GARM_LEDGER", 1, 10});
@@ -108,7 +77,7 @@ TEST(LakeWriter, AFailedFlushRemovesThePartsItHadPlacedBeforeItReturns) {
                 std::to_string(probe->parts.size() - 1) + " Parts this flush had placed"),
             std::string::npos)
       << failed.status().message();
-  EXPECT_TRUE(Parts(tmp.path()).empty()) << "no Part of a failed flush may stay";
+  EXPECT_TRUE(testing::LakeKeys(tmp.path()).empty()) << "no Part of a failed flush may stay";
 }
 
 // A batch flushed again (its acks were lost; the same rows, the same range) finds its Parts in
@@ -116,15 +85,15 @@ TEST(LakeWriter, AFailedFlushRemovesThePartsItHadPlacedBeforeItReturns) {
 TEST(LakeWriter, ABatchFlushedAgainFindsItsPartsInPlaceAndWritesNothing) {
   TempDir tmp;
   auto dest = Dir(tmp.path());
-  row::RowBatch rows = Rows(4, 6);
+  row::RowBatch rows = testing::GeneratedLedgerRows(4, 6);
   LakeWriter writer(*dest, Options());
   auto first = writer.Flush(rows, {"GARM_LEDGER", 1, 6});
   ASSERT_TRUE(first.ok());
-  const auto keys = Parts(tmp.path());
+  const auto keys = testing::LakeKeys(tmp.path());
   auto again = writer.Flush(rows, {"GARM_LEDGER", 1, 6});
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   for (const PartReport& p : again->parts) EXPECT_TRUE(p.found_in_place) << p.key;
-  EXPECT_EQ(Parts(tmp.path()), keys);
+  EXPECT_EQ(testing::LakeKeys(tmp.path()), keys);
   EXPECT_EQ(Count(tmp.path()), std::make_pair(int64_t(rows.rows()), int64_t(rows.rows())));
 }
 
@@ -134,8 +103,8 @@ TEST(LakeWriter, ABatchFlushedAgainFindsItsPartsInPlaceAndWritesNothing) {
 TEST(LakeWriter, AKeyHoldingOtherBytesIsKeptAndTheNewPartGoesUnderTheNextAlternative) {
   TempDir tmp;
   auto dest = Dir(tmp.path());
-  row::RowBatch a = Rows(5, 4);
-  row::RowBatch b = Rows(6, 4);
+  row::RowBatch a = testing::GeneratedLedgerRows(5, 4);
+  row::RowBatch b = testing::GeneratedLedgerRows(6, 4);
   LakeWriter writer(*dest, Options());
   auto first = writer.Flush(a, {"GARM_LEDGER", 1, 4});
   ASSERT_TRUE(first.ok());
@@ -183,7 +152,7 @@ TEST(LakeWriter, RetriesThroughAFullDiskLeaveAtMostFivePercentExtraRows) {
   while (after < 5) {
     ASSERT_LT(batch, 2'000) << "the premise: flushes fail on the full disk (the ballast leaves "
                                "only after five failures)";
-    row::RowBatch rows = Rows(100 + batch, 8);
+    row::RowBatch rows = testing::GeneratedLedgerRows(100 + batch, 8);
     if (batch == 3 && !filled) {
       // Leave ~150 KiB: a flush's first Parts fit, its later ones do not.
       const auto space = fs::space(mount);
@@ -233,7 +202,7 @@ TEST(LakeWriter, RetriesThroughAFullDiskLeaveAtMostFivePercentExtraRows) {
 // Every Part's key and bytes, read back from a lake directory.
 std::map<std::string, std::string> Contents(const fs::path& root) {
   std::map<std::string, std::string> out;
-  for (const std::string& key : Parts(root)) {
+  for (const std::string& key : testing::LakeKeys(root)) {
     std::ifstream in(root / key, std::ios::binary);
     out[key] = std::string(std::istreambuf_iterator<char>(in), {});
   }
@@ -244,7 +213,7 @@ std::map<std::string, std::string> Contents(const fs::path& root) {
 // every Part reads its values in order. The batch it leaves holds the same rows in Part order,
 // and the Parts are those of the same rows given in that order: arrival order never shows.
 TEST(LakeWriter, AFlushLeavesItsBatchInPartOrderAndItsPartsAreThoseOfThatOrder) {
-  row::RowBatch rows = Rows(9, 6);
+  row::RowBatch rows = testing::GeneratedLedgerRows(9, 6);
   const std::vector<batch::Partition> before = batch::PartitionRows(rows);
   ASSERT_GE(before.size(), 3u) << "the premise: several Parts";
   bool interleaved = false;
@@ -280,7 +249,8 @@ TEST(LakeWriter, APartsBytesAreTheSameAtOneTwoAndFourEncodeThreads) {
   for (size_t row_group_rows : {size_t{122'880}, size_t{64}}) {
     std::map<std::string, std::string> one_thread;
     for (size_t threads : {1, 2, 4}) {
-      row::RowBatch rows = Rows(8, 12);  // in arrival order each time: a flush reorders it
+      row::RowBatch rows =
+          testing::GeneratedLedgerRows(8, 12);  // in arrival order each time: a flush reorders it
       TempDir tmp;
       auto dest = Dir(tmp.path());
       LakeWriterOptions options = Options();
@@ -327,7 +297,7 @@ TEST(LakeWriter, APlacedPartsBytesAreFreedBeforeTheNextPartIsPlaced) {
   // The sanitizers bring their own allocator, which glibc's mallinfo2 does not see (it reads 0).
   GTEST_SKIP() << "heap in use is glibc's mallinfo2, which a sanitizer's allocator bypasses";
 #endif
-  row::RowBatch rows = Rows(21, 300);
+  row::RowBatch rows = testing::GeneratedLedgerRows(21, 300);
   TempDir tmp;
   auto dir = Dir(tmp.path());
   HeapAtBegin dest(*dir);
@@ -352,7 +322,7 @@ TEST(LakeWriter, APlacedPartsBytesAreFreedBeforeTheNextPartIsPlaced) {
 TEST(LakeWriter, AFailedFlushUnderParallelEncodeRemovesOnlyItsOwnPartsAndKeepsTheFailuresKind) {
   LakeWriterOptions options = Options();
   options.encode_threads = 4;
-  row::RowBatch rows = Rows(3, 10);
+  row::RowBatch rows = testing::GeneratedLedgerRows(3, 10);
   TempDir scratch;
   auto probe_dest = Dir(scratch.path());
   auto probe = LakeWriter(*probe_dest, options).Flush(rows, {"GARM_LEDGER", 1, 10});
@@ -365,7 +335,7 @@ TEST(LakeWriter, AFailedFlushUnderParallelEncodeRemovesOnlyItsOwnPartsAndKeepsTh
   const std::string first = probe->parts.front().key;
   fs::create_directories((tmp / first).parent_path());
   fs::copy_file(scratch / first, tmp / first);
-  const auto before = Parts(tmp.path());
+  const auto before = testing::LakeKeys(tmp.path());
   WriteFile(tmp / fs::path(probe->parts.back().key).parent_path(), "in the way");
   auto failed = LakeWriter(*dest, options).Flush(rows, {"GARM_LEDGER", 1, 10});
   ASSERT_FALSE(failed.ok());
@@ -375,10 +345,11 @@ TEST(LakeWriter, AFailedFlushUnderParallelEncodeRemovesOnlyItsOwnPartsAndKeepsTh
                 std::to_string(probe->parts.size() - 2) + " Parts this flush had placed"),
             std::string::npos)
       << failed.status().message();
-  EXPECT_EQ(Parts(tmp.path()), before) << "the Part found in place stays, the flush's own go";
+  EXPECT_EQ(testing::LakeKeys(tmp.path()), before)
+      << "the Part found in place stays, the flush's own go";
 
   // One event id that is not UTF-8, in a Part encoded ahead while others were placed.
-  row::RowBatch bad = Rows(3, 10);
+  row::RowBatch bad = testing::GeneratedLedgerRows(3, 10);
   row::StringBuffer& ids = bad.column(bad.table().id_column).strings;
   ids.bytes[ids.offsets[bad.rows() / 2]] = '\xFF';
   TempDir tmp2;
@@ -388,7 +359,7 @@ TEST(LakeWriter, AFailedFlushUnderParallelEncodeRemovesOnlyItsOwnPartsAndKeepsTh
   EXPECT_TRUE(rejected.status().IsReject()) << rejected.status().ToString();
   EXPECT_NE(rejected.status().message().find("not valid UTF-8"), std::string::npos)
       << rejected.status().message();
-  EXPECT_TRUE(Parts(tmp2.path()).empty()) << "no Part of a failed flush may stay";
+  EXPECT_TRUE(testing::LakeKeys(tmp2.path()).empty()) << "no Part of a failed flush may stay";
 }
 
 // The commit step (table/commit.h) as the writer runs it: what it is handed, when, and what its
@@ -431,7 +402,7 @@ TEST(LakeWriterCommit, TheCommitIsHandedEveryPlacedPartWithItsStatisticsAndThePo
   TempDir tmp;
   auto dest = Dir(tmp.path());
   RecordingCommit commit(tmp.path());
-  row::RowBatch rows = Rows(5, 6);
+  row::RowBatch rows = testing::GeneratedLedgerRows(5, 6);
   Provenance provenance{"GARM_LEDGER", 3, 9};
   provenance.acknowledged = {{3, 5}, {7, 9}};
   auto flushed = LakeWriter(*dest, Options(), commit).Flush(rows, provenance);
@@ -464,7 +435,7 @@ TEST(LakeWriterCommit, AFailedCommitFailsTheFlushAndRemovesOnlyThePartsItPlaced)
   auto dest = Dir(tmp.path());
   RecordingCommit commit(tmp.path());
   commit.fail = Status::Reject("the table refused");
-  row::RowBatch rows = Rows(6, 6);
+  row::RowBatch rows = testing::GeneratedLedgerRows(6, 6);
   auto failed = LakeWriter(*dest, Options(), commit).Flush(rows, {"GARM_LEDGER", 1, 6});
   ASSERT_FALSE(failed.ok());
   EXPECT_EQ(commit.calls, 1);
@@ -472,16 +443,17 @@ TEST(LakeWriterCommit, AFailedCommitFailsTheFlushAndRemovesOnlyThePartsItPlaced)
   EXPECT_NE(failed.status().message().find("commit to table ledger (recording)"),
             std::string::npos)
       << failed.status().message();
-  EXPECT_TRUE(Parts(tmp.path()).empty()) << "no Part of a flush whose commit failed may stay";
+  EXPECT_TRUE(testing::LakeKeys(tmp.path()).empty())
+      << "no Part of a flush whose commit failed may stay";
 
   auto landed = LakeWriter(*dest, Options()).Flush(rows, {"GARM_LEDGER", 1, 6});
   ASSERT_TRUE(landed.ok()) << landed.status().ToString();
-  const auto keys = Parts(tmp.path());
+  const auto keys = testing::LakeKeys(tmp.path());
   commit.fail = Status::Internal("a bug in the commit");
   auto again = LakeWriter(*dest, Options(), commit).Flush(rows, {"GARM_LEDGER", 1, 6});
   ASSERT_FALSE(again.ok());
   EXPECT_TRUE(again.status().IsInternal()) << again.status().ToString();
-  EXPECT_EQ(Parts(tmp.path()), keys) << "Parts found in place are never taken back";
+  EXPECT_EQ(testing::LakeKeys(tmp.path()), keys) << "Parts found in place are never taken back";
 }
 
 // `none` is today's lake: it holds nothing committed and records every flush as it is.
@@ -490,7 +462,7 @@ TEST(LakeWriterCommit, TheDefaultCommitIsNoneWhichHoldsNothingAndNeverFails) {
   auto dest = Dir(tmp.path());
   LakeWriter writer(*dest, Options());
   EXPECT_EQ(writer.commit().format(), "none");
-  row::RowBatch rows = Rows(7, 2);
+  row::RowBatch rows = testing::GeneratedLedgerRows(7, 2);
   auto flushed = writer.Flush(rows, {"GARM_LEDGER", 1, 2});
   ASSERT_TRUE(flushed.ok()) << flushed.status().ToString();
   auto committed = writer.commit().Committed("ledger", {"GARM_LEDGER", 1, 2});

@@ -4,21 +4,20 @@
 // Go sink's shape (OPTIONAL columns, TIMESTAMP without time zone, NULLs, long strings,
 // dictionary-heavy and high-cardinality columns, several row groups). DuckDB dumps each file as
 // JSON lines in file order; the test walks them beside the reader's row groups.
+#include <gtest/gtest.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <algorithm>
 #include <cstring>
 #include <fstream>
-
-#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "contract/wire_decoder.h"
 #include "lake/dir_destination.h"
 #include "lake/lake_writer.h"
 #include "parquet/part_reader.h"
+#include "support/ledger_rows.h"
 #include "support/support.h"
-#include "traffic/traffic_generator.h"
 
 namespace sinkd::lake {
 namespace {
@@ -203,22 +202,6 @@ TEST(PartReaderDifferential, ChunksOfNullsOnlyAndMostlyNullsReadEqualToDuckDb) {
   EXPECT_EQ(ExpectSameAsDuckDb(file, read, dir.path()), 250'000u);
 }
 
-row::RowBatch DifferentialRows(uint64_t seed, int messages) {
-  traffic::TrafficOptions traffic;
-  traffic.seed = seed;
-  traffic.events_per_batch = 100;
-  traffic.expected_events = 100 * messages;
-  traffic.span_micros = 3'600'000'000;
-  traffic::TrafficGenerator generator(traffic);
-  contract::WireDecoder decoder;
-  row::RowBatch rows(row::kLedgerColumns);
-  std::vector<contract::Reject> rejects;
-  for (int i = 0; i < messages; ++i) {
-    decoder.Decode(contract::Envelope::kBatch, generator.NextLedgerMessage(), rows, rejects);
-  }
-  return rows;
-}
-
 // A Part holding `read`'s rows with only the columns `keep` (by name): what sinkd wrote before a
 // column existed (execution_subject) or before the partition columns went into the file (app).
 std::string SubsetPart(const ReadBack& read, const std::vector<std::string>& drop) {
@@ -266,7 +249,7 @@ TEST(PartReaderDifferential, TheDrainsPartsAndOlderSubsetPartsReadEqualToDuckDb)
   LakeWriterOptions options;
   options.key_prefix = "ledger";
   options.instance = "diff-1";
-  row::RowBatch rows = DifferentialRows(42, 1000);  // 100,000 rows over a few apps
+  row::RowBatch rows = testing::GeneratedLedgerRows(42, 1000);  // 100,000 rows over a few apps
   auto flushed = LakeWriter(**made, options).Flush(rows, {"GARM_LEDGER", 1, 1000});
   ASSERT_TRUE(flushed.ok()) << flushed.status().ToString();
   auto parts = (*made)->List("ledger/");

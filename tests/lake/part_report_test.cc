@@ -6,9 +6,9 @@
 
 #include <cstring>
 
-#include "batch/ledger_rows.h"
 #include "lake/dir_destination.h"
 #include "lake/lake_writer.h"
+#include "support/ledger_rows.h"
 #include "support/support.h"
 
 namespace sinkd::lake {
@@ -47,8 +47,9 @@ TEST(PartReport, EveryPartCarriesItsPartitionAndTheWritersStatisticsAheadStreame
   for (int i = 0; i < 130; ++i) {
     std::string app = "big";
     if (i >= 100) app = "small-" + std::to_string(i % 3);
-    batch::AddRow(rows, "evt-" + std::to_string(i), 1'767'225'600'000'000 + int64_t{1'000'000} * i,
-                  app);  // 2026-01-01
+    testing::AddLedgerRow(rows, "evt-" + std::to_string(i),
+                          1'767'225'600'000'000 + int64_t{1'000'000} * i,
+                          app);  // 2026-01-01
   }
   for (int round = 0; round < 2; ++round) {  // the second finds every Part in place
     Result<FlushReport> report = writer.Flush(rows, {"GARM_LEDGER", 1, 130});

@@ -6,6 +6,7 @@
 #include "lake/dir_destination.h"
 #include "lake/lake_writer.h"
 #include "row/ledger_columns.h"
+#include "support/ledger_rows.h"
 #include "support/support.h"
 #include "table/key.h"
 
@@ -17,27 +18,6 @@ using sinkd::testing::SqlQuote;
 using sinkd::testing::TempDir;
 
 constexpr int64_t k2026_09_29 = int64_t{20725} * 86'400'000'000;
-
-// A ledger row with the given id and app; every other column gets its zero value.
-void AddRow(row::RowBatch& batch, std::string_view id, std::string_view app) {
-  const auto& columns = batch.table().columns;
-  for (size_t i = 0; i < columns.size(); ++i) {
-    row::ColumnBuffer& c = batch.column(static_cast<int>(i));
-    switch (c.type) {
-      case row::ColumnType::kString:
-        c.strings.push_back(columns[i].name == "event_id" ? id
-                            : columns[i].name == "app"    ? app
-                                                          : std::string_view());
-        break;
-      case row::ColumnType::kTimestamp: c.int64s.push_back(k2026_09_29); break;
-      case row::ColumnType::kInt64: c.int64s.push_back(0); break;
-      case row::ColumnType::kInt32: c.int32s.push_back(0); break;
-      case row::ColumnType::kDouble: c.doubles.push_back(0); break;
-      case row::ColumnType::kBool: c.bools.push_back(0); break;
-    }
-  }
-  batch.CommitRow();
-}
 
 std::string Glob(const TempDir& tmp) {
   return SqlQuote((tmp.path() / "ledger" / "**" / "*.parquet").string());
@@ -53,9 +33,9 @@ void WriteThree(const TempDir& tmp, const std::string& exact, const std::string&
   options.instance = "box-1";
   LakeWriter writer(**dest, options);
   row::RowBatch batch(row::kLedgerColumns);
-  AddRow(batch, "e1", exact);
-  AddRow(batch, "e2", past);
-  AddRow(batch, "e3", "a/b");
+  testing::AddLedgerRow(batch, "e1", k2026_09_29, exact);
+  testing::AddLedgerRow(batch, "e2", k2026_09_29, past);
+  testing::AddLedgerRow(batch, "e3", k2026_09_29, "a/b");
   auto report = writer.Flush(batch, Provenance{"test", 1, 3});
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   ASSERT_EQ(report->parts.size(), 3u);

@@ -2,39 +2,22 @@
 // acknowledged, read back by DuckDB (a reader that shares nothing with the writer).
 #include "lake/stamp.h"
 
+#include <gtest/gtest.h>
+
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-
-#include "contract/wire_decoder.h"
 #include "lake/dir_destination.h"
 #include "lake/lake_writer.h"
+#include "support/ledger_rows.h"
 #include "support/support.h"
 #include "table/footer.h"
-#include "traffic/traffic_generator.h"
 
 namespace sinkd::lake {
 namespace {
 
 namespace fs = std::filesystem;
-
-row::RowBatch StampRows(uint64_t seed, int messages) {
-  traffic::TrafficOptions traffic;
-  traffic.seed = seed;
-  traffic.events_per_batch = 100;
-  traffic.expected_events = 100 * messages;
-  traffic.span_micros = 3'600'000'000;
-  traffic::TrafficGenerator generator(traffic);
-  contract::WireDecoder decoder;
-  row::RowBatch rows(row::kLedgerColumns);
-  std::vector<contract::Reject> rejects;
-  for (int i = 0; i < messages; ++i) {
-    decoder.Decode(contract::Envelope::kBatch, generator.NextLedgerMessage(), rows, rejects);
-  }
-  return rows;
-}
 
 TEST(FlushStamp, RangesMergeNeighboursAndRepeatsAndNameThemShortly) {
   EXPECT_EQ(ToRanges({5, 1, 2, 2, 3, 9, 8, 11}),
@@ -84,7 +67,7 @@ TEST(FlushStamp, EveryPartOfAFlushNamesTheFlushAndItselfInItsFooter) {
   LakeWriterOptions options;
   options.key_prefix = "ledger";
   options.instance = "box-5";
-  row::RowBatch rows = StampRows(21, 8);
+  row::RowBatch rows = testing::GeneratedLedgerRows(21, 8);
   Provenance provenance{"GARM_LEDGER", 3, 12};
   provenance.acknowledged = {{3, 7}, {9, 12}};  // 8 went to another flush
   auto report = LakeWriter(**dest, options).Flush(rows, provenance);
@@ -136,9 +119,9 @@ TEST(FlushStamp, APartUnderAnAlternativeNamesThePlainKeyAndIsFoundInPlaceAgain) 
   options.key_prefix = "ledger";
   options.instance = "box-6";
   LakeWriter writer(**dest, options);
-  row::RowBatch first = StampRows(31, 2);
+  row::RowBatch first = testing::GeneratedLedgerRows(31, 2);
   ASSERT_TRUE(writer.Flush(first, {"GARM_LEDGER", 1, 2}).ok());
-  row::RowBatch other = StampRows(32, 2);
+  row::RowBatch other = testing::GeneratedLedgerRows(32, 2);
   auto moved = writer.Flush(other, {"GARM_LEDGER", 1, 2});
   ASSERT_TRUE(moved.ok()) << moved.status().ToString();
   const PartReport& part = moved->parts[0];

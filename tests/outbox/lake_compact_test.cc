@@ -5,6 +5,7 @@
 
 #include "outbox/outbox_fixture.h"
 #include "outbox/process.h"
+#include "support/lake_files.h"
 #include "support/support.h"
 
 namespace sinkd::outbox {
@@ -46,15 +47,6 @@ bool AuditCaughtUp(OutboxDb& db) {
   return db.Count("SELECT count(*) FROM audit_sink_cursors c WHERE (c.txid, c.seq) = (SELECT "
                   "a.txid, a.seq FROM audit_events a ORDER BY a.txid DESC, a.seq DESC LIMIT 1)") ==
          1;
-}
-
-size_t PartsUnder(const fs::path& dir) {
-  size_t n = 0;
-  if (!fs::exists(dir)) return 0;
-  for (const auto& e : fs::recursive_directory_iterator(dir)) {
-    n += e.is_regular_file() && e.path().extension() == ".parquet";
-  }
-  return n;
 }
 
 // Every row of a lake table as "<event_id>@<position>", by position.
@@ -113,14 +105,14 @@ TEST(OutboxLakeCompact, AuditRowsWithAnEmptyOrSharedIdAllSurviveCompactionEqualT
     EXPECT_EQ(dispatcher.Wait(std::chrono::seconds(15)), 0) << dispatcher.Log();
   }
   const fs::path audit = lake / "outbox_audit";
-  ASSERT_EQ(PartsUnder(audit), 2u) << "the premise: two Parts of one date";
+  ASSERT_EQ(sinkd::testing::LakeFiles(audit).size(), 2u) << "the premise: two Parts of one date";
   const std::string postgres = std::string(db.Sql(
       "SELECT string_agg(id || '@' || txid::text || ':' || seq, ',' ORDER BY txid, seq) "
       "FROM audit_events").Text(0, 0));
   ASSERT_EQ(LakeRows(audit), postgres);
 
   CompactTwice("outbox_audit", lake);
-  EXPECT_EQ(PartsUnder(audit), 1u) << "the output alone, its inputs deleted";
+  EXPECT_EQ(sinkd::testing::LakeFiles(audit).size(), 1u) << "the output alone, its inputs deleted";
   EXPECT_EQ(LakeCount(audit, "count(*)"), 5);
   EXPECT_EQ(LakeRows(audit), postgres);
 }
@@ -148,7 +140,8 @@ TEST(OutboxLakeCompact, EventsRedeliveredAfterAKillLoseTheirCopiesAndNothingElse
     Background first({SinkdBinary(), "dispatch", "--config",
                       DispatchConfig(tmp, db.conninfo(), lake, "box-1", 5)},
                      tmp / "box-1.log");
-    ASSERT_TRUE(WaitUntil([&] { return PartsUnder(events) >= 1; }, std::chrono::seconds(60)))
+    ASSERT_TRUE(WaitUntil([&] { return sinkd::testing::LakeFiles(events).size() >= 1; },
+                          std::chrono::seconds(60)))
         << first.Log();
     const auto waiting = [&] {
       return db.Count("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
@@ -185,7 +178,7 @@ TEST(OutboxLakeCompact, EventsRedeliveredAfterAKillLoseTheirCopiesAndNothingElse
       "seq) FROM outbox").Text(0, 0));
 
   CompactTwice("outbox_events", lake);
-  EXPECT_EQ(PartsUnder(events), 1u) << "the output alone, its inputs deleted";
+  EXPECT_EQ(sinkd::testing::LakeFiles(events).size(), 1u) << "the output alone, its inputs deleted";
   EXPECT_EQ(LakeCount(events, "count(*)"), 12);
   EXPECT_EQ(LakeCount(events, "count(*) FILTER (WHERE event_id = 'evt_same')"), 2);
   EXPECT_EQ(LakeRows(events), postgres);

@@ -2,10 +2,12 @@
 // outbox row at or behind the lake sink's cursor and still in the outbox must be in a complete
 // flush's stamp or in the sink's dead letters.
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
 #include "outbox/outbox_fixture.h"
 #include "outbox/process.h"
+#include "support/lake_files.h"
 #include "support/support.h"
 
 namespace sinkd::outbox {
@@ -18,15 +20,6 @@ using sinkd::testing::TempDir;
 using sinkd::testing::WaitUntil;
 using testing::Background;
 using testing::OutboxDb;
-
-std::vector<fs::path> OutboxParts(const fs::path& root) {
-  std::vector<fs::path> out;
-  for (const auto& e : fs::recursive_directory_iterator(root)) {
-    if (e.is_regular_file() && e.path().extension() == ".parquet") out.push_back(e.path());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
 
 TEST(OutboxLakeVerify, EveryRowBehindTheCursorIsInAStampOrADeadLetterAndADeletedPartIsAGap) {
   OutboxDb db;
@@ -75,7 +68,7 @@ TEST(OutboxLakeVerify, EveryRowBehindTheCursorIsInAStampOrADeadLetterAndADeleted
 
   // One type per delivery here, so a flush is one Part: deleting it loses a whole flush, which
   // only the outbox's rows can reveal (seq has holes, so the stamps alone cannot).
-  const std::vector<fs::path> parts = OutboxParts(lake / "outbox_events");
+  const std::vector<fs::path> parts = sinkd::testing::LakeFiles(lake / "outbox_events");
   ASSERT_GT(parts.size(), 2u);
   const auto values = sinkd::testing::FooterValues(parts[1].string(), "sinkd.stamps");
   ASSERT_EQ(values.size(), 1u);

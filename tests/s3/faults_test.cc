@@ -3,13 +3,12 @@
 // with exactly its bytes, and one that runs out of attempts leaves nothing.
 #include <gtest/gtest.h>
 
-#include "contract/wire_decoder.h"
 #include "lake/lake_writer.h"
 #include "s3/crypto.h"
 #include "s3/s3_destination.h"
 #include "s3_server.h"
-#include "traffic/traffic_generator.h"
 #include "s3_test_util.h"
+#include "support/ledger_rows.h"
 
 namespace sinkd::s3 {
 namespace {
@@ -122,22 +121,6 @@ TEST(S3Faults, AStoreThatIsDownRefusesStartupNamingIt) {
       << s.message();
 }
 
-row::RowBatch LedgerRows(uint64_t seed, int messages) {
-  traffic::TrafficOptions traffic;
-  traffic.seed = seed;
-  traffic.events_per_batch = 100;
-  traffic.expected_events = 100 * messages;
-  traffic.span_micros = 3'600'000'000;
-  traffic::TrafficGenerator generator(traffic);
-  contract::WireDecoder decoder;
-  row::RowBatch rows(row::kLedgerColumns);
-  std::vector<contract::Reject> rejects;
-  for (int i = 0; i < messages; ++i) {
-    decoder.Decode(contract::Envelope::kBatch, generator.NextLedgerMessage(), rows, rejects);
-  }
-  return rows;
-}
-
 // What a drain does through a faulty store: a flush whose retries run out fails, its batch comes
 // back with other boundaries (other keys), and the Parts it had placed must not stay as extra
 // copies. 30% of requests fail (lost responses included) and only 3 attempts are allowed, so
@@ -169,7 +152,7 @@ TEST(S3Faults, FlushesRetriedThroughThirtyPercentFaultsLeaveAtMostFivePercentExt
   int failures = 0;
   uint64_t next_sequence = 1;
   for (int batch = 0; batch < 12; ++batch) {
-    row::RowBatch rows = LedgerRows(200 + batch, 4);
+    row::RowBatch rows = testing::GeneratedLedgerRows(200 + batch, 4);
     for (int attempt = 0;; ++attempt) {
       ASSERT_LT(attempt, 200);
       const uint64_t first = next_sequence;

@@ -3,16 +3,17 @@
 // deduplication.
 #include "sinks/lake_sink.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <set>
 
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-
 #include "lake/dir_destination.h"
-#include "table/commit.h"
 #include "outbox/outbox_fixture.h"
+#include "support/lake_files.h"
 #include "support/support.h"
+#include "table/commit.h"
 
 namespace sinkd::sinks {
 namespace {
@@ -57,14 +58,6 @@ std::string Glob(const fs::path& root) {
   return SqlQuote((root / "outbox_events" / "**" / "*.parquet").string());
 }
 
-size_t PartCount(const fs::path& root) {
-  size_t n = 0;
-  for (const auto& e : fs::recursive_directory_iterator(root)) {
-    if (e.path().extension() == ".parquet") ++n;
-  }
-  return n;
-}
-
 TEST(OutboxLakeSink, ADeliveredBatchIsInTheLakeWhenDeliverReturns) {
   TempDir tmp;
   auto sink = MakeSink(tmp.path());
@@ -72,7 +65,8 @@ TEST(OutboxLakeSink, ADeliveredBatchIsInTheLakeWhenDeliverReturns) {
                                      MakeEvent(2, "reservation.placed", "2026-12-01T00:00:01Z"),
                                      MakeEvent(3, "node.connected", "2026-12-01T08:00:00+02:00")};
   ASSERT_TRUE(sink->Deliver(events).ok());
-  EXPECT_EQ(PartCount(tmp.path()), 3u) << "one Part per (date, type), durable on return";
+  EXPECT_EQ(testing::LakeFiles(tmp.path()).size(), 3u)
+      << "one Part per (date, type), durable on return";
   auto r = DuckDb("SELECT event_id, type, CAST(date AS VARCHAR), tenant, subject, "
                   "strftime(time, '%Y-%m-%dT%H:%M:%S.%f'), sequence, txid, seq, data_json "
                   "FROM read_parquet(" + Glob(tmp.path()) + ", hive_partitioning = true) "
@@ -132,9 +126,7 @@ TEST(OutboxLakeSink, ADeliveryPastItsByteLimitIsFlushedInConsecutiveRanges) {
   }
   ASSERT_TRUE(sink.Deliver(events).ok());
   std::vector<std::string> names;
-  for (const auto& e : fs::recursive_directory_iterator(tmp.path())) {
-    if (e.path().extension() == ".parquet") names.push_back(e.path().filename().string());
-  }
+  for (const fs::path& p : testing::LakeFiles(tmp.path())) names.push_back(p.filename().string());
   std::sort(names.begin(), names.end());
   EXPECT_EQ(names, (std::vector<std::string>{"part-test-1-1-3-0.parquet",
                                              "part-test-1-4-6-0.parquet"}));
@@ -163,9 +155,7 @@ TEST(OutboxLakeSink, ADeliverySpanningMorePartitionsThanItsCapIsFlushedInConsecu
   }
   ASSERT_TRUE(sink.Deliver(events).ok());
   std::vector<std::string> names;
-  for (const auto& e : fs::recursive_directory_iterator(tmp.path())) {
-    if (e.path().extension() == ".parquet") names.push_back(e.path().filename().string());
-  }
+  for (const fs::path& p : testing::LakeFiles(tmp.path())) names.push_back(p.filename().string());
   std::sort(names.begin(), names.end());
   EXPECT_EQ(names, (std::vector<std::string>{
                        "part-test-1-1-4-0.parquet", "part-test-1-1-4-1.parquet",
@@ -229,9 +219,9 @@ TEST(OutboxLakeSink, EventsWhosePositionsTheTableHoldsAreNotWrittenAgain) {
   EXPECT_EQ(outbox_table.committed[0].last_txid, events[3].txid);
 
   outbox_table.held = {{1, 4}};
-  const size_t parts = PartCount(tmp.path());
+  const size_t parts = testing::LakeFiles(tmp.path()).size();
   ASSERT_TRUE(sink.Deliver(events).ok());
-  EXPECT_EQ(PartCount(tmp.path()), parts);
+  EXPECT_EQ(testing::LakeFiles(tmp.path()).size(), parts);
   EXPECT_EQ(outbox_table.committed.size(), 1u) << "nothing left to commit";
 }
 
@@ -248,7 +238,7 @@ TEST(OutboxLakeSink, AnEventWithoutAnIdOrAReadableTimeIsRejectedAndNothingIsWrit
     Status s = sink->Deliver(batch);
     EXPECT_TRUE(s.IsReject()) << s.ToString();
   }
-  EXPECT_EQ(PartCount(tmp.path()), 0u);
+  EXPECT_EQ(testing::LakeFiles(tmp.path()).size(), 0u);
 }
 
 // The Parquet writer refuses a STRING value that is not UTF-8 with Reject; the lake sink passes
@@ -262,7 +252,7 @@ TEST(OutboxLakeSink, AValueTheParquetWriterRefusesIsRejectedNotRetried) {
   Status s = sink->Deliver(batch);
   EXPECT_TRUE(s.IsReject()) << s.ToString();
   EXPECT_NE(s.message().find("UTF-8"), std::string::npos) << s.ToString();
-  EXPECT_EQ(PartCount(tmp.path()), 0u);
+  EXPECT_EQ(testing::LakeFiles(tmp.path()).size(), 0u);
 }
 
 // A database in SQL_ASCII stores any bytes, so an event's subject may reach the sink as bytes

@@ -40,4 +40,15 @@ inline std::set<std::string> LakeKeys(const std::filesystem::path& root,
   return keys;
 }
 
+// The keys of one table's files: those under `root`/`prefix` ("ledger"), still relative to `root`
+// ("ledger/date=…/…"), as the lake and its footers name them.
+inline std::set<std::string> TableKeys(const std::filesystem::path& root, std::string_view prefix,
+                                       std::string_view suffix = ".parquet") {
+  std::set<std::string> keys;
+  for (const std::filesystem::path& p : LakeFiles(root / prefix, suffix)) {
+    keys.insert(std::filesystem::relative(p, root).generic_string());
+  }
+  return keys;
+}
+
 }  // namespace sinkd::testing

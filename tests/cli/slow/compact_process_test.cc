@@ -9,14 +9,14 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <nlohmann/json.hpp>
 #include <random>
 #include <set>
 #include <sstream>
 #include <thread>
 
-#include <nlohmann/json.hpp>
-
 #include "outbox/process.h"
+#include "support/lake_files.h"
 #include "support/nats_server.h"
 #include "support/support.h"
 
@@ -40,18 +40,6 @@ testing::CommandResult Sinkd(const std::vector<std::string>& args) {
 }
 
 // The .parquet files under the lake's ledger prefix (never the dead letters).
-std::set<std::string> Parts(const fs::path& lake) {
-  std::set<std::string> parts;
-  const fs::path root = lake / "ledger";
-  if (!fs::exists(root)) return parts;
-  for (const auto& e : fs::recursive_directory_iterator(root)) {
-    if (e.is_regular_file() && e.path().extension() == ".parquet") {
-      parts.insert(fs::relative(e.path(), lake).string());
-    }
-  }
-  return parts;
-}
-
 // A drain writing small Parts from a real nats-server, fed in two halves.
 struct DrainedLake {
   testing::NatsServer server;
@@ -101,7 +89,7 @@ struct DrainedLake {
   std::string Glob() const { return SqlQuote((lake / "ledger/**/*.parquet").string()); }
   // count(DISTINCT event_id), or -1 when DuckDB failed (a file vanished under it: a finding).
   int64_t Distinct(std::string* error = nullptr) const {
-    if (Parts(lake).empty()) return 0;
+    if (testing::TableKeys(lake, "ledger").empty()) return 0;
     auto q = DuckDb("SELECT count(DISTINCT event_id) FROM read_parquet(" + Glob() + ")");
     if (!q.ok) {
       if (error) *error = q.error;
@@ -184,7 +172,7 @@ TEST(CompactProcess, KillNineAtRandomMomentsOfAFollowingCompactorBesideADrainLos
     EXPECT_EQ(compact.Wait(10s), 128 + SIGKILL);
     outputs_before_a_kill +=
         compact.Log().find("\"msg\":\"compaction output\"") != std::string::npos;
-    const std::set<std::string> now = Parts(l.lake);
+    const std::set<std::string> now = testing::TableKeys(l.lake, "ledger");
     for (const std::string& part : seen) {
       EXPECT_TRUE(now.count(part))
           << part << " was deleted before its grace (round " << round << ")";
