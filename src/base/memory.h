@@ -5,9 +5,8 @@
 // on the VMs we measure on (page faults are expensive there). The batches are built, encoded and
 // placed on different threads (a decode pool, the encode pool, the settler, libnats' reader), and
 // glibc gives each thread an arena of its own by default: memory freed in one arena was never
-// reused by another, so each arena grew to its own high-water mark (a 1,000,000-event import
-// peaked at ~565 MiB with one arena per thread and ~480 MiB with one arena, with ~17% fewer page
-// faults; BENCHMARKS.md, "Issue 10, eighth pass").
+// reused by another, so each arena grew to its own high-water mark; one arena for every thread
+// lowered an import's peak RSS and page faults (figures: BENCHMARKS.md, "Issue 10, eighth pass").
 // Peak memory does not grow; resident memory stays at the high-water mark between batches.
 // Call once, early in main, before threads start (an arena made before the call stays in use).
 #pragma once

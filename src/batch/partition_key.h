@@ -48,7 +48,8 @@ inline uint64_t HashOf(const KeyView& key) {
 // Numbers distinct keys in the order they are first seen, through an open-addressing table
 // (linear probing, at most half full). Why not a std::map: a batch has tens to hundreds of keys
 // but every row looks one up, and the map's comparisons (a day, then vectors of views) cost ~75 ns
-// a row, 18-21 ms of every 250,000-row flush spent on one thread before its encode could start.
+// a row, on one thread before the flush's encode could start (BENCHMARKS.md, "Issue 10, sixth
+// pass").
 // `Stored` is what the table keeps of a key: KeyView itself while the batch's buffers stay put,
 // or an owning copy (PartitionCap, whose batch grows between lookups), constructible from a
 // KeyView, with `bool Matches(const Stored&, const KeyView&)` found by argument-dependent lookup.
