@@ -30,10 +30,13 @@
 #include "cli/size_flags.h"
 #include "compact/compactor.h"
 #include "http/http_listener.h"
+#include "iceberg/table_format.h"
 #include "lake/destination.h"
 #include "lake/lake_writer.h"
 #include "metrics/compact_metrics.h"
 #include "metrics/textfile.h"
+#include "table/commit.h"
+#include "table/rewrite.h"
 #include "table/table.h"
 
 namespace sinkd::cli {
@@ -119,6 +122,8 @@ Result<CompactSettings> SettingsFrom(const CompactFlags& flags, const CompactTab
   o.min_parts = flags.min_parts;
   SINKD_ASSIGN_OR_RETURN(o.settle_ms, DurationMillis(flags.settle, "--settle"));
   SINKD_ASSIGN_OR_RETURN(o.grace_ms, DurationMillis(flags.grace, "--grace"));
+  SINKD_RETURN_IF_ERROR(table::CheckTableFormat(flags.lake.table_format));
+  SINKD_RETURN_IF_ERROR(iceberg::CheckTableCatalog(TableCatalogFrom(flags.lake)));
   // The engine names its options as the struct spells them; the operator typed the flags.
   Status valid = o.Validate();
   if (!valid.ok()) {
@@ -227,6 +232,13 @@ Result<compact::PassReport> CompactPass(compact::Compactor& compactor, const Com
     return report;
   }
   r = *report;
+  if (r.table_missing) {
+    log.Warn(
+        "compaction found no table to compact: with --table-format iceberg only Parts the "
+        "table's current snapshot holds merge, and it has none yet (a drain or import with "
+        "--table-format iceberg creates it)",
+        {{"key_prefix", compactor.options().prefix}});
+  }
   metrics.passes.fetch_add(1);
   metrics.partitions_pending.store(static_cast<int64_t>(r.partitions_pending));
   metrics.last_pass_success_unix_ns.store(CompactNowUnixNs());
@@ -244,6 +256,10 @@ Result<compact::PassReport> CompactPass(compact::Compactor& compactor, const Com
             {"bytes_written", r.bytes_written},
             {"merges_discarded", r.merges_discarded},
             {"parts_left_alone", r.parts_left_alone},
+            {"replaces", r.replaces},
+            {"replaces_dropped", r.replaces_dropped},
+            {"parts_outside_table", r.parts_outside_table},
+            {"inputs_retained", r.inputs_retained},
             {"seconds", seconds},
             {"rows_per_second", seconds > 0 ? static_cast<double>(r.rows_in) / seconds : 0.0},
             {"stopped", Stopping()}});
@@ -320,6 +336,14 @@ Status RunCompact(const CompactFlags& flags, const CompactTable& table,
     return made.status();
   }
   std::unique_ptr<lake::Destination> destination = std::move(*made);
+  // The table kept over the Parts: each merge one replace snapshot (nullptr: none).
+  Result<std::unique_ptr<table::Rewrite>> rewrite = iceberg::MakeTableRewrite(
+      flags.lake.table_format, *destination, TableCatalogFrom(flags.lake));
+  if (!rewrite.ok()) {
+    invocation.usage_error = true;
+    return rewrite.status();
+  }
+  settings->options.rewrite = rewrite->get();
   // Before the first store call: a SIGTERM while connecting must still end in exit 0.
   ShutdownSignals::Install();
 
@@ -346,6 +370,7 @@ Status RunCompact(const CompactFlags& flags, const CompactTable& table,
             {"instance", o.instance},
             {"target_bytes", o.target_bytes},
             {"min_parts", static_cast<uint64_t>(o.min_parts)},
+            {"table_format", std::string_view(flags.lake.table_format)},
             {"settle", FormatDuration(std::chrono::milliseconds(o.settle_ms))},
             {"grace", FormatDuration(std::chrono::milliseconds(o.grace_ms))},
             {"follow", settings->follow},
@@ -401,6 +426,17 @@ Status RunCompact(const CompactFlags& flags, const CompactTable& table,
         static_cast<unsigned long long>(r.parts_left_alone),
         static_cast<unsigned long long>(r.inputs_deleted),
         static_cast<unsigned long long>(r.partitions_pending));
+    if (settings->options.rewrite != nullptr) {
+      std::printf(
+          "table %s: %s, %llu replace snapshots committed, %llu merges dropped (another "
+          "replace took their inputs), %llu objects outside the current snapshot left "
+          "alone, %llu deletions left to table expire (a snapshot names them)\n",
+          o.prefix.c_str(), r.table_missing ? "no snapshot yet" : "iceberg",
+          static_cast<unsigned long long>(r.replaces),
+          static_cast<unsigned long long>(r.replaces_dropped),
+          static_cast<unsigned long long>(r.parts_outside_table),
+          static_cast<unsigned long long>(r.inputs_retained));
+    }
     return Status::OK();
   }
   // --follow: a failed pass (the store away, a Part refused) is counted and tried again on the
@@ -442,7 +478,13 @@ void AddCompactFlags(CLI::App& cmd, CompactFlags& flags, ConfigFlags& config) {
                  "after each pass, write its metrics to this file for node_exporter's textfile "
                  "collector (atomically; counters carried on from the file; {table} is replaced "
                  "by the table's name)");
+  AddTableFormatFlag(cmd, flags.lake,
+                     "the table kept over the Parts: none (the hive layout alone; inputs deleted "
+                     "--grace after their output appeared) or iceberg (merge only the Parts the "
+                     "Iceberg table at <lake>/<key prefix> holds, each merge one replace snapshot; "
+                     "an input is deleted only once no snapshot names it, else by table expire)");
   BindDestinationFlags(config);
+  BindTableFormatFlag(config);
   config.Bind("--instance-id", {"lake.instance_id"});
   config.Bind("--zstd-level", {"lake.zstd_level"});
   config.Bind("--row-group-rows", {"lake.row_group_rows"});

@@ -30,11 +30,13 @@ void AddLakeFlags(CLI::App& cmd, LakeFlags& flags) {
       ->capture_default_str();
 }
 
-void AddTableFormatFlag(CLI::App& cmd, LakeFlags& flags) {
+void AddTableFormatFlag(CLI::App& cmd, LakeFlags& flags, const std::string& help) {
   cmd.add_option("--table-format", flags.table_format,
-                 "the table kept over the Parts: none (the hive layout alone) or iceberg (each "
-                 "flush one append snapshot of the Iceberg table at <lake>/<key prefix>, "
-                 "committed before the batch is acknowledged)")
+                 !help.empty()
+                     ? help
+                     : "the table kept over the Parts: none (the hive layout alone) or iceberg "
+                       "(each flush one append snapshot of the Iceberg table at <lake>/<key "
+                       "prefix>, committed before the batch is acknowledged)")
       ->check(CLI::IsMember(table::TableFormats()))
       ->capture_default_str();
   cmd.add_option("--iceberg-catalog", flags.iceberg_catalog,

@@ -35,8 +35,9 @@ void AddLakeFlags(CLI::App& cmd, LakeFlags& flags);
 // the choices) to a command that keeps a table over its Parts, and binds it to `lake.table_format`
 // of the configuration file. iceberg/table_format.h makes the commit step it names. With it,
 // --iceberg-catalog files|sql, --iceberg-catalog-url and --iceberg-namespace (config [iceberg]
-// catalog, catalog_url, namespace).
-void AddTableFormatFlag(CLI::App& cmd, LakeFlags& flags);
+// catalog, catalog_url, namespace). `help`: what --table-format's help says instead of a writer's
+// (compact commits replaces, not flushes).
+void AddTableFormatFlag(CLI::App& cmd, LakeFlags& flags, const std::string& help = "");
 void BindTableFormatFlag(ConfigFlags& config);
 // The catalog the --iceberg-* flags name.
 iceberg::TableCatalog TableCatalogFrom(const LakeFlags& flags);

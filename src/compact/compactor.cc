@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -180,6 +181,22 @@ Result<PassReport> Compactor::RunPass(const PassHooks& hooks, PassReport* out) {
   auto refuse = [&](const std::string& key, const Status& why) {
     if (refused.insert(key).second) report.refused.push_back(why.message());
   };
+  // With a table, its current snapshot decides what merges (compactor.h); read after the
+  // listing, so every Part it holds was listed (a Part is placed before it is committed).
+  std::optional<std::set<std::string>> table_live;
+  if (options_.rewrite != nullptr) {
+    Result<table::LiveParts> live = options_.rewrite->Live(options_.prefix, table);
+    if (!live.ok()) return live.status().WithContext("read the table " + options_.prefix);
+    if (!live->exists) {
+      report.table_missing = true;
+      report.completed = true;
+      return report;
+    }
+    table_live = std::move(live->keys);
+    for (const lake::StoredObject& o : objects) {
+      if (table_live->count(o.key) == 0) ++report.parts_outside_table;
+    }
+  }
 
   // Outputs and the merges they complete. A merge's inputs count as superseded only once every
   // output of that merge is there: a split merge cut short by a crash covers only part of them.
@@ -262,9 +279,21 @@ Result<PassReport> Compactor::RunPass(const PassHooks& hooks, PassReport* out) {
   report.kept.assign(grace.changed.begin(), grace.changed.end());
   std::map<std::string, const lake::StoredObject*> listed_object;
   for (const lake::StoredObject& o : objects) listed_object[o.key] = &o;
+  // With a table, an object a snapshot still names stays whatever its grace: `sinkd table
+  // expire` deletes it once no retained snapshot does.
+  std::set<std::string> retained;
+  if (table_live && !grace.due.empty()) {
+    Result<std::set<std::string>> named = options_.rewrite->Referenced(options_.prefix, table);
+    if (!named.ok()) return named.status().WithContext("read the table " + options_.prefix);
+    retained = std::move(*named);
+  }
   std::set<std::string> deleted;
   const bool dry_run = static_cast<bool>(hooks.on_plan);
   for (const std::string& key : grace.due) {
+    if (retained.count(key) > 0) {
+      ++report.inputs_retained;
+      continue;
+    }
     if (dry_run) {
       const lake::StoredObject& object = *listed_object[key];
       hooks.on_plan(PlannedStep{PlannedStep::Kind::kDelete, key_partition[key], {object},
@@ -294,6 +323,43 @@ Result<PassReport> Compactor::RunPass(const PassHooks& hooks, PassReport* out) {
     if (!s.ok()) return s.As(Status::Redeliver).WithContext("sync lake after deletions");
   }
 
+  // With a table: one merge committed as one replace. A conflict (NotFound: another replace
+  // removed an input first) drops the merge: its outputs are deleted unless a snapshot names them
+  // (the other compactor's replace of the same inputs placed and committed the same keys).
+  const auto commit_replace = [&](const MergeSpec& spec, const MergeOutcome& outcome) -> Status {
+    std::vector<std::string> removed;
+    for (const InputRef& in : spec.inputs) removed.push_back(in.key);
+    std::vector<table::RewrittenPart> added;
+    for (const OutputReport& out : outcome.outputs) {
+      added.push_back(table::RewrittenPart{out.key, out.bytes, out.statistics});
+    }
+    Status committed = options_.rewrite->Replace(options_.prefix, table, removed, added);
+    if (committed.ok()) {
+      ++report.replaces;
+      for (const std::string& key : removed) table_live->erase(key);
+      return committed;
+    }
+    if (!committed.IsNotFound()) {
+      return committed.WithContext("commit the replace of " + std::to_string(removed.size()) +
+                                   " Parts of " + spec.partition);
+    }
+    ++report.replaces_dropped;
+    Result<std::set<std::string>> named = options_.rewrite->Referenced(options_.prefix, table);
+    if (!named.ok()) return named.status().WithContext("read the table " + options_.prefix);
+    bool any = false;
+    for (const OutputReport& out : outcome.outputs) {
+      if (named->count(out.key) > 0) continue;
+      Status gone = destination_.Delete(out.key);
+      if (!gone.ok() && !gone.IsNotFound()) return gone.WithContext("delete " + out.key);
+      any = true;
+    }
+    if (any) {
+      Status synced = destination_.Sync();
+      if (!synced.ok()) return synced.WithContext("sync lake after deletions");
+    }
+    return committed;
+  };
+
   uint64_t done = 0;
   bool stopped = false;
   for (auto& [partition, members] : partitions) {
@@ -305,8 +371,11 @@ Result<PassReport> Compactor::RunPass(const PassHooks& hooks, PassReport* out) {
     }
     std::vector<const Object*> live;
     for (const Object& o : members) {
-      if (deleted.count(o.stored.key) || grace.superseded.count(o.stored.key) ||
-          refused.count(o.stored.key)) {
+      if (deleted.count(o.stored.key) || refused.count(o.stored.key)) continue;
+      // With a table: what it holds, even a Part an uncommitted output supersedes (merging it
+      // again meets that output's key and bytes and commits them); never a Part it does not.
+      if (table_live ? table_live->count(o.stored.key) == 0
+                     : grace.superseded.count(o.stored.key) > 0) {
         continue;
       }
       live.push_back(&o);
@@ -376,6 +445,23 @@ Result<PassReport> Compactor::RunPass(const PassHooks& hooks, PassReport* out) {
           report.rows_in += outcome->counts.rows_in;
           report.rows_out += outcome->counts.rows_out;
           report.duplicates_dropped += outcome->counts.duplicates_dropped;
+          if (!table_live) continue;
+          // An output whose key held another compactor's bytes has no statistics of ours: that
+          // compactor commits the merge (the same inputs), or a later pass does.
+          if (outcome->taken > 0 || outcome->outputs.size() != outcome->counts.outputs) {
+            pending = true;
+            continue;
+          }
+          Status committed = commit_replace(spec, *outcome);
+          if (committed.IsNotFound()) {
+            pending = true;
+            break;  // another compactor replaced these Parts: the next pass sees its result
+          }
+          if (!committed.ok()) {
+            fail(partition, committed);
+            broken = pending = true;
+            break;
+          }
           continue;
         }
         pending = true;
@@ -385,7 +471,11 @@ Result<PassReport> Compactor::RunPass(const PassHooks& hooks, PassReport* out) {
         }
         refuse(outcome->input, outcome->why);
         live.erase(std::remove_if(live.begin(), live.end(),
-                                  [&](const Object* o) { return o->stored.key == outcome->input; }),
+                                  [&](const Object* o) {
+                                    // Parts a replace of this pass took are the table's no more.
+                                    return o->stored.key == outcome->input ||
+                                           (table_live && table_live->count(o->stored.key) == 0);
+                                  }),
                    live.end());
         replan = true;
         break;

@@ -33,6 +33,22 @@
 // dedupe; a merge reads at most twice target_bytes (compact/policy.h).
 // An input is deleted only when every output of its merge exists (a split merge cut short
 // supersedes nothing; the next pass redoes it under the same names).
+// With a table (CompactOptions::rewrite, `--table-format iceberg`; table/rewrite.h), what the
+// table holds decides instead of what the listing finds:
+//   - only Parts the table's current snapshot holds are merged. A Part on disk the table does not
+//     name (a flush's Part whose commit failed, one placed and not yet committed, an output whose
+//     replace never landed) is never merged into the table: it is counted in
+//     parts_outside_table and left to `sinkd table orphans`. An input an uncommitted output
+//     supersedes is still the table's, so it merges again (the same inputs give the same key and
+//     bytes: the output is found in place and committed then);
+//   - each merge is committed as one replace (inputs out, outputs in, positions carried) right
+//     after its outputs are placed. A replace that conflicts (another compactor's replace removed
+//     one of its inputs first) drops the merge: its outputs are deleted unless a snapshot names
+//     them, nothing else changes;
+//   - a due deletion (step 2) happens only when no snapshot of the table's newest metadata names
+//     the object (inputs_retained otherwise: `sinkd table expire` deletes them once no retained
+//     snapshot does), so no snapshot an engine can read loses a file;
+//   - with no table yet (no snapshot), a pass does nothing (table_missing).
 // Ownership: borrows the Destination and the table (must outlive the Compactor).
 // Threads: one thread at a time. Several Compactors (processes, machines) may run on one lake at
 // once, beside drains writing into it.
@@ -48,8 +64,10 @@
 #include "base/work_pool.h"
 #include "lake/destination.h"
 #include "lake/lake_writer.h"
+#include "parquet/file_statistics.h"
 #include "parquet/writer_options.h"
 #include "row/column_table.h"
+#include "table/rewrite.h"
 
 namespace sinkd::compact {
 
@@ -66,6 +84,9 @@ struct CompactOptions {
   // any number); 1 encodes on the calling thread. `sinkd compact` takes --encode-threads.
   size_t encode_threads = 1;
   std::function<int64_t()> now_unix_ms;     // clock seam for tests; empty: the system clock
+  // The table kept over the Parts (`--table-format`; iceberg/table_format.h MakeTableRewrite):
+  // nullptr for none, the hive layout alone. Borrowed; must outlive the Compactor.
+  table::Rewrite* rewrite = nullptr;
 
   // Refuse naming the option: no table, a prefix that is not '/'-separated safe tokens (or lies
   // under dead-letters/), target_bytes under 1 MiB, min_parts under 2, a negative settle or grace,
@@ -78,6 +99,7 @@ struct OutputReport {
   uint64_t rows_in = 0, rows_out = 0, duplicates_dropped = 0, bytes = 0;  // rows_*: the merge's
   std::vector<std::string> supersedes;  // the merge's inputs, sorted
   bool found_in_place = false;          // kSame: another compactor had placed these bytes
+  parquet::FileStatistics statistics;   // its writer's (the same bytes when found in place)
 };
 
 struct PassReport {
@@ -101,6 +123,12 @@ struct PassReport {
   // the pass (counted pending), every other partition compacted; also in RunPass's Redeliver.
   std::vector<std::string> failed;
   uint64_t partitions_failed = 0;  // failed.size()
+  // With a table (CompactOptions::rewrite): replaces committed, merges dropped because another
+  // replace removed an input first (their outputs deleted unless a snapshot names them), objects
+  // of the lake the current snapshot does not hold (never merged), due deletions left because a
+  // snapshot still names the object, and whether there was no table to compact.
+  uint64_t replaces = 0, replaces_dropped = 0, parts_outside_table = 0, inputs_retained = 0;
+  bool table_missing = false;
   // True once every partition was visited (the pass was not cut short by a listing, a footer
   // read or a sync that failed): the counts, partitions_pending included, are the pass's own.
   bool completed = false;

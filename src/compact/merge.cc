@@ -116,7 +116,8 @@ class Merger {
   Status Advance(Cursor& cursor);
   Status PrePass();
   Status Start();                           // every cursor on its first row, the heap built
-  Status WriteOutput(lake::PartUpload& upload, uint64_t index, uint64_t* bytes);
+  Status WriteOutput(lake::PartUpload& upload, uint64_t index, uint64_t* bytes,
+                     parquet::FileStatistics* statistics);
   // Hands the output row group to `writer` on another thread (the merge fills the next one
   // meanwhile); returns the previous hand-over's status.
   Status FlushRowGroup(parquet::PartWriter& writer);
@@ -683,7 +684,8 @@ Status Merger::EncodeRowGroup(parquet::PartWriter& writer) {
   return writer.WriteRows(view, std::span<const uint32_t>(iota_).first(encoding_rows_));
 }
 
-Status Merger::WriteOutput(lake::PartUpload& upload, uint64_t index, uint64_t* bytes) {
+Status Merger::WriteOutput(lake::PartUpload& upload, uint64_t index, uint64_t* bytes,
+                           parquet::FileStatistics* statistics) {
   parquet::PartWriter writer(schema_, spec_.parquet, upload, spec_.pool);
   uint64_t rows = 0;
   Status s;
@@ -735,6 +737,7 @@ Status Merger::WriteOutput(lake::PartUpload& upload, uint64_t index, uint64_t* b
     }
     s = writer.Finish(OutputMetadata(table_, spec_.inputs, stamps_, counts, index));
   }
+  if (s.ok()) *statistics = writer.statistics();  // what a table commit records for the output
   if (!s.ok()) writer.Abandon();
   *bytes = writer.bytes_written();
   return s;
@@ -818,6 +821,7 @@ Result<MergeOutcome> Merger::Run(const std::function<void(const OutputReport&)>&
       const std::string key = table::CompactionOutputKey(spec_.partition, hash, index, outputs);
       uint32_t alternative = 0;
       uint64_t bytes = 0;
+      parquet::FileStatistics statistics;
       Status inner;
       Result<lake::PlacedObject> placed = lake::Place(
           destination_,
@@ -829,7 +833,7 @@ Result<MergeOutcome> Merger::Run(const std::function<void(const OutputReport&)>&
             // Another compactor's bytes hold the key: the same inputs, the same rows (output i
             // holds the same share of the same sequence whoever wrote it). Its output stands.
             if (alternative > 0) return Status::Retry("taken");
-            inner = WriteOutput(upload, index, &bytes);
+            inner = WriteOutput(upload, index, &bytes, &statistics);
             return inner;
           });
       if (!placed.ok()) {
@@ -862,6 +866,7 @@ Result<MergeOutcome> Merger::Run(const std::function<void(const OutputReport&)>&
       report.bytes = bytes;
       for (const InputRef& in : spec_.inputs) report.supersedes.push_back(in.key);
       report.found_in_place = placed->placed == lake::Placed::kSame;
+      report.statistics = std::move(statistics);
       if (!report.found_in_place) outcome_.bytes_written += bytes;
       if (on_output) on_output(report);
       reports.push_back(std::move(report));

@@ -1,5 +1,7 @@
 #include "iceberg/iceberg_commit.h"
 
+#include "iceberg/maintenance.h"
+#include "iceberg/manifest.h"
 #include "table/table.h"
 
 namespace sinkd::iceberg {
@@ -87,6 +89,85 @@ Status IcebergCommit::Apply(const table::CommitRequest& request) {
   if (!batch.positions.empty()) append.marks = Marks(std::move(batch));
   Result<CommitReport> committed = catalog.Commit(append);
   return committed.ok() ? Status::OK() : committed.status();
+}
+
+Result<table::LiveParts> IcebergCommit::Live(std::string_view table,
+                                             const row::ColumnTable& columns) {
+  FilesCatalog& catalog = CatalogFor(table, &columns);
+  SINKD_ASSIGN_OR_RETURN(const LoadedTable loaded, catalog.Load());
+  table::LiveParts out;
+  std::map<std::string, DataFile>& entries = live_[std::string(table)];
+  entries.clear();
+  const Snapshot* current = loaded.metadata ? loaded.metadata->Current() : nullptr;
+  if (current == nullptr) return out;
+  out.exists = true;
+  constexpr uint64_t kWhole = uint64_t{1} << 40;
+  const auto read = [&](const std::string& uri) -> Result<std::string> {
+    SINKD_ASSIGN_OR_RETURN(const std::string key, catalog.KeyOf(uri));
+    Result<std::string> bytes = destination_.Read(key, 0, kWhole);
+    if (!bytes.ok()) return bytes.status().WithContext(uri);
+    return bytes;
+  };
+  SINKD_ASSIGN_OR_RETURN(const std::string list, read(current->manifest_list));
+  Result<std::vector<ManifestFile>> manifests = ReadManifestList(list);
+  if (!manifests.ok()) return manifests.status().WithContext(current->manifest_list);
+  for (const ManifestFile& m : *manifests) {
+    SINKD_ASSIGN_OR_RETURN(const std::string bytes, read(m.path));
+    Result<std::vector<ManifestEntry>> read_entries = ReadManifest(bytes, loaded.metadata->spec);
+    if (!read_entries.ok()) return read_entries.status().WithContext(m.path);
+    for (ManifestEntry& e : *read_entries) {
+      if (e.status == EntryStatus::kDeleted) continue;
+      SINKD_ASSIGN_OR_RETURN(std::string key, catalog.KeyOf(e.file.path));
+      out.keys.insert(key);
+      entries[std::move(key)] = std::move(e.file);
+    }
+  }
+  return out;
+}
+
+Result<std::set<std::string>> IcebergCommit::Referenced(std::string_view table,
+                                                        const row::ColumnTable& columns) {
+  FilesCatalog& catalog = CatalogFor(table, &columns);
+  SINKD_ASSIGN_OR_RETURN(const LoadedTable loaded, catalog.Load());
+  std::set<std::string> keys;
+  if (!loaded.metadata) return keys;
+  std::set<int64_t> ids;
+  for (const Snapshot& s : loaded.metadata->snapshots) ids.insert(s.id);
+  SINKD_ASSIGN_OR_RETURN(const std::set<std::string> uris,
+                         FilesOf(catalog, destination_, *loaded.metadata, ids));
+  // Manifests and lists are named too; only keys a Part can have matter to the caller.
+  for (const std::string& uri : uris) {
+    Result<std::string> key = catalog.KeyOf(uri);
+    if (key.ok()) keys.insert(std::move(*key));
+  }
+  return keys;
+}
+
+Status IcebergCommit::Replace(std::string_view table, const row::ColumnTable& columns,
+                              const std::vector<std::string>& removed,
+                              const std::vector<table::RewrittenPart>& added) {
+  FilesCatalog& catalog = CatalogFor(table, &columns);
+  std::map<std::string, DataFile>& entries = live_[std::string(table)];
+  if (removed.empty()) return Status::Internal("iceberg: a replace of no file");
+  auto first = entries.find(removed.front());
+  if (first == entries.end()) {
+    return Status::Internal("iceberg: " + removed.front() +
+                            " was not live when the table was read");
+  }
+  const TableSpec spec = SpecOf(columns);
+  iceberg::Replace replace;
+  for (const std::string& key : removed) replace.removed.push_back(catalog.Uri(key));
+  for (const table::RewrittenPart& p : added) {
+    Result<DataFile> file =
+        DataFileOf(spec, catalog.Uri(p.key), p.bytes, first->second.values, p.statistics);
+    if (!file.ok()) return file.status().WithContext("iceberg: " + p.key);
+    replace.added.push_back(std::move(*file));
+  }
+  Result<CommitReport> committed = catalog.CommitReplace(replace);
+  if (!committed.ok()) return committed.status();
+  for (const std::string& key : removed) entries.erase(key);
+  for (size_t i = 0; i < added.size(); ++i) entries[added[i].key] = replace.added[i];
+  return Status::OK();
 }
 
 }  // namespace sinkd::iceberg

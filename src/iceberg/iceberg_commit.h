@@ -11,6 +11,10 @@
 // Catalog: the files catalog unless `sql` is given, then the sql catalog at sql->url (each table
 // the row named by its key prefix in sql->namespace_name); `in_swap` (sql only) runs inside every
 // swap's transaction (iceberg/sql_catalog.h), so what it writes commits with the pointer.
+// It is also the `iceberg` commit step of a compaction (table/rewrite.h): Live reads the current
+// snapshot's data files, Referenced those of every snapshot the metadata keeps, Replace commits a
+// merge as one replace snapshot (FilesCatalog::CommitReplace), the outputs' partition tuple taken
+// from the entries of the files they replace (exact, where a key may hold a shortened value).
 // Ownership: borrows the Destination (the writer's; must outlive this). Threads: one thread at a
 // time, the flushing thread (as the Destination).
 #pragma once
@@ -19,6 +23,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,12 +33,13 @@
 #include "iceberg/positions.h"
 #include "lake/destination.h"
 #include "table/commit.h"
+#include "table/rewrite.h"
 
 namespace sinkd::iceberg {
 
 inline constexpr std::string_view kIcebergCommitFormat = "iceberg";
 
-class IcebergCommit final : public table::Commit {
+class IcebergCommit final : public table::Commit, public table::Rewrite {
  public:
   // `stream_created`: the creation time of the stream, used when a Provenance carries none
   // (Provenance::source_created wins); "" for writers of other scopes.
@@ -45,6 +51,14 @@ class IcebergCommit final : public table::Commit {
   Result<std::vector<table::SequenceRange>> Committed(std::string_view table,
                                                       const table::Provenance& positions) override;
   Status Apply(const table::CommitRequest& request) override;
+
+  // table::Rewrite.
+  Result<table::LiveParts> Live(std::string_view table, const row::ColumnTable& columns) override;
+  Result<std::set<std::string>> Referenced(std::string_view table,
+                                           const row::ColumnTable& columns) override;
+  Status Replace(std::string_view table, const row::ColumnTable& columns,
+                 const std::vector<std::string>& removed,
+                 const std::vector<table::RewrittenPart>& added) override;
 
   // The positions a flush of `positions` covers, as the table records them.
   BatchPositions PositionsOf(const table::Provenance& positions) const;
@@ -58,6 +72,9 @@ class IcebergCommit final : public table::Commit {
   std::optional<SqlCatalogTarget> sql_;
   std::function<Status(outbox::PgConn&)> in_swap_;
   std::map<std::string, std::unique_ptr<FilesCatalog>, std::less<>> catalogs_;
+  // Per table, the entries Live last read (key -> entry): a replace's outputs take the partition
+  // tuple of the files they replace.
+  std::map<std::string, std::map<std::string, DataFile>, std::less<>> live_;
 };
 
 }  // namespace sinkd::iceberg

@@ -19,6 +19,15 @@ Status CheckTableCatalog(const TableCatalog& catalog) {
   return Status::OK();
 }
 
+namespace {
+
+std::optional<SqlCatalogTarget> SqlTarget(const TableCatalog& catalog) {
+  if (catalog.kind != "sql") return std::nullopt;
+  return SqlCatalogTarget{catalog.url, kDefaultSqlCatalogName, catalog.namespace_name};
+}
+
+}  // namespace
+
 Result<std::unique_ptr<table::Commit>> MakeTableCommit(std::string_view format,
                                                        lake::Destination& destination,
                                                        std::string stream_created,
@@ -26,14 +35,21 @@ Result<std::unique_ptr<table::Commit>> MakeTableCommit(std::string_view format,
   SINKD_RETURN_IF_ERROR(table::CheckTableFormat(format));
   SINKD_RETURN_IF_ERROR(CheckTableCatalog(catalog));
   if (format == kIcebergCommitFormat) {
-    std::optional<SqlCatalogTarget> sql;
-    if (catalog.kind == "sql") {
-      sql = SqlCatalogTarget{catalog.url, kDefaultSqlCatalogName, catalog.namespace_name};
-    }
     return std::unique_ptr<table::Commit>(std::make_unique<IcebergCommit>(
-        destination, std::move(stream_created), CommitOptions{}, std::move(sql)));
+        destination, std::move(stream_created), CommitOptions{}, SqlTarget(catalog)));
   }
   return std::unique_ptr<table::Commit>(std::make_unique<table::NoCommit>());
+}
+
+Result<std::unique_ptr<table::Rewrite>> MakeTableRewrite(std::string_view format,
+                                                         lake::Destination& destination,
+                                                         const TableCatalog& catalog) {
+  SINKD_RETURN_IF_ERROR(table::CheckTableFormat(format));
+  SINKD_RETURN_IF_ERROR(CheckTableCatalog(catalog));
+  if (format != kIcebergCommitFormat) return std::unique_ptr<table::Rewrite>();
+  // A compaction records no source positions of its own: it carries the table's.
+  return std::unique_ptr<table::Rewrite>(
+      std::make_unique<IcebergCommit>(destination, "", CommitOptions{}, SqlTarget(catalog)));
 }
 
 }  // namespace sinkd::iceberg

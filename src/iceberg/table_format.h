@@ -18,6 +18,7 @@
 #include "base/result.h"
 #include "lake/destination.h"
 #include "table/commit.h"
+#include "table/rewrite.h"
 
 namespace sinkd::iceberg {
 
@@ -42,5 +43,12 @@ Result<std::unique_ptr<table::Commit>> MakeTableCommit(std::string_view format,
                                                        lake::Destination& destination,
                                                        std::string stream_created,
                                                        const TableCatalog& catalog = {});
+
+// The commit step of `sinkd compact --table-format` (table/rewrite.h): nullptr for none (the hive
+// layout alone, compact/compactor.h's grace deleter), an IcebergCommit for iceberg, through the
+// catalog `catalog` names. Refuses as MakeTableCommit.
+Result<std::unique_ptr<table::Rewrite>> MakeTableRewrite(std::string_view format,
+                                                         lake::Destination& destination,
+                                                         const TableCatalog& catalog = {});
 
 }  // namespace sinkd::iceberg

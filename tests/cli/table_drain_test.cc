@@ -16,6 +16,7 @@
 #include "cli_help.h"
 #include "iceberg/committers.h"
 #include "jetstream/jetstream_test_support.h"
+#include "table_files.h"
 
 namespace sinkd::testing {
 namespace {
@@ -95,34 +96,6 @@ int FlushesWithRows(const std::string& log) {
     if (std::stoull((*it)[1]) > 0) ++n;
   }
   return n;
-}
-
-// The data files the current snapshot's manifests list (python3-avro reads list and manifests).
-std::vector<std::string> ManifestFiles(const std::string& metadata_uri) {
-  const auto dump = [](const std::string& uri) {
-    CommandResult r = RunCommand({"/usr/bin/python3", (SourceDir() / "tools/avro-dump.py").string(),
-                                  uri.substr(std::string("file://").size())});
-    EXPECT_EQ(r.exit_code, 0) << r.err;
-    return nlohmann::json::parse(r.out, nullptr, false);
-  };
-  const nlohmann::json doc =
-      nlohmann::json::parse(ReadFile(metadata_uri.substr(std::string("file://").size())));
-  std::string list;
-  for (const auto& s : doc["snapshots"]) {
-    if (s["snapshot-id"] == doc["current-snapshot-id"]) list = s["manifest-list"].get<std::string>();
-  }
-  std::vector<std::string> files;
-  EXPECT_FALSE(list.empty()) << "no current snapshot";
-  if (list.empty()) return files;
-  const nlohmann::json manifests = dump(list);
-  for (const auto& m : manifests["records"]) {
-    const nlohmann::json entries = dump(m["manifest_path"].get<std::string>());
-    for (const auto& e : entries["records"]) {
-      const std::string path = e["data_file"]["file_path"].get<std::string>();
-      files.push_back(path.substr(std::string("file://").size()));
-    }
-  }
-  return files;
 }
 
 TEST(TableDrain, EveryFlushIsOneSnapshotAndTheTableHoldsExactlyTheGoodEvents) {
