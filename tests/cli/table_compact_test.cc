@@ -21,7 +21,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-CommandResult Run(std::vector<std::string> args) {
+CommandResult RunSinkd(std::vector<std::string> args) {
   args.insert(args.begin(), SinkdBinary().string());
   return RunCommand(args, "", 120s, {"LAKE_DIR=", "AWS_ENDPOINT_URL=", "S3_BUCKET="});
 }
@@ -33,7 +33,7 @@ std::set<std::string> EventIds(const nlohmann::json& read) {
 }
 
 nlohmann::json TableInfo(const std::string& lake) {
-  const CommandResult info = Run({"table", "info", "ledger", "--lake-dir", lake, "--json"});
+  const CommandResult info = RunSinkd({"table", "info", "ledger", "--lake-dir", lake, "--json"});
   EXPECT_EQ(info.exit_code, 0) << info.err;
   return nlohmann::json::parse(info.out, nullptr, false);
 }
@@ -74,15 +74,15 @@ struct TableLake {
               "-o", other},
              {"import", "ledger", "--lake-dir", lake, "--instance-id", "a", "--batch-max-rows",
               "150", "--table-format", "iceberg", wire}}) {
-      const CommandResult r = Run(args);
+      const CommandResult r = RunSinkd(args);
       if (r.exit_code != 0) {
         ADD_FAILURE() << args[0] << ": " << r.err;
         return false;
       }
     }
     const std::set<std::string> before = LakeKeys(lake);
-    const CommandResult r = Run({"import", "ledger", "--lake-dir", lake, "--instance-id", "x",
-                                 "--batch-max-rows", "100", other});
+    const CommandResult r = RunSinkd({"import", "ledger", "--lake-dir", lake, "--instance-id", "x",
+                                      "--batch-max-rows", "100", other});
     if (r.exit_code != 0) {
       ADD_FAILURE() << r.err;
       return false;
@@ -108,7 +108,7 @@ TEST(TableCompact, EachMergeIsOneReplaceAndTheTableHoldsEveryEventOnceAfterTwoPa
   const long appends = before["snapshots"].get<long>();
   ASSERT_GE(appends, 10) << before.dump();
 
-  const CommandResult first = Run(t.Compact());
+  const CommandResult first = RunSinkd(t.Compact());
   ASSERT_EQ(first.exit_code, 0) << first.err;
   const TableLine one = TableLineOf(first.out);
   EXPECT_GT(one.replaces, 0) << first.out;
@@ -116,7 +116,7 @@ TEST(TableCompact, EachMergeIsOneReplaceAndTheTableHoldsEveryEventOnceAfterTwoPa
   EXPECT_EQ(one.outside, static_cast<long>(t.outside.size())) << first.out;
   // The second pass finds the first one's outputs older than --grace 0s: their inputs are due by
   // the glob view's rule, but the imports' snapshots still name them.
-  const CommandResult second = Run(t.Compact());
+  const CommandResult second = RunSinkd(t.Compact());
   ASSERT_EQ(second.exit_code, 0) << second.err;
   const TableLine two = TableLineOf(second.out);
   EXPECT_GT(two.retained, 0) << second.out;
