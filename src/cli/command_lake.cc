@@ -3,12 +3,12 @@
 // gap and incomplete flush (or when it could not look).
 // `sinkd lake stats`: per partition, the Parts, rows, bytes and small Parts from the same scan
 // (verify/stats.h). Exit 1 naming the Parts whose footer cannot be read (or when it could not look).
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <memory>
-#include <optional>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "base/progress.h"
 #include "base/redact.h"
@@ -18,14 +18,18 @@
 #include "cli/nats_flags.h"
 #include "cli/size_flags.h"
 #include "cli/stream_origin.h"
+#include "iceberg/iceberg_commit.h"
+#include "iceberg/positions.h"
 #include "jetstream/pull_consumer.h"
 #include "jetstream/streams.h"
 #include "outbox/pg.h"
+#include "table/commit.h"
 #include "table/table.h"
 #include "verify/outbox_rows.h"
 #include "verify/scan.h"
 #include "verify/stats.h"
 #include "verify/stream_dead_letters.h"
+#include "verify/table_check.h"
 #include "verify/verify.h"
 
 namespace sinkd::cli {
@@ -46,6 +50,7 @@ struct VerifyFlags {
   bool json = false;
   std::string sink;                 // --sink: the outbox lake sink of the --config file
   bool destination_given = false;   // a destination flag on the command line
+  std::string table_format = "none";  // lake verify: iceberg also checks the table
 };
 
 // The outbox lake sink entry of the configuration file that `table` belongs to: the one --sink
@@ -169,6 +174,56 @@ void PrintText(const std::string& table, const std::string& where,
   std::printf("  %s\n", r.ok() ? "OK" : "NOT OK");
 }
 
+nlohmann::json TableReportJson(const verify::TableReport& t) {
+  nlohmann::json j;
+  j["ok"] = t.ok();
+  j["metadata"] = t.metadata.empty() ? nlohmann::json(nullptr) : nlohmann::json(t.metadata);
+  j["current_snapshot"] = t.snapshot;
+  j["data_files"] = t.files;
+  j["records"] = t.records;
+  j["positions"] = nlohmann::json::parse(iceberg::PositionsJson(t.positions));
+  j["problems"] = nlohmann::json::array();
+  for (const verify::TableFileProblem& p : t.problems) {
+    j["problems"].push_back({{"file", p.uri}, {"problem", p.problem}});
+  }
+  const nlohmann::json view = ReportJson("", "", "", t.view);
+  for (const char* key : {"spaces", "gaps", "incomplete_flushes", "duplicates"}) {
+    j[key] = view[key];
+  }
+  return j;
+}
+
+void PrintTableText(const verify::TableReport& t) {
+  if (t.metadata.empty()) {
+    std::printf("  table: no Iceberg table (no metadata/v<N>.metadata.json)\n  NOT OK\n");
+    return;
+  }
+  std::printf("  table: %s, snapshot %lld: %llu data files, %llu records\n", t.metadata.c_str(),
+              static_cast<long long>(t.snapshot), static_cast<unsigned long long>(t.files),
+              static_cast<unsigned long long>(t.records));
+  for (const verify::SpaceReport& s : t.view.spaces) {
+    std::printf("  table %s: covered %s; expected %s\n", s.space.c_str(), Ranges(s.covered).c_str(),
+                Ranges(s.expected).c_str());
+  }
+  for (const verify::TableFileProblem& p : t.problems) {
+    std::printf("  table file %s %s\n", p.uri.c_str(), p.problem.c_str());
+  }
+  for (const verify::IncompleteFlush& f : t.view.incomplete) {
+    for (const verify::MissingPart& m : f.missing) {
+      std::printf("  table incomplete flush %s %s %llu-%llu: Part %llu not in the table: %s\n",
+                  f.flush.instance.c_str(), f.flush.source.c_str(),
+                  static_cast<unsigned long long>(f.flush.first),
+                  static_cast<unsigned long long>(f.flush.last),
+                  static_cast<unsigned long long>(m.n), m.Describe().c_str());
+    }
+  }
+  for (const verify::Gap& g : t.view.gaps) {
+    std::printf("  table gap %s %s (committed, in no file of the table)\n", g.space.c_str(),
+                lake::FormatRanges({g.range}).c_str());
+  }
+  std::printf("  table %s\n", t.ok() ? "OK" : "NOT OK");
+}
+
 // What `lake verify` checks, read from the flags and the file before anything is read: a
 // refusal here is a usage error (exit 2); a lake found wanting later is a failure (exit 1).
 struct VerifyTarget {
@@ -249,16 +304,29 @@ Status RunVerify(const VerifyFlags& flags, const config::Config* file, Invocatio
   input.small_part_bytes = flags.small_bytes;
   if (flags.has_from) input.from = flags.from;
   if (flags.has_to) input.to = flags.to;
+  // With a table, its check reads the metadata first and sees every footer the scan reads.
+  std::unique_ptr<verify::TableCheck> table_check;
+  verify::OnFooter on_footer;
+  if (flags.table_format == iceberg::kIcebergCommitFormat) {
+    table_check = std::make_unique<verify::TableCheck>(*destination,
+                                                       *table::FindTable(table)->columns, prefix);
+    SINKD_RETURN_IF_ERROR(table_check->Prepare());
+    on_footer = [&](const lake::StoredObject& object, const parquet::FileFooter& footer) {
+      table_check->Observe(object, footer);
+    };
+  }
   {
     std::unique_ptr<Progress> progress;
     SINKD_RETURN_IF_ERROR(verify::ScanLake(
-        *destination, prefix, input, [&](uint64_t done, uint64_t total) {
+        *destination, prefix, input,
+        [&](uint64_t done, uint64_t total) {
           if (!progress) {
             progress = std::make_unique<Progress>(stderr, "lake verify " + table, total,
                                                   ProgressUnit::kCount, "objects");
           }
           if (progress->active()) progress->Update(done);
-        }));
+        },
+        on_footer));
   }
   if (flags.use_nats) {
     jetstream::ConnectOptions connect = flags.nats;
@@ -284,13 +352,21 @@ Status RunVerify(const VerifyFlags& flags, const config::Config* file, Invocatio
         entry->id, input));
   }
   const verify::VerifyReport report = verify::Verify(input);
+  std::optional<verify::TableReport> table_report;
+  if (table_check) table_report = table_check->Finish(input);
   if (flags.json) {
-    std::printf("%s\n", ReportJson(table, prefix, where, report).dump().c_str());
+    nlohmann::json j = ReportJson(table, prefix, where, report);
+    if (table_report) {
+      j["iceberg"] = TableReportJson(*table_report);
+      j["ok"] = report.ok() && table_report->ok();
+    }
+    std::printf("%s\n", j.dump().c_str());
   } else {
     PrintText(table, where, report);
+    if (table_report) PrintTableText(*table_report);
   }
   std::fflush(stdout);
-  if (report.ok()) return Status::OK();
+  if (report.ok() && (!table_report || table_report->ok())) return Status::OK();
   std::string what;
   auto add = [&](size_t n, const char* one, const char* many) {
     if (n == 0) return;
@@ -303,6 +379,23 @@ Status RunVerify(const VerifyFlags& flags, const config::Config* file, Invocatio
   add(report.incomplete.size(), "incomplete flush", "incomplete flushes");
   add(missing, "missing Part", "missing Parts");
   add(report.unreadable.size(), "unreadable Part", "unreadable Parts");
+  if (table_report) {
+    if (table_report->metadata.empty()) {
+      add(1, "Iceberg table missing", "");
+    } else {
+      size_t table_missing = 0;
+      for (const auto& f : table_report->view.incomplete) table_missing += f.missing.size();
+      add(table_report->problems.size(), "file of the table wrong", "files of the table wrong");
+      add(table_report->view.gaps.size(), "gap in the table", "gaps in the table");
+      add(table_report->view.incomplete.size(), "incomplete flush in the table",
+          "incomplete flushes in the table");
+      add(table_missing, "Part missing from the table", "Parts missing from the table");
+      if (!table_report->problems.empty()) {
+        what += " (" + table_report->problems.front().uri + " " +
+                table_report->problems.front().problem + ")";
+      }
+    }
+  }
   return Status::Refuse("lake verify " + table + ": " + what);
 }
 
@@ -449,7 +542,13 @@ void AddLakeCommand(CLI::App& root, Invocation& invocation) {
   cmd->add_flag("--json", flags->json, "one JSON object on standard output");
   cmd->add_option("--sink", flags->sink,
                   "outbox tables with --config: the lake sink (default: the only one)");
+  cmd->add_option("--table-format", flags->table_format,
+                  "iceberg: also check the table's current snapshot (every file it names there, "
+                  "agreeing with its manifest entry) and the gaps from its committed positions")
+      ->check(CLI::IsMember(table::TableFormats()))
+      ->capture_default_str();
   BindDestinationFlags(*config);
+  config->Bind("--table-format", {"lake.table_format"});
   cmd->callback([flags, config, cmd, from, to, &invocation] {
     invocation.run = [flags, config, cmd, from, to, &invocation] {
       // The drain's own keys, for the table the command names: its durable and its prefix.

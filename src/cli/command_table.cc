@@ -6,19 +6,26 @@
 // `sinkd table expire` and `sinkd table orphans`: the maintenance of iceberg/maintenance.h, each
 // file deleted (or, without --delete / with --dry-run, that would be) one line; exit 1 when a
 // delete failed or the table is missing.
+// `sinkd table register`: adopts the live Parts a lake holds into its table in one append snapshot
+// (iceberg/register.h), or with --replace-metadata rebuilds a copied lake's table at its new
+// location; exit 0 when registered (or nothing was left to register), 1 when it could not.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "base/duration.h"
 #include "cli/command.h"
 #include "cli/config_flags.h"
 #include "cli/destination_flags.h"
-#include "base/duration.h"
+#include "cli/nats_flags.h"
+#include "cli/stream_origin.h"
 #include "iceberg/files_catalog.h"
 #include "iceberg/maintenance.h"
 #include "iceberg/positions.h"
+#include "iceberg/register.h"
+#include "jetstream/streams.h"
 #include "lake/lake_writer.h"
 #include "table/table.h"
 
@@ -320,6 +327,129 @@ void AddTableOrphans(CLI::App& parent, Invocation& invocation) {
   });
 }
 
+struct TableRegisterFlags {
+  DestinationFlags destination;
+  jetstream::ConnectOptions nats;
+  std::string table;
+  std::string key_prefix;
+  std::vector<std::string> stream_created;  // TIME or STREAM=TIME
+  bool replace_metadata = false;
+  bool use_nats = false;
+};
+
+Status RunTableRegister(const TableRegisterFlags& flags, Invocation& invocation) {
+  iceberg::RegisterOptions options;
+  options.replace_metadata = flags.replace_metadata;
+  for (const std::string& given : flags.stream_created) {
+    const size_t eq = given.find('=');
+    const std::string stream = eq == std::string::npos ? "*" : given.substr(0, eq);
+    const std::string created = eq == std::string::npos ? given : given.substr(eq + 1);
+    if (created.empty() || stream.empty()) {
+      return invocation.Usage(Status::Refuse("--stream-created \"" + given +
+                                             "\": give TIME or STREAM=TIME (the stream's Created, "
+                                             "RFC 3339)"));
+    }
+    options.stream_created[stream] = created;
+  }
+  SINKD_ASSIGN_OR_RETURN(
+      OpenTable open,
+      OpenTableOf(flags.destination, flags.table, flags.key_prefix, "table register", invocation));
+  if (flags.use_nats) {
+    // The stream's creation time from the server: the table of a drain keys positions by it.
+    std::optional<StreamOrigin> origin;
+    for (const StreamOrigin& o : StreamOrigins()) {
+      if (o.name == flags.table) origin = o;
+    }
+    if (!origin) {
+      return invocation.Usage(Status::Refuse("table register " + flags.table +
+                                             ": --nats-url gives a stream's creation time; an "
+                                             "outbox table has none"));
+    }
+    if (options.stream_created.count(origin->stream) == 0) {
+      jetstream::ConnectOptions connect = flags.nats;
+      connect.name = "sinkd table register " + flags.table;
+      SINKD_ASSIGN_OR_RETURN(auto connection, jetstream::Connection::Connect(connect));
+      SINKD_ASSIGN_OR_RETURN(const jetstream::StreamState stream,
+                             jetstream::GetStreamState(*connection, origin->stream));
+      options.stream_created[origin->stream] = stream.created;
+    }
+  }
+  const table::TableSpec* spec = table::FindTable(flags.table);
+  const std::string prefix = flags.key_prefix.empty() ? flags.table : flags.key_prefix;
+  SINKD_ASSIGN_OR_RETURN(
+      const iceberg::RegisterReport report,
+      iceberg::Register(*open.catalog, *open.destination, *spec->columns, prefix, options));
+  for (const std::string& key : report.not_adopted) {
+    std::printf(
+        "not adopted %s: younger than the table and not in it (a failed commit's; see "
+        "table orphans)\n",
+        open.catalog->Uri(key).c_str());
+  }
+  if (!report.replaced_location.empty()) {
+    std::printf("replaced metadata naming %s\n", report.replaced_location.c_str());
+  }
+  for (const auto& [stream, ranges] : report.seeded.streams) {
+    std::printf("seeded stream %s: %s\n", stream.c_str(), lake::FormatRanges(ranges).c_str());
+  }
+  for (const auto& [sink, mark] : report.seeded.outbox) {
+    std::printf("seeded outbox sink %s: up to %llu\n", sink.c_str(),
+                static_cast<unsigned long long>(mark));
+  }
+  if (!report.commit) {
+    std::printf(
+        "table %s at %s: nothing to register (%llu Parts in the table already, %llu "
+        "superseded)\n",
+        flags.table.c_str(), open.catalog->location().c_str(),
+        static_cast<unsigned long long>(report.already),
+        static_cast<unsigned long long>(report.superseded));
+    return Status::OK();
+  }
+  std::printf(
+      "table %s at %s: registered %zu Parts, %llu records, %llu bytes in snapshot %lld "
+      "(metadata v%lld); %llu in the table already, %llu superseded\n",
+      flags.table.c_str(), open.catalog->location().c_str(), report.added.size(),
+      static_cast<unsigned long long>(report.records),
+      static_cast<unsigned long long>(report.bytes),
+      static_cast<long long>(report.commit->snapshot_id),
+      static_cast<long long>(report.commit->version),
+      static_cast<unsigned long long>(report.already),
+      static_cast<unsigned long long>(report.superseded));
+  return Status::OK();
+}
+
+void AddTableRegister(CLI::App& parent, Invocation& invocation) {
+  auto flags = std::make_shared<TableRegisterFlags>();
+  CLI::App* cmd = parent.add_subcommand(
+      "register",
+      "adopt the live Parts of a lake into its table in one snapshot, or rebuild a copied "
+      "lake's table at its new location");
+  auto config = std::make_shared<ConfigFlags>(*cmd, "table register");
+  invocation.configurable.push_back(config);
+  AddTableTarget(*cmd, flags->table, flags->key_prefix, flags->destination);
+  cmd->add_flag("--replace-metadata", flags->replace_metadata,
+                "the lake was copied here with its table, whose metadata names the old "
+                "location: write a new table naming this one, of the files the old current "
+                "snapshot holds and its committed positions");
+  cmd->add_option("--stream-created", flags->stream_created,
+                  "a stream's creation time (RFC 3339, as nats stream info shows it), which "
+                  "keys the sequences the table records: TIME for the table's stream, or "
+                  "STREAM=TIME; repeatable");
+  AddNatsFlags(*cmd, flags->nats, *config);
+  BindDestinationFlags(*config);
+  cmd->callback([flags, config, cmd, &invocation] {
+    invocation.run = [flags, config, cmd, &invocation] {
+      if (flags->table == "ledger" || flags->table == "audit") {
+        config->Bind("--key-prefix", {"drain." + flags->table + ".key_prefix"});
+      }
+      SINKD_RETURN_IF_ERROR(invocation.Usage(config->Apply()));
+      // The stream's creation time from NATS only when asked for (the flag or nats.url in the
+      // file), as lake verify does.
+      flags->use_nats = cmd->get_option("--nats-url")->count() > 0;
+      return RunTableRegister(*flags, invocation);
+    };
+  });
+}
+
 }  // namespace
 
 void AddTableCommand(CLI::App& root, Invocation& invocation) {
@@ -349,6 +479,7 @@ void AddTableCommand(CLI::App& root, Invocation& invocation) {
 
   AddTableExpire(*parent, invocation);
   AddTableOrphans(*parent, invocation);
+  AddTableRegister(*parent, invocation);
 }
 
 }  // namespace sinkd::cli

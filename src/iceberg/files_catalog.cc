@@ -390,7 +390,7 @@ Result<FilesCatalog::Removal> FilesCatalog::RemoveFiles(std::vector<ManifestFile
 }
 
 Result<CommitReport> FilesCatalog::Commit(const Append& append) {
-  return Run({&append.files, nullptr, append.marks});
+  return Run({&append.files, nullptr, append.marks, append.fresh});
 }
 
 Result<CommitReport> FilesCatalog::CommitReplace(const Replace& replace) {
@@ -460,16 +460,39 @@ Result<CommitReport> FilesCatalog::Run(const Change& change) {
   report.commit_id = NewUuid();
   const std::string metadata_dir = table_key_ + "/metadata/";
 
-  // The manifest of the added files, once: its entries inherit the sequence number the list
-  // gives, so every attempt names the same file.
-  std::vector<ManifestEntry> entries;
-  for (const DataFile& f : *change.added) entries.push_back({EntryStatus::kAdded, {}, {}, {}, f});
-  const std::string manifest_key = metadata_dir + report.commit_id + "-m0.avro";
-  SINKD_ASSIGN_OR_RETURN(Manifest manifest,
-                         WriteManifest(spec_, Uri(manifest_key), 0, 0, entries, options_.codec));
-  SINKD_ASSIGN_OR_RETURN(const lake::Placed placed_manifest, Create(manifest_key, manifest.bytes));
-  if (placed_manifest == lake::Placed::kTaken) {
-    return Status::Internal("iceberg: the new manifest's name " + manifest_key + " is taken");
+  // The manifests of the added files, once: their entries inherit the sequence number the list
+  // gives, so every attempt names the same files. One manifest per merge_max_entries files, so
+  // that every manifest stays readable (a commit of a whole lake's Parts: table register).
+  std::vector<std::string> manifest_keys;
+  std::vector<ManifestFile> ours_manifests;
+  const auto drop_manifests = [&] {
+    for (const std::string& key : manifest_keys) (void)destination_.Delete(key);
+  };
+  const size_t per_manifest = std::max<uint64_t>(1, options_.merge_max_entries);
+  for (size_t first = 0; first == 0 || first < change.added->size(); first += per_manifest) {
+    std::vector<ManifestEntry> entries;
+    for (size_t i = first; i < change.added->size() && i < first + per_manifest; ++i) {
+      entries.push_back({EntryStatus::kAdded, {}, {}, {}, (*change.added)[i]});
+    }
+    const std::string manifest_key =
+        metadata_dir + report.commit_id + "-m" + std::to_string(manifest_keys.size()) + ".avro";
+    Result<Manifest> manifest =
+        WriteManifest(spec_, Uri(manifest_key), 0, 0, entries, options_.codec);
+    if (!manifest.ok()) {
+      drop_manifests();
+      return manifest.status();
+    }
+    Result<lake::Placed> placed_manifest = Create(manifest_key, manifest->bytes);
+    if (!placed_manifest.ok()) {
+      drop_manifests();
+      return placed_manifest.status();
+    }
+    if (*placed_manifest == lake::Placed::kTaken) {
+      drop_manifests();
+      return Status::Internal("iceberg: the new manifest's name " + manifest_key + " is taken");
+    }
+    manifest_keys.push_back(manifest_key);
+    ours_manifests.push_back(std::move(manifest->file));
   }
   const AppendCounts counts = CountsOf(*change.added);
 
@@ -487,11 +510,11 @@ Result<CommitReport> FilesCatalog::Run(const Change& change) {
       if (last.IsReject()) return last;
       continue;
     }
-    const TableMetadata* parent = base->metadata ? &*base->metadata : nullptr;
-    if (parent != nullptr && HoldsCommit(*parent, report.commit_id)) {
+    const TableMetadata* newest = base->metadata ? &*base->metadata : nullptr;
+    if (newest != nullptr && HoldsCommit(*newest, report.commit_id)) {
       // An earlier attempt's create landed and its answer was lost. Which version holds it is
       // not needed by anyone; the newest does (or a later one built on it).
-      for (const Snapshot& s : parent->snapshots) {
+      for (const Snapshot& s : newest->snapshots) {
         const std::string* id = s.Find(kCommitIdKey);
         if (id != nullptr && *id == report.commit_id) report.snapshot_id = s.id;
       }
@@ -499,11 +522,19 @@ Result<CommitReport> FilesCatalog::Run(const Change& change) {
       report.hint_written = Published(*base).ok();
       return report;
     }
+    if (change.fresh && newest != nullptr && newest->location == location()) {
+      if (!unknown) drop_manifests();
+      return Status::Refuse("iceberg: the table's metadata " + Uri(base->key) +
+                            " already names this location (" + location() +
+                            "): a new table there would drop its snapshots");
+    }
+    // The metadata this commit builds on: none for a new table.
+    const TableMetadata* parent = change.fresh ? nullptr : newest;
     Summary extra = {{kCommitIdKey, report.commit_id}};
     if (change.marks) {
       Result<Summary> marks = change.marks(parent);
       if (!marks.ok()) {
-        if (!unknown) (void)destination_.Delete(manifest_key);
+        if (!unknown) drop_manifests();
         return marks.status();
       }
       extra.insert(extra.end(), marks->begin(), marks->end());
@@ -538,7 +569,7 @@ Result<CommitReport> FilesCatalog::Run(const Change& change) {
         last = removal.status();
         if (last.IsNotFound()) {
           // Another replace took one of our files first: this one is dropped, nothing named ours.
-          if (!unknown) (void)destination_.Delete(manifest_key);
+          if (!unknown) drop_manifests();
           return last;
         }
         if (last.IsReject() || last.IsInternal()) return last;
@@ -561,11 +592,12 @@ Result<CommitReport> FilesCatalog::Run(const Change& change) {
       manifests = std::move(*merging);
     }
     if (rewritten) manifests.push_back(*rewritten);
-    ManifestFile ours = manifest.file;
-    ours.added_snapshot_id = snapshot_id;
-    ours.sequence_number = sequence;
-    ours.min_sequence_number = sequence;
-    manifests.push_back(std::move(ours));
+    for (ManifestFile ours : ours_manifests) {
+      ours.added_snapshot_id = snapshot_id;
+      ours.sequence_number = sequence;
+      ours.min_sequence_number = sequence;
+      manifests.push_back(std::move(ours));
+    }
     const std::optional<int64_t> parent_id =
         parent != nullptr ? parent->current_snapshot_id : std::nullopt;
     SINKD_ASSIGN_OR_RETURN(
@@ -612,7 +644,7 @@ Result<CommitReport> FilesCatalog::Run(const Change& change) {
     report.hint_written = swapped->hint_written;
     return report;
   }
-  if (!unknown) (void)destination_.Delete(manifest_key);
+  if (!unknown) drop_manifests();
   return Status::Redeliver("iceberg: commit to " + location() + " failed after " +
                            std::to_string(options_.attempts) + " attempts: " + last.message());
 }

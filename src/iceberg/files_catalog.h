@@ -24,13 +24,14 @@
 // summary (sinkd.commit-id), so a create that failed or found the key taken is ours exactly when
 // the newest metadata holds a snapshot with our id. No append is ever committed twice.
 //
-// What a commit writes, in order, each before what names it: one manifest of the appended files
-// (once per commit: its ADDED entries inherit their sequence numbers from the list, so it is
-// reused by every attempt), per attempt a merged manifest when the parent's have accumulated
-// (CommitOptions), a manifest list naming the parent's manifests (or the merge) and ours, then
-// v<N+1>. A directory lake is synced before the metadata create (so v<N+1> never names a
-// file a power cut could lose) and after it. Files of attempts that lost are deleted when they
-// are known to be unreferenced; what a crash leaves is an orphan (no snapshot names it).
+// What a commit writes, in order, each before what names it: the manifests of the appended
+// files (one per merge_max_entries files; once per commit: their ADDED entries inherit their
+// sequence numbers from the list, so they are reused by every attempt), per attempt a merged
+// manifest when the parent's have accumulated (CommitOptions), a manifest list naming the
+// parent's manifests (or the merge) and ours, then v<N+1>. A directory lake is synced before the
+// metadata create (so v<N+1> never names a file a power cut could lose) and after it. Files of
+// attempts that lost are deleted when they are known to be unreferenced; what a crash leaves is
+// an orphan (no snapshot names it).
 //
 // Ownership: borrows the Destination, which must outlive the catalog. Threads: one thread at a
 // time (as the Destination). Errors: Redeliver when the lake cannot be read or written or every
@@ -82,7 +83,8 @@ struct CommitOptions {
   // value of a file (ReadLimits::max_values, 16 Mi): a ledger entry with every statistic is about
   // 420 values, so a merged manifest of some 40,000 files, which deflate keeps far under
   // merge_target_bytes, could not be read again — every later commit of the table failed
-  // (table_bench after 10,000 commits of 4 files). 4,096 entries are ~1.7 Mi values.
+  // (table_bench after 10,000 commits of 4 files). 4,096 entries are ~1.7 Mi values. A commit
+  // adding more files than this (table register) writes them as several manifests.
   uint64_t merge_max_entries = 4096;
   // How to wait; default: sleep the thread. Tests pass their own.
   std::function<void(std::chrono::milliseconds)> sleep;
@@ -99,6 +101,13 @@ struct Append {
   // or an error that ends the commit with nothing committed (a batch found already committed).
   // Empty: no keys.
   std::function<Result<Summary>(const TableMetadata* base)> marks;
+  // Start a new table (a new UUID, this catalog's location, no snapshot before this one) as the
+  // next metadata version instead of extending the newest metadata, whose file stays in the
+  // version chain, unnamed by the new metadata's log: `sinkd table register --replace-metadata`
+  // rebuilding the table of a lake copied from elsewhere, whose metadata names the old location.
+  // `marks` is then given nullptr. Refused (Refuse, nothing written) when the newest metadata
+  // already names this catalog's location: that table may hold commits a rebuild would drop.
+  bool fresh = false;
 };
 
 // One replace (compaction's rewrite, Spec "Rewrite data files"): `removed` data files leave the
@@ -188,6 +197,7 @@ class FilesCatalog : public Catalog {
     const std::vector<DataFile>* added = nullptr;
     const std::vector<std::string>* removed = nullptr;
     std::function<Result<Summary>(const TableMetadata* base)> marks;
+    bool fresh = false;  // Append::fresh
   };
   Result<CommitReport> Run(const Change& change);
   // Of `manifests`, those naming none of `removed` stay in `kept`; those naming one are rewritten

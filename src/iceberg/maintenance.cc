@@ -56,7 +56,9 @@ std::set<int64_t> Kept(const TableMetadata& m, const ExpireOptions& options, int
   return kept;
 }
 
-int64_t CreatedMs(const TableMetadata& m) {
+}  // namespace
+
+int64_t TableCreatedMs(const TableMetadata& m) {
   for (const auto& [key, value] : m.properties) {
     if (key == kCreatedMsProperty) return std::strtoll(value.c_str(), nullptr, 10);
   }
@@ -67,6 +69,8 @@ int64_t CreatedMs(const TableMetadata& m) {
   for (const LogEntry& e : m.metadata_log) oldest = std::min(oldest, e.timestamp_ms);
   return oldest;
 }
+
+namespace {
 
 bool IsVersionFile(std::string_view name) {
   if (!name.starts_with("v") || !name.ends_with(".metadata.json")) return false;
@@ -91,6 +95,32 @@ Status ExpireOptions::Validate() const {
 Status OrphanOptions::Validate() const {
   if (older_than.count() < 0) return Status::Refuse("orphans: --older-than must not be negative");
   return Status::OK();
+}
+
+Result<std::vector<DataFile>> CurrentDataFiles(lake::Destination& destination,
+                                               const TableMetadata& metadata,
+                                               const KeyOfUri& key_of) {
+  std::vector<DataFile> out;
+  const Snapshot* current = metadata.Current();
+  if (current == nullptr) return out;
+  const auto read = [&](const std::string& uri) -> Result<std::string> {
+    SINKD_ASSIGN_OR_RETURN(const std::string key, key_of(uri));
+    Result<std::string> bytes = destination.Read(key, 0, kWhole);
+    if (!bytes.ok()) return bytes.status().WithContext(uri);
+    return bytes;
+  };
+  SINKD_ASSIGN_OR_RETURN(const std::string list, read(current->manifest_list));
+  Result<std::vector<ManifestFile>> manifests = ReadManifestList(list);
+  if (!manifests.ok()) return manifests.status().WithContext(current->manifest_list);
+  for (const ManifestFile& m : *manifests) {
+    SINKD_ASSIGN_OR_RETURN(const std::string bytes, read(m.path));
+    Result<std::vector<ManifestEntry>> entries = ReadManifest(bytes, metadata.spec);
+    if (!entries.ok()) return entries.status().WithContext(m.path);
+    for (ManifestEntry& e : *entries) {
+      if (e.status != EntryStatus::kDeleted) out.push_back(std::move(e.file));
+    }
+  }
+  return out;
 }
 
 Result<std::set<std::string>> FilesOf(FilesCatalog& catalog, lake::Destination& destination,
@@ -233,7 +263,7 @@ Result<OrphanReport> FindOrphans(FilesCatalog& catalog, lake::Destination& desti
     named.insert(more.begin(), more.end());
   }
   for (const LogEntry& e : table.metadata->metadata_log) named.insert(e.metadata_file);
-  const int64_t created = CreatedMs(*table.metadata);
+  const int64_t created = TableCreatedMs(*table.metadata);
   const int64_t cutoff = now_ms - options.older_than.count();
   OrphanReport report;
   for (const lake::StoredObject& o : objects) {

@@ -29,6 +29,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -89,5 +90,22 @@ Result<std::set<std::string>> FilesOf(FilesCatalog& catalog, lake::Destination& 
 
 // The table property recording when sinkd created a table (ms since the epoch).
 inline constexpr char kCreatedMsProperty[] = "sinkd.created-ms";
+
+// When the table of `metadata` was created: kCreatedMsProperty, else (a table sinkd did not
+// create) the oldest time its metadata records. Objects older than that are not the table's
+// leftovers but the hive view's Parts from before it (orphans never takes them; register adopts
+// them).
+int64_t TableCreatedMs(const TableMetadata& metadata);
+
+// Maps a URI a table's metadata names to the lake key holding it (FilesCatalog::KeyOf, or a
+// mapping from a location the table was copied from).
+using KeyOfUri = std::function<Result<std::string>(const std::string& uri)>;
+
+// The data files the current snapshot of `metadata` holds (ADDED and EXISTING entries of its
+// manifests), as the manifests describe them; empty without a current snapshot. Reject naming a
+// list or manifest that does not parse; the store's error naming one it cannot read.
+Result<std::vector<DataFile>> CurrentDataFiles(lake::Destination& destination,
+                                               const TableMetadata& metadata,
+                                               const KeyOfUri& key_of);
 
 }  // namespace sinkd::iceberg

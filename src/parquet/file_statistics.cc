@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "parquet/part_reader.h"
+
 namespace sinkd::parquet {
 
 namespace {
@@ -94,6 +96,39 @@ FileStatistics Summarize(const FileMetaData& footer) {
     first = false;
   }
   return out;
+}
+
+FileStatistics Summarize(const FileFooter& read) {
+  static constexpr Type kTypes[] = {Type::kBoolean, Type::kInt32, Type::kInt64, Type::kDouble,
+                                    Type::kByteArray};  // by PhysicalType
+  FileMetaData footer;
+  footer.num_rows = static_cast<int64_t>(read.rows);
+  footer.schema.emplace_back();  // the root
+  for (const ColumnInfo& c : read.columns) {
+    SchemaElement e;
+    e.type = kTypes[static_cast<size_t>(c.physical)];
+    e.name = c.name;
+    if (c.field_id >= 0) e.field_id = c.field_id;
+    footer.schema.push_back(std::move(e));
+  }
+  for (const RowGroupInfo& g : read.row_groups) {
+    RowGroup group;
+    group.num_rows = static_cast<int64_t>(g.rows);
+    group.file_offset = static_cast<int64_t>(g.offset);
+    for (const ColumnChunkInfo& c : g.columns) {
+      ColumnChunk chunk;
+      chunk.meta_data.total_compressed_size = static_cast<int64_t>(c.compressed_bytes);
+      chunk.meta_data.num_values = static_cast<int64_t>(c.values);
+      Statistics stats;
+      if (c.has_null_count) stats.null_count = static_cast<int64_t>(c.null_count);
+      stats.min_value = c.min;
+      stats.max_value = c.max;
+      chunk.meta_data.statistics = std::move(stats);
+      group.columns.push_back(std::move(chunk));
+    }
+    footer.row_groups.push_back(std::move(group));
+  }
+  return Summarize(footer);
 }
 
 }  // namespace sinkd::parquet

@@ -39,4 +39,11 @@ struct FileStatistics {
 // Gathers the statistics of `footer` (one the writer built, or one decoded from a file).
 FileStatistics Summarize(const FileMetaData& footer);
 
+// The same for a footer read back from a Part (part_reader.h: ReadFooter): what the writer's own
+// Summarize gave when it wrote the Part, so that a Part described after the fact (`sinkd table
+// register`, `lake verify` of a table) gets the statistics its writer would have recorded. One
+// implementation: the read footer is mapped onto FileMetaData's fields and gathered as above.
+struct FileFooter;
+FileStatistics Summarize(const FileFooter& footer);
+
 }  // namespace sinkd::parquet

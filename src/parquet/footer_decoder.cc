@@ -254,6 +254,7 @@ class FooterParser {
       compressed += info.columns[c].compressed_bytes;
     }
     info.compressed_bytes = compressed;
+    if (width > 0) info.offset = locations[0].offset;
     if (g.Has(rg::kCompressed)) {
       SINKD_ASSIGN_OR_RETURN(const int64_t total, Int(g, rg::kCompressed, where + ": total_compressed_size"));
       if (total >= 0) info.compressed_bytes = static_cast<uint64_t>(total);
@@ -316,6 +317,7 @@ class FooterParser {
           return Bad(fmt::format("{}: null_count {} for {} values", where, nulls, values));
         }
         info.null_count = static_cast<uint64_t>(nulls);
+        info.has_null_count = true;
       }
       // The legacy min/max used signed byte order for strings; only the typed ones are bounds.
       const bool legacy = column.physical != PhysicalType::kByteArray;

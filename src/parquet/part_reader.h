@@ -51,6 +51,7 @@ struct ColumnChunkInfo {
   uint64_t values = 0;
   uint64_t compressed_bytes = 0;
   uint64_t null_count = 0;
+  bool has_null_count = false;  // the chunk's statistics carry a null_count (else 0 above)
   // Raw PLAIN bytes of the chunk's bounds (min_value/max_value; legacy min/max for non-strings),
   // when the file has them. Bounds only: a writer may truncate long strings.
   std::optional<std::string> min, max;
@@ -58,6 +59,7 @@ struct ColumnChunkInfo {
 struct RowGroupInfo {
   uint64_t rows = 0;
   uint64_t compressed_bytes = 0;
+  uint64_t offset = 0;  // where its first chunk's first page starts (the writer's file_offset)
   std::vector<ColumnChunkInfo> columns;
 };
 struct FileFooter {

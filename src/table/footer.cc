@@ -1,8 +1,8 @@
 #include "table/footer.h"
 
 #include <algorithm>
-
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 namespace sinkd::table {
 
@@ -43,6 +43,20 @@ Result<std::vector<SupersededObject>> ParseSupersedes(std::string_view json) {
                                       element["version"].get<std::string>()});
   }
   return inputs;
+}
+
+std::set<std::string> SupersededKeys(const std::vector<PresentObject>& objects) {
+  std::set<std::tuple<std::string, uint64_t, std::string>> merged;
+  for (const PresentObject& o : objects) {
+    for (const SupersededObject& in : o.supersedes) {
+      if (!in.version.empty()) merged.emplace(in.key, in.size, in.version);
+    }
+  }
+  std::set<std::string> superseded;
+  for (const PresentObject& o : objects) {
+    if (merged.count({o.key, o.size, o.version}) > 0) superseded.insert(o.key);
+  }
+  return superseded;
 }
 
 }  // namespace sinkd::table

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -63,5 +64,21 @@ std::string FormatSupersedes(std::vector<SupersededObject> inputs);
 // A sinkd.supersedes value: objects as FormatSupersedes writes them, or bare key strings (outputs
 // written before versions were recorded). Refuse naming what is wrong when it is neither.
 Result<std::vector<SupersededObject>> ParseSupersedes(std::string_view json);
+
+// One object of a table as a listing found it (lake::StoredObject's key, size and version) with
+// the sinkd.supersedes of its footer (empty for a Part that is no compaction output).
+struct PresentObject {
+  std::string key;
+  uint64_t size = 0;
+  std::string version;
+  std::vector<SupersededObject> supersedes;
+};
+
+// The keys of `objects` that a compaction output among them supersedes: an input counts only as
+// the object it was when merged (same key, size and version; an element without a version
+// supersedes nothing), as compaction's grace deleter decides, since a key re-created after its
+// input was merged holds rows no output has. The rest are the live objects: the table's rows
+// once each, for `lake verify` and `sinkd table register` alike.
+std::set<std::string> SupersededKeys(const std::vector<PresentObject>& objects);
 
 }  // namespace sinkd::table

@@ -41,7 +41,8 @@ Status AddDeadLetterFile(const std::string& key, const std::string& text, Verify
 }
 
 Status ScanLake(lake::Destination& destination, const std::string& prefix, VerifyInput& input,
-                const std::function<void(uint64_t done, uint64_t total)>& progress) {
+                const std::function<void(uint64_t done, uint64_t total)>& progress,
+                const OnFooter& on_footer) {
   SINKD_ASSIGN_OR_RETURN(std::vector<lake::StoredObject> objects, destination.List(prefix + "/"));
   SINKD_ASSIGN_OR_RETURN(std::vector<lake::StoredObject> dead,
                          destination.List(table::DeadLetterDirectory(prefix)));
@@ -64,6 +65,7 @@ Status ScanLake(lake::Destination& destination, const std::string& prefix, Verif
       info.error = footer.status().message();
     } else {
       info.rows = footer->rows;
+      if (on_footer) on_footer(object, *footer);
       if (auto stamps = footer->Find(table::kStampsKey)) {
         auto parsed = lake::ParseStamps(*stamps);
         if (parsed.ok()) {

@@ -15,14 +15,18 @@
 
 #include "base/result.h"
 #include "lake/destination.h"
+#include "parquet/part_reader.h"
 #include "verify/verify.h"
 
 namespace sinkd::verify {
 
 // Reads every Part's footer and every dead-letter file of the table under `prefix` into `input`
-// (objects and dead_letters; the rest is the caller's). `progress(done, total)` after each object.
+// (objects and dead_letters; the rest is the caller's). `progress(done, total)` after each object;
+// `on_footer` with every footer read (a table's check, table_check.h: no footer is read twice).
+using OnFooter = std::function<void(const lake::StoredObject&, const parquet::FileFooter&)>;
 Status ScanLake(lake::Destination& destination, const std::string& prefix, VerifyInput& input,
-                const std::function<void(uint64_t done, uint64_t total)>& progress = {});
+                const std::function<void(uint64_t done, uint64_t total)>& progress = {},
+                const OnFooter& on_footer = {});
 
 // The whole-message sequences of one dead-letter file's text, and the space they belong to
 // (import's: "<stream>@<instance>", the instance from the file's name

@@ -140,19 +140,11 @@ uint64_t Overlap(const std::vector<std::vector<SequenceRange>>& ranges_per_flush
 
 VerifyReport Verify(const VerifyInput& input) {
   VerifyReport report;
-  std::set<std::string> present, superseded;
-  // Superseded only as the object it was when merged (as compaction's grace deleter decides): a
-  // key re-created since holds rows no output has.
-  std::set<std::tuple<std::string, uint64_t, std::string>> merged;
+  std::vector<table::PresentObject> listed;
   for (const ObjectInfo& o : input.objects) {
-    present.insert(o.key);
-    for (const table::SupersededObject& in : o.supersedes) {
-      if (!in.version.empty()) merged.emplace(in.key, in.size, in.version);
-    }
+    listed.push_back({o.key, o.size, o.version, o.supersedes});
   }
-  for (const ObjectInfo& o : input.objects) {
-    if (merged.count({o.key, o.size, o.version}) > 0) superseded.insert(o.key);
-  }
+  const std::set<std::string> superseded = table::SupersededKeys(listed);
 
   std::map<std::string, FlushSeen> flushes;
   std::map<std::string, std::string> scope_of;
