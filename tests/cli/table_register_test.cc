@@ -14,6 +14,7 @@
 #include "cli_help.h"
 #include "iceberg/committers.h"
 #include "lake/dir_destination.h"
+#include "support/lake_files.h"
 
 namespace sinkd::testing {
 namespace {
@@ -39,6 +40,13 @@ long ImportGenerated(const TempDir& tmp, const std::string& lake, int messages, 
                            "--batch-max-rows", "500", input});
   EXPECT_EQ(imported.exit_code, 0) << imported.err;
   return good;
+}
+
+// The Parts under `root`, as paths in strings, sorted.
+std::vector<std::string> PartsUnder(const fs::path& root) {
+  std::vector<std::string> out;
+  for (const fs::path& p : LakeFiles(root, ".parquet")) out.push_back(p.string());
+  return out;
 }
 
 nlohmann::json TableInfo(const std::string& lake) {
@@ -96,7 +104,7 @@ TEST(TableRegister, AdoptsAnImportedLakeInOneSnapshotReadAsTheGlobAndASecondRunA
   const std::string lake = (tmp / "lake").string();
   const long good = ImportGenerated(tmp, lake, 60, 7, "box-1");
   ASSERT_GT(good, 1000);
-  const std::vector<std::string> parts = LakeFiles(tmp / "lake/ledger", ".parquet");
+  const std::vector<std::string> parts = PartsUnder(tmp / "lake/ledger");
   ASSERT_GE(parts.size(), 4u) << "premise: several Parts over several partitions";
   ASSERT_EQ(GlobCount(lake), std::to_string(good));
 
@@ -180,7 +188,7 @@ TEST(TableRegister, PartsOfAStreamSeedItsPositionsAndCarryTheirWritersStatistics
       batch::AddRow(batch, "e-" + std::to_string(n),
                     1'767'225'600'000'000 + int64_t{3'600'000'000} * n, apps[n % 3]);
     }
-    table::Provenance provenance{"GARM_LEDGER", uint64_t(f) * 40 + 1, uint64_t(f) * 40 + 30};
+    table::Provenance provenance{"GARM_LEDGER", uint64_t(f) * 30 + 1, uint64_t(f) * 30 + 30};
     Result<lake::FlushReport> report = writer.Flush(batch, provenance);
     ASSERT_TRUE(report.ok()) << report.status().ToString();
     for (const lake::PartReport& p : report->parts) {
@@ -203,12 +211,11 @@ TEST(TableRegister, PartsOfAStreamSeedItsPositionsAndCarryTheirWritersStatistics
   const std::string created = "2026-11-30T08:00:00.123456789Z";
   r = SinkdWithoutServers(Plus(registration, {"--stream-created", created}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("seeded stream GARM_LEDGER@" + created + ": 1-30,41-70,81-110"),
-            std::string::npos)
+  EXPECT_NE(r.out.find("seeded stream GARM_LEDGER@" + created + ": 1-90"), std::string::npos)
       << r.out;
   const nlohmann::json info = TableInfo(lake);
   EXPECT_EQ(info["positions"]["streams"]["GARM_LEDGER@" + created],
-            nlohmann::json::parse("[[1,30],[41,70],[81,110]]"))
+            nlohmann::json::parse("[[1,90]]"))
       << info.dump();
 
   iceberg::FilesCatalog catalog(**dir, (*dir)->Uri(), "ledger", spec);
@@ -223,9 +230,7 @@ TEST(TableRegister, PartsOfAStreamSeedItsPositionsAndCarryTheirWritersStatistics
   r = SinkdWithoutServers(
       {"lake", "verify", "ledger", "--lake-dir", lake, "--table-format", "iceberg"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("table GARM_LEDGER: covered 1-30,41-70,81-110; expected "
-                       "1-30,41-70,81-110"),
-            std::string::npos)
+  EXPECT_NE(r.out.find("table GARM_LEDGER: covered 1-90; expected 1-90"), std::string::npos)
       << r.out;
 }
 
@@ -235,7 +240,7 @@ TEST(TableRegister, ALakeCopiedElsewhereIsRebuiltThereWithReplaceMetadata) {
   const long good = ImportGenerated(tmp, lake, 40, 11, "box-1");
   ASSERT_EQ(SinkdWithoutServers({"table", "register", "ledger", "--lake-dir", lake}).exit_code, 0);
   // An uncommitted Part beside the table's (a failed commit's): the rebuilt table leaves it out.
-  const std::vector<std::string> parts = LakeFiles(tmp / "lake/ledger", ".parquet");
+  const std::vector<std::string> parts = PartsUnder(tmp / "lake/ledger");
   ASSERT_FALSE(parts.empty());
   const fs::path stray = fs::path(parts[0]).parent_path() / "part-gone-1-9-0.parquet";
   fs::copy_file(parts[0], stray);
@@ -294,7 +299,7 @@ TEST(TableVerify, FailsNamingAFileTheTableNamesThatWasDeletedOrReplacedByAnother
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("table OK"), std::string::npos) << r.out;
 
-  std::vector<std::string> parts = LakeFiles(tmp / "lake/ledger", ".parquet");
+  std::vector<std::string> parts = PartsUnder(tmp / "lake/ledger");
   ASSERT_GE(parts.size(), 3u);
   // Another Part's bytes over the first: the manifest's size or rows, and its stamp, disagree.
   const std::string saved = ReadFile(parts[0]);
@@ -302,8 +307,8 @@ TEST(TableVerify, FailsNamingAFileTheTableNamesThatWasDeletedOrReplacedByAnother
   r = SinkdWithoutServers(verify);
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("table file file://" + parts[0] + " "), std::string::npos) << r.out;
-  EXPECT_NE(r.err.find("1 file of the table wrong (file://" + parts[0]), std::string::npos)
-      << r.err;
+  EXPECT_NE(r.err.find("1 file of the table wrong"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("(file://" + parts[0] + " "), std::string::npos) << r.err;
 
   // Its own bytes back: OK again.
   WriteFile(parts[0], saved);
