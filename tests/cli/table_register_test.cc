@@ -15,6 +15,7 @@
 #include "iceberg/committers.h"
 #include "lake/dir_destination.h"
 #include "support/lake_files.h"
+#include "support/ledger_rows.h"
 
 namespace sinkd::testing {
 namespace {
@@ -185,8 +186,8 @@ TEST(TableRegister, PartsOfAStreamSeedItsPositionsAndCarryTheirWritersStatistics
     row::RowBatch batch(row::kLedgerColumns);
     for (int i = 0; i < 30; ++i) {
       const int n = f * 30 + i;
-      batch::AddRow(batch, "e-" + std::to_string(n),
-                    1'767'225'600'000'000 + int64_t{3'600'000'000} * n, apps[n % 3]);
+      AddLedgerRow(batch, "e-" + std::to_string(n),
+                   1'767'225'600'000'000 + int64_t{3'600'000'000} * n, apps[n % 3]);
     }
     table::Provenance provenance{"GARM_LEDGER", uint64_t(f) * 30 + 1, uint64_t(f) * 30 + 30};
     Result<lake::FlushReport> report = writer.Flush(batch, provenance);
