@@ -41,7 +41,8 @@ Result<DataFile> DataFileOf(const TableSpec& spec, std::string path, uint64_t fi
     }
   }
   if (!min_time || !max_time) {
-    return Status::Internal("iceberg: " + file.path + " has no bounds on its time column");
+    return Status::Internal("iceberg: " + file.path +
+                            " has no minimum and maximum of time in its statistics");
   }
   const int64_t day = batch::DayOf(*min_time);
   if (batch::DayOf(*max_time) != day) {
