@@ -60,6 +60,16 @@ outbox::DispatcherOptions OptionsFrom(const config::Config& c, const std::string
   return o;
 }
 
+// What the file gives every sink besides its own entry (no destination factory: RunDispatch adds
+// it).
+sinks::SinkEnvironment SinkEnvironmentOf(const config::Config& c) {
+  sinks::SinkEnvironment env;
+  env.default_batch_size = c.dispatch.batch_size;
+  env.catalog = sinks::FileCatalog(c);
+  env.outbox_conninfo = c.postgres_url;
+  return env;
+}
+
 // What dispatch refuses in the file before building a sink (which may connect).
 Status CheckDispatchFile(const config::Config& c) {
   if (c.postgres_url.empty()) {
@@ -69,6 +79,14 @@ Status CheckDispatchFile(const config::Config& c) {
   if (c.event_sinks.empty() && c.audit_sinks.empty()) {
     return Status::Refuse("INVALID_CONFIG: no [[sinks.events]] or [[sinks.audit]] entry: nothing "
                           "to dispatch to");
+  }
+  // Each lake sink's table catalog, as the registry resolves it (its entry, then [iceberg]).
+  for (const auto* list : {&c.event_sinks, &c.audit_sinks}) {
+    for (const config::SinkConfig& entry : *list) {
+      if (entry.type != "lake") continue;
+      config::OptionReader options(entry);
+      SINKD_RETURN_IF_ERROR(sinks::LakeSinkCatalog(entry, options, SinkEnvironmentOf(c)).status());
+    }
   }
   return Status::OK();
 }
@@ -92,6 +110,26 @@ std::vector<Status> ReachDispatchDatabase(const config::Config& c) {
   for (const std::string& difference : schema->Differences()) {
     failures.push_back(Status::Refuse(difference + " (dispatch refuses to start on it)"));
   }
+  // A lake sink's sql catalog in another database: reached as its first commit would
+  // (connecting only; its tables are created by that commit, and validate changes nothing).
+  for (const auto* list : {&c.event_sinks, &c.audit_sinks}) {
+    for (const config::SinkConfig& entry : *list) {
+      if (entry.type != "lake") continue;
+      config::OptionReader options(entry);
+      auto format = options.String("table_format", "none");
+      auto catalog = sinks::LakeSinkCatalog(entry, options, SinkEnvironmentOf(c));
+      if (!format.ok() || *format != "iceberg" || !catalog.ok() || catalog->kind != "sql" ||
+          catalog->url == c.postgres_url) {
+        continue;
+      }
+      auto reached = outbox::PgConn::Connect(catalog->url, "sinkd-validate");
+      if (!reached.ok()) {
+        failures.push_back(reached.status().WithContext(entry.Where() +
+                                                        ": the sql catalog's "
+                                                        "database (iceberg_catalog_url)"));
+      }
+    }
+  }
   return failures;
 }
 
@@ -102,10 +140,9 @@ Status RunDispatch(const DispatchFlags& flags) {
   Logger log(stderr);
   const std::string instance =
       c.dispatch.instance.empty() ? table::DefaultInstanceId() : c.dispatch.instance;
-  sinks::SinkEnvironment env;
+  sinks::SinkEnvironment env = SinkEnvironmentOf(c);
   env.instance = instance;
   env.created_by = CreatedBy();
-  env.default_batch_size = c.dispatch.batch_size;
   env.make_destination = [&log](config::OptionReader& o) { return DestinationFromSinkOptions(o, &log); };
   const sinks::SinkRegistry registry = sinks::SinkRegistry::Builtin();
   std::vector<outbox::EventSinkEntry> event_sinks;

@@ -19,12 +19,15 @@
 #include "cli/command.h"
 #include "cli/config_flags.h"
 #include "cli/destination_flags.h"
+#include "cli/lake_flags.h"
 #include "cli/nats_flags.h"
 #include "cli/stream_origin.h"
 #include "iceberg/files_catalog.h"
 #include "iceberg/maintenance.h"
 #include "iceberg/positions.h"
 #include "iceberg/register.h"
+#include "iceberg/sql_catalog.h"
+#include "iceberg/table_format.h"
 #include "jetstream/streams.h"
 #include "lake/lake_writer.h"
 #include "table/table.h"
@@ -37,8 +40,34 @@ struct TableInfoFlags {
   DestinationFlags destination;
   std::string table;
   std::string key_prefix;
+  iceberg::TableCatalog catalog;
   bool json = false;
 };
+
+// --iceberg-catalog, --iceberg-catalog-url, --iceberg-namespace ([iceberg] catalog, catalog_url,
+// namespace), as the drain takes them: where the table's writers keep its pointer.
+void AddTableCatalog(CLI::App& cmd, ConfigFlags& config, iceberg::TableCatalog& catalog) {
+  AddIcebergCatalogFlags(cmd, catalog.kind, catalog.url, catalog.namespace_name);
+  BindIcebergCatalogFlags(config);
+}
+
+// The table's catalog over its lake: the files catalog, or the sql catalog's row (table name:
+// its key prefix) in catalog.url. Refused (usage) as the drain refuses it: sql without a URL.
+Result<std::unique_ptr<iceberg::FilesCatalog>> TableCatalogOf(lake::Destination& destination,
+                                                              const std::string& prefix,
+                                                              const table::TableSpec& spec,
+                                                              const iceberg::TableCatalog& catalog,
+                                                              Invocation& invocation) {
+  SINKD_RETURN_IF_ERROR(invocation.Usage(iceberg::CheckTableCatalog(catalog)));
+  if (catalog.kind == "sql") {
+    return std::unique_ptr<iceberg::FilesCatalog>(std::make_unique<iceberg::SqlCatalog>(
+        destination, destination.Uri(), prefix, iceberg::SpecOf(*spec.columns),
+        iceberg::SqlCatalogTarget{catalog.url, iceberg::kDefaultSqlCatalogName,
+                                  catalog.namespace_name}));
+  }
+  return std::make_unique<iceberg::FilesCatalog>(destination, destination.Uri(), prefix,
+                                                 iceberg::SpecOf(*spec.columns));
+}
 
 // The table a maintenance command works on, its lake open.
 struct OpenTable {
@@ -47,8 +76,8 @@ struct OpenTable {
 };
 
 Result<OpenTable> OpenTableOf(const DestinationFlags& destination, const std::string& table,
-                              const std::string& key_prefix, const std::string& command,
-                              Invocation& invocation) {
+                              const std::string& key_prefix, const iceberg::TableCatalog& catalog,
+                              const std::string& command, Invocation& invocation) {
   if (table.empty()) {
     return invocation.Usage(Status::Refuse(
         command + " needs a table: ledger, audit, outbox_events or outbox_audit"));
@@ -64,8 +93,8 @@ Result<OpenTable> OpenTableOf(const DestinationFlags& destination, const std::st
   SINKD_RETURN_IF_ERROR(invocation.Usage(check.Validate()));
   OpenTable out;
   SINKD_ASSIGN_OR_RETURN(out.destination, invocation.Usage(MakeDestination(destination)));
-  out.catalog = std::make_unique<iceberg::FilesCatalog>(*out.destination, out.destination->Uri(),
-                                                        prefix, iceberg::SpecOf(*spec->columns));
+  SINKD_ASSIGN_OR_RETURN(out.catalog,
+                         TableCatalogOf(*out.destination, prefix, *spec, catalog, invocation));
   return out;
 }
 
@@ -91,6 +120,7 @@ struct TableExpireFlags {
   DestinationFlags destination;
   std::string table;
   std::string key_prefix;
+  iceberg::TableCatalog catalog;
   std::string older_than = "5d";
   int retain_last = 1;
   int previous_versions_max = 100;
@@ -107,8 +137,9 @@ Status RunTableExpire(const TableExpireFlags& flags, Invocation& invocation) {
   options.previous_versions_max = flags.previous_versions_max;
   options.dry_run = flags.dry_run;
   SINKD_RETURN_IF_ERROR(invocation.Usage(options.Validate()));
-  SINKD_ASSIGN_OR_RETURN(OpenTable open, OpenTableOf(flags.destination, flags.table,
-                                                     flags.key_prefix, "table expire", invocation));
+  SINKD_ASSIGN_OR_RETURN(
+      OpenTable open, OpenTableOf(flags.destination, flags.table, flags.key_prefix, flags.catalog,
+                                  "table expire", invocation));
   SINKD_ASSIGN_OR_RETURN(const iceberg::ExpireReport report,
                          iceberg::ExpireSnapshots(*open.catalog, *open.destination, options,
                                                   NowMs()));
@@ -138,6 +169,7 @@ struct TableOrphansFlags {
   DestinationFlags destination;
   std::string table;
   std::string key_prefix;
+  iceberg::TableCatalog catalog;
   std::string older_than = "3d";
   bool remove = false;
 };
@@ -148,9 +180,9 @@ Status RunTableOrphans(const TableOrphansFlags& flags, Invocation& invocation) {
                          AgeFlag(flags.older_than, "--older-than", invocation));
   options.remove = flags.remove;
   SINKD_RETURN_IF_ERROR(invocation.Usage(options.Validate()));
-  SINKD_ASSIGN_OR_RETURN(OpenTable open, OpenTableOf(flags.destination, flags.table,
-                                                     flags.key_prefix, "table orphans",
-                                                     invocation));
+  SINKD_ASSIGN_OR_RETURN(
+      OpenTable open, OpenTableOf(flags.destination, flags.table, flags.key_prefix, flags.catalog,
+                                  "table orphans", invocation));
   SINKD_ASSIGN_OR_RETURN(const iceberg::OrphanReport report,
                          iceberg::FindOrphans(*open.catalog, *open.destination, options, NowMs()));
   for (const lake::StoredObject& o : report.orphans) {
@@ -194,12 +226,16 @@ Status RunTableInfo(const TableInfoFlags& flags, Invocation& invocation) {
   SINKD_RETURN_IF_ERROR(invocation.Usage(check.Validate()));
   SINKD_ASSIGN_OR_RETURN(std::unique_ptr<lake::Destination> destination,
                          invocation.Usage(MakeDestination(flags.destination)));
-  iceberg::FilesCatalog catalog(*destination, destination->Uri(), prefix,
-                                iceberg::SpecOf(*spec->columns));
+  SINKD_ASSIGN_OR_RETURN(std::unique_ptr<iceberg::FilesCatalog> opened,
+                         TableCatalogOf(*destination, prefix, *spec, flags.catalog, invocation));
+  iceberg::FilesCatalog& catalog = *opened;
   SINKD_ASSIGN_OR_RETURN(const iceberg::LoadedTable loaded, catalog.Load());
   if (!loaded.metadata) {
     return Status::NotFound("table info: no Iceberg table at " + catalog.location() +
-                            " (no metadata/v<N>.metadata.json)");
+                            (flags.catalog.kind == "sql"
+                                 ? " (no row for " + prefix + " in namespace " +
+                                       flags.catalog.namespace_name + " of the sql catalog)"
+                                 : std::string(" (no metadata/v<N>.metadata.json)")));
   }
   const iceberg::TableMetadata& m = *loaded.metadata;
   const iceberg::Snapshot* current = m.Current();
@@ -219,6 +255,7 @@ Status RunTableInfo(const TableInfoFlags& flags, Invocation& invocation) {
       {"table", flags.table},
       {"location", m.location},
       {"metadata", catalog.Uri(loaded.key)},
+      {"catalog", flags.catalog.kind},
       {"version", loaded.version},
       {"version_hint", loaded.hint},
       {"format_version", 2},
@@ -236,8 +273,13 @@ Status RunTableInfo(const TableInfoFlags& flags, Invocation& invocation) {
   }
   std::printf("table %s: Iceberg format version 2 at %s\n", flags.table.c_str(),
               m.location.c_str());
-  std::printf("  metadata          %s (hint says %lld)\n", catalog.Uri(loaded.key).c_str(),
-              static_cast<long long>(loaded.hint));
+  if (flags.catalog.kind == "sql") {
+    std::printf("  metadata          %s (named by the sql catalog, namespace %s)\n",
+                catalog.Uri(loaded.key).c_str(), flags.catalog.namespace_name.c_str());
+  } else {
+    std::printf("  metadata          %s (hint says %lld)\n", catalog.Uri(loaded.key).c_str(),
+                static_cast<long long>(loaded.hint));
+  }
   if (current != nullptr) {
     std::printf("  current snapshot  %lld (sequence %lld)\n", static_cast<long long>(current->id),
                 static_cast<long long>(current->sequence_number));
@@ -251,9 +293,10 @@ Status RunTableInfo(const TableInfoFlags& flags, Invocation& invocation) {
     std::printf("  committed         stream %s: %s\n", stream.c_str(),
                 lake::FormatRanges(ranges).c_str());
   }
-  for (const auto& [sink, mark] : positions.outbox) {
-    std::printf("  committed         outbox sink %s: up to %llu\n", sink.c_str(),
-                static_cast<unsigned long long>(mark));
+  for (const auto& [sink, seq] : positions.outbox) {
+    std::printf("  committed         outbox sink %s: up to %llu:%llu\n", sink.c_str(),
+                static_cast<unsigned long long>(positions.OutboxMark(sink).first),
+                static_cast<unsigned long long>(seq));
   }
   if (positions.empty()) std::printf("  committed         no source positions recorded\n");
   return Status::OK();
@@ -286,6 +329,7 @@ void AddTableExpire(CLI::App& parent, Invocation& invocation) {
                   "delete a compaction's input only this long after its replace (default 1h, "
                   "[compaction] grace: glob readers may still open it)");
   cmd->add_flag("--dry-run", flags->dry_run, "print what would go; change nothing");
+  AddTableCatalog(*cmd, *config, flags->catalog);
   BindDestinationFlags(*config);
   config->Bind("--grace", {"compaction.grace"});
   config->Bind("--older-than", {"iceberg.expire_older_than"});
@@ -313,6 +357,7 @@ void AddTableOrphans(CLI::App& parent, Invocation& invocation) {
                   "only files older than this: days (3d, the default) or a duration (a running "
                   "commit's files are young)");
   cmd->add_flag("--delete", flags->remove, "delete them");
+  AddTableCatalog(*cmd, *config, flags->catalog);
   BindDestinationFlags(*config);
   config->Bind("--older-than", {"iceberg.orphans_older_than"});
   config->Bind("--delete", {"iceberg.orphans_delete"});
@@ -466,6 +511,7 @@ void AddTableCommand(CLI::App& root, Invocation& invocation) {
   cmd->add_option("--key-prefix", flags->key_prefix,
                   "the table's first key segment (default: the table's name)");
   cmd->add_flag("--json", flags->json, "one JSON object on standard output");
+  AddTableCatalog(*cmd, *config, flags->catalog);
   BindDestinationFlags(*config);
   cmd->callback([flags, config, &invocation] {
     invocation.run = [flags, config, &invocation] {

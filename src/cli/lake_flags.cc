@@ -39,15 +39,22 @@ void AddTableFormatFlag(CLI::App& cmd, LakeFlags& flags, const std::string& help
                        "prefix>, committed before the batch is acknowledged)")
       ->check(CLI::IsMember(table::TableFormats()))
       ->capture_default_str();
-  cmd.add_option("--iceberg-catalog", flags.iceberg_catalog,
+  AddIcebergCatalogFlags(cmd, flags.iceberg_catalog, flags.iceberg_catalog_url,
+                         flags.iceberg_namespace);
+}
+
+void AddIcebergCatalogFlags(CLI::App& cmd, std::string& kind, std::string& url,
+                            std::string& namespace_name) {
+  cmd.add_option("--iceberg-catalog", kind,
                  "where an iceberg table's current metadata is named: files (the newest "
                  "metadata/v<N>.metadata.json in the lake) or sql (a row of Iceberg's JDBC "
                  "catalog tables in PostgreSQL, moved by a compare-and-swap)")
       ->check(CLI::IsMember(iceberg::CatalogKinds()))
       ->capture_default_str();
-  cmd.add_option("--iceberg-catalog-url", flags.iceberg_catalog_url,
-                 "the sql catalog's PostgreSQL (postgresql://…); its tables are created if missing");
-  cmd.add_option("--iceberg-namespace", flags.iceberg_namespace,
+  cmd.add_option(
+      "--iceberg-catalog-url", url,
+      "the sql catalog's PostgreSQL (postgresql://…); its tables are created if missing");
+  cmd.add_option("--iceberg-namespace", namespace_name,
                  "the sql catalog's namespace of the table (the table's name: its key prefix)")
       ->capture_default_str();
 }
@@ -58,6 +65,10 @@ iceberg::TableCatalog TableCatalogFrom(const LakeFlags& flags) {
 
 void BindTableFormatFlag(ConfigFlags& config) {
   config.Bind("--table-format", {"lake.table_format"});
+  BindIcebergCatalogFlags(config);
+}
+
+void BindIcebergCatalogFlags(ConfigFlags& config) {
   config.Bind("--iceberg-catalog", {"iceberg.catalog"});
   config.Bind("--iceberg-catalog-url", {"iceberg.catalog_url"});
   config.Bind("--iceberg-namespace", {"iceberg.namespace"});

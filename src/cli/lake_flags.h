@@ -39,6 +39,12 @@ void AddLakeFlags(CLI::App& cmd, LakeFlags& flags);
 // (compact commits replaces, not flushes).
 void AddTableFormatFlag(CLI::App& cmd, LakeFlags& flags, const std::string& help = "");
 void BindTableFormatFlag(ConfigFlags& config);
+// --iceberg-catalog, --iceberg-catalog-url, --iceberg-namespace alone (AddTableFormatFlag adds
+// them too), for a command that reads or maintains a table where its writers keep it (`sinkd
+// table`), bound to [iceberg] catalog, catalog_url, namespace.
+void AddIcebergCatalogFlags(CLI::App& cmd, std::string& kind, std::string& url,
+                            std::string& namespace_name);
+void BindIcebergCatalogFlags(ConfigFlags& config);
 // The catalog the --iceberg-* flags name.
 iceberg::TableCatalog TableCatalogFrom(const LakeFlags& flags);
 

@@ -7,13 +7,11 @@
 namespace sinkd::iceberg {
 
 IcebergCommit::IcebergCommit(lake::Destination& destination, std::string stream_created,
-                             CommitOptions options, std::optional<SqlCatalogTarget> sql,
-                             std::function<Status(outbox::PgConn&)> in_swap)
+                             CommitOptions options, std::optional<SqlCatalogTarget> sql)
     : destination_(destination),
       stream_created_(std::move(stream_created)),
       options_(std::move(options)),
-      sql_(std::move(sql)),
-      in_swap_(std::move(in_swap)) {}
+      sql_(std::move(sql)) {}
 
 BatchPositions IcebergCommit::PositionsOf(const table::Provenance& p) const {
   BatchPositions batch;
@@ -28,7 +26,8 @@ BatchPositions IcebergCommit::PositionsOf(const table::Provenance& p) const {
     const std::string sink =
         p.source.starts_with(kOutbox) ? p.source.substr(kOutbox.size()) : p.source;
     batch.positions.outbox[sink] = p.last_sequence;
-    batch.outbox_first[sink] = p.first_sequence;
+    batch.positions.outbox_txid[sink] = p.last_txid.value_or(0);
+    batch.outbox_first[sink] = {p.first_txid.value_or(0), p.first_sequence};
   }
   return batch;
 }
@@ -43,10 +42,8 @@ FilesCatalog& IcebergCommit::CatalogFor(std::string_view table, const row::Colum
   }
   std::unique_ptr<FilesCatalog> catalog;
   if (sql_) {
-    auto sql = std::make_unique<SqlCatalog>(destination_, destination_.Uri(), std::string(table),
-                                            SpecOf(*columns), *sql_, options_);
-    if (in_swap_) sql->set_in_swap(in_swap_);
-    catalog = std::move(sql);
+    catalog = std::make_unique<SqlCatalog>(destination_, destination_.Uri(), std::string(table),
+                                           SpecOf(*columns), *sql_, options_);
   } else {
     catalog = std::make_unique<FilesCatalog>(destination_, destination_.Uri(), std::string(table),
                                              SpecOf(*columns), options_);
@@ -54,26 +51,38 @@ FilesCatalog& IcebergCommit::CatalogFor(std::string_view table, const row::Colum
   return *catalogs_.emplace(std::string(table), std::move(catalog)).first->second;
 }
 
-Result<std::vector<table::SequenceRange>> IcebergCommit::Committed(
-    std::string_view table, const table::Provenance& positions) {
-  const BatchPositions batch = PositionsOf(positions);
-  if (batch.positions.empty()) return std::vector<table::SequenceRange>{};
+Result<Positions> IcebergCommit::HeldAlready(std::string_view table, const BatchPositions& batch) {
   if (table::FindTable(table) == nullptr && catalogs_.find(table) == catalogs_.end()) {
     // A key prefix other than a table's name, before its first Apply: nothing to read yet.
-    return std::vector<table::SequenceRange>{};
+    return Positions{};
   }
   FilesCatalog& catalog = CatalogFor(table, nullptr);
   SINKD_ASSIGN_OR_RETURN(const LoadedTable loaded, catalog.Load());
   SINKD_ASSIGN_OR_RETURN(const Positions committed,
                          CommittedPositions(loaded.metadata ? &*loaded.metadata : nullptr));
-  const Positions again = AlreadyCommitted(committed, batch);
+  return AlreadyCommitted(committed, batch);
+}
+
+Result<std::vector<table::SequenceRange>> IcebergCommit::Committed(
+    std::string_view table, const table::Provenance& positions) {
+  const BatchPositions batch = PositionsOf(positions);
+  if (batch.positions.streams.empty()) return std::vector<table::SequenceRange>{};
+  SINKD_ASSIGN_OR_RETURN(const Positions again, HeldAlready(table, batch));
   std::vector<table::SequenceRange> out;
   for (const auto& [stream, ranges] : again.streams)
     out.insert(out.end(), ranges.begin(), ranges.end());
-  for (const auto& [sink, mark] : again.outbox) {
-    out.push_back({batch.outbox_first.at(sink), mark});
-  }
   return MergeRanges(std::move(out));
+}
+
+Result<std::optional<table::OutboxPosition>> IcebergCommit::CommittedThrough(
+    std::string_view table, const table::Provenance& positions) {
+  std::optional<table::OutboxPosition> none;
+  const BatchPositions batch = PositionsOf(positions);
+  if (batch.positions.outbox.empty()) return none;
+  SINKD_ASSIGN_OR_RETURN(const Positions again, HeldAlready(table, batch));
+  if (again.outbox.empty()) return none;  // one sink per Provenance
+  const auto [txid, seq] = again.OutboxMark(again.outbox.begin()->first);
+  return std::optional<table::OutboxPosition>(table::OutboxPosition{txid, seq});
 }
 
 Status IcebergCommit::Apply(const table::CommitRequest& request) {
@@ -87,7 +96,14 @@ Status IcebergCommit::Apply(const table::CommitRequest& request) {
   }
   BatchPositions batch = PositionsOf(request.positions);
   if (!batch.positions.empty()) append.marks = Marks(std::move(batch));
+  auto* sql = sql_ ? static_cast<SqlCatalog*>(&catalog) : nullptr;
+  if (sql != nullptr && in_swap_) {
+    // This flush's positions, for as long as its commit runs (retries included).
+    sql->set_in_swap(
+        [this, &request](outbox::PgConn& conn) { return in_swap_(conn, request.positions); });
+  }
   Result<CommitReport> committed = catalog.Commit(append);
+  if (sql != nullptr) sql->set_in_swap({});
   return committed.ok() ? Status::OK() : committed.status();
 }
 

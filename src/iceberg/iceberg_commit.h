@@ -9,8 +9,11 @@
 // Committed reads the newest metadata; Apply checks again inside the commit's retry loop, so a
 // position committed meanwhile by another writer fails the flush (the retry drops it).
 // Catalog: the files catalog unless `sql` is given, then the sql catalog at sql->url (each table
-// the row named by its key prefix in sql->namespace_name); `in_swap` (sql only) runs inside every
-// swap's transaction (iceberg/sql_catalog.h), so what it writes commits with the pointer.
+// the row named by its key prefix in sql->namespace_name); the in-swap step (sql only) runs inside
+// every swap's transaction (iceberg/sql_catalog.h), given the flush's positions, so what it writes
+// (an outbox sink's cursor at the flush's last position) commits with the pointer or not at all.
+// Outbox positions are (txid, seq) pairs, compared as such (iceberg/positions.h): CommittedThrough
+// gives the sink's committed mark, Committed reports streams only.
 // It is also the `iceberg` commit step of a compaction (table/rewrite.h): Live reads the current
 // snapshot's data files, Referenced those of every snapshot the metadata keeps, Replace commits a
 // merge as one replace snapshot (FilesCatalog::CommitReplace), the outputs' partition tuple taken
@@ -44,12 +47,21 @@ class IcebergCommit final : public table::Commit, public table::Rewrite {
   // `stream_created`: the creation time of the stream, used when a Provenance carries none
   // (Provenance::source_created wins); "" for writers of other scopes.
   IcebergCommit(lake::Destination& destination, std::string stream_created,
-                CommitOptions options = {}, std::optional<SqlCatalogTarget> sql = std::nullopt,
-                std::function<Status(outbox::PgConn&)> in_swap = {});
+                CommitOptions options = {}, std::optional<SqlCatalogTarget> sql = std::nullopt);
+
+  // Runs inside each later swap's transaction (sql catalog only: ignored by the files catalog),
+  // after the pointer moved and before COMMIT, with the positions of the flush being committed;
+  // an error rolls the swap back and fails the commit. Empty: none.
+  using InSwap = std::function<Status(outbox::PgConn&, const table::Provenance&)>;
+  void set_in_swap(InSwap in_swap) { in_swap_ = std::move(in_swap); }
+  // The sql catalog's target, when the table's pointer lives in PostgreSQL.
+  const std::optional<SqlCatalogTarget>& sql() const { return sql_; }
 
   std::string_view format() const override { return kIcebergCommitFormat; }
   Result<std::vector<table::SequenceRange>> Committed(std::string_view table,
                                                       const table::Provenance& positions) override;
+  Result<std::optional<table::OutboxPosition>> CommittedThrough(
+      std::string_view table, const table::Provenance& positions) override;
   Status Apply(const table::CommitRequest& request) override;
 
   // table::Rewrite.
@@ -65,12 +77,14 @@ class IcebergCommit final : public table::Commit, public table::Rewrite {
 
  private:
   FilesCatalog& CatalogFor(std::string_view table, const row::ColumnTable* columns);
+  // What of `batch` the newest metadata of `table` holds already.
+  Result<Positions> HeldAlready(std::string_view table, const BatchPositions& batch);
 
   lake::Destination& destination_;
   std::string stream_created_;
   CommitOptions options_;
   std::optional<SqlCatalogTarget> sql_;
-  std::function<Status(outbox::PgConn&)> in_swap_;
+  InSwap in_swap_;
   std::map<std::string, std::unique_ptr<FilesCatalog>, std::less<>> catalogs_;
   // Per table, the entries Live last read (key -> entry): a replace's outputs take the partition
   // tuple of the files they replace.

@@ -263,6 +263,10 @@ Result<OrphanReport> FindOrphans(FilesCatalog& catalog, lake::Destination& desti
     named.insert(more.begin(), more.end());
   }
   for (const LogEntry& e : table.metadata->metadata_log) named.insert(e.metadata_file);
+  // The current metadata files themselves: a metastore table's (the sql catalog's
+  // <N>-<uuid>.metadata.json) are no v<N> version file spared below, and no log names them yet.
+  named.insert(catalog.Uri(table.key));
+  if (newest.metadata) named.insert(catalog.Uri(newest.key));
   const int64_t created = TableCreatedMs(*table.metadata);
   const int64_t cutoff = now_ms - options.older_than.count();
   OrphanReport report;

@@ -38,14 +38,21 @@ std::string Describe(const Positions& p) {
   for (const auto& [stream, ranges] : p.streams) {
     out += (out.empty() ? "" : "; ") + stream + " " + lake::FormatRanges(ranges);
   }
-  for (const auto& [sink, mark] : p.outbox) {
+  for (const auto& [sink, seq] : p.outbox) {
     out += (out.empty() ? "" : "; ") + std::string("outbox ") + sink + " up to " +
-           std::to_string(mark);
+           std::to_string(p.OutboxMark(sink).first) + ":" + std::to_string(seq);
   }
   return out;
 }
 
 }  // namespace
+
+std::pair<uint64_t, uint64_t> Positions::OutboxMark(const std::string& sink) const {
+  auto seq = outbox.find(sink);
+  if (seq == outbox.end()) return {0, 0};
+  auto txid = outbox_txid.find(sink);
+  return {txid == outbox_txid.end() ? 0 : txid->second, seq->second};
+}
 
 std::string StreamIdentity(std::string_view name, std::string_view created) {
   std::string id(name);
@@ -75,9 +82,13 @@ Positions Merge(Positions a, const Positions& b) {
     mine.insert(mine.end(), ranges.begin(), ranges.end());
     mine = MergeRanges(std::move(mine));
   }
-  for (const auto& [sink, mark] : b.outbox) {
-    uint64_t& mine = a.outbox[sink];
-    mine = std::max(mine, mark);
+  for (const auto& [sink, seq] : b.outbox) {
+    // The later position, (txid, seq) as pairs: never the larger seq alone.
+    const std::pair<uint64_t, uint64_t> theirs = b.OutboxMark(sink);
+    if (a.outbox.find(sink) == a.outbox.end() || a.OutboxMark(sink) < theirs) {
+      a.outbox[sink] = theirs.second;
+      a.outbox_txid[sink] = theirs.first;
+    }
   }
   return a;
 }
@@ -90,8 +101,12 @@ std::string PositionsJson(const Positions& p) {
     streams[stream] = list;
   }
   Json outbox = Json::object();
-  for (const auto& [sink, mark] : p.outbox) outbox[sink] = mark;
-  return Json{{"streams", streams}, {"outbox", outbox}}.dump();
+  Json txids = Json::object();
+  for (const auto& [sink, seq] : p.outbox) {
+    outbox[sink] = seq;
+    txids[sink] = p.OutboxMark(sink).first;
+  }
+  return Json{{"streams", streams}, {"outbox", outbox}, {"outbox_txid", txids}}.dump();
 }
 
 Result<Positions> ParsePositions(std::string_view text) {
@@ -118,6 +133,16 @@ Result<Positions> ParsePositions(std::string_view text) {
     for (const auto& [sink, mark] : j["outbox"].items()) {
       if (!mark.is_number_unsigned()) return Malformed(sink + ": not a sequence number");
       p.outbox[sink] = mark.get<uint64_t>();
+    }
+  }
+  if (j.contains("outbox_txid")) {
+    if (!j["outbox_txid"].is_object()) return Malformed("\"outbox_txid\" is not an object");
+    for (const auto& [sink, txid] : j["outbox_txid"].items()) {
+      if (!txid.is_number_unsigned()) return Malformed(sink + ": not a txid");
+      if (p.outbox.find(sink) == p.outbox.end()) {
+        return Malformed(sink + ": a txid without its seq in \"outbox\"");
+      }
+      p.outbox_txid[sink] = txid.get<uint64_t>();
     }
   }
   return p;
@@ -152,12 +177,18 @@ Positions AlreadyCommitted(const Positions& committed, const BatchPositions& bat
     std::vector<SequenceRange> both = Intersect(it->second, MergeRanges(ranges));
     if (!both.empty()) out.streams[stream] = std::move(both);
   }
-  for (const auto& [sink, last] : batch.positions.outbox) {
-    auto it = committed.outbox.find(sink);
-    if (it == committed.outbox.end()) continue;
+  for (const auto& [sink, seq] : batch.positions.outbox) {
+    if (committed.outbox.find(sink) == committed.outbox.end()) continue;
+    const std::pair<uint64_t, uint64_t> mark = committed.OutboxMark(sink);
+    const std::pair<uint64_t, uint64_t> last = batch.positions.OutboxMark(sink);
     auto first = batch.outbox_first.find(sink);
-    const uint64_t lowest = first == batch.outbox_first.end() ? last : first->second;
-    if (lowest <= it->second) out.outbox[sink] = std::min(last, it->second);
+    const std::pair<uint64_t, uint64_t> lowest =
+        first == batch.outbox_first.end() ? last : first->second;
+    if (lowest <= mark) {
+      const std::pair<uint64_t, uint64_t> upto = std::min(last, mark);
+      out.outbox[sink] = upto.second;
+      out.outbox_txid[sink] = upto.first;
+    }
   }
   return out;
 }

@@ -1,9 +1,12 @@
 // Positions are the source positions a table holds, so that an at-least-once source gives each
 // row once in the table (issue 26 §3): per stream, the committed sequence ranges keyed by the
 // stream's identity (its name and creation time: a re-created stream starts its sequences again
-// and must not have them filtered out); per outbox lake sink, the highest outbox seq committed
-// (a sink delivers its records in seq order, and seq is a bigserial with holes, so a high-water
-// mark is exact where ranges would fragment at every hole).
+// and must not have them filtered out); per outbox lake sink, the last position committed, the
+// (txid, seq) of its last record, as the sink's cursor names it. A sink delivers its records in
+// (txid, seq) order, never in seq order alone: two producers' transactions interleave their seqs
+// (txid 100 holds seqs 5 and 7, txid 101 seq 6, delivered 5, 7, 6), so a mark of seq alone would
+// take 6 for committed once 7 was. As a pair the mark is exact, where ranges of seqs would
+// fragment at every hole of the bigserial.
 //
 // Where they live: in the summary of every snapshot sinkd writes, under sinkd.positions, as the
 // whole set (the parent's merged with what the snapshot adds), never a delta. Why the summary
@@ -25,6 +28,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/result.h"
@@ -38,16 +42,22 @@ inline constexpr char kPositionsKey[] = "sinkd.positions";
 struct Positions {
   // "<stream name>@<creation time>" → sorted, merged, disjoint ranges.
   std::map<std::string, std::vector<lake::SequenceRange>> streams;
-  // outbox lake sink name → highest seq committed.
+  // outbox lake sink name → the seq of the last position committed, and its txid (JSON
+  // "outbox_txid"; absent in tables written before it was kept: 0, which orders before every
+  // record, so nothing is taken for committed there and at worst one batch is committed twice).
   std::map<std::string, uint64_t> outbox;
+  std::map<std::string, uint64_t> outbox_txid;
   bool empty() const { return streams.empty() && outbox.empty(); }
+  // The last position committed for `sink`, (txid, seq); (0, 0) when none.
+  std::pair<uint64_t, uint64_t> OutboxMark(const std::string& sink) const;
   friend bool operator==(const Positions&, const Positions&) = default;
 };
 
 // A stream's identity: "<name>@<created>", created as the server gives it (RFC 3339).
 std::string StreamIdentity(std::string_view name, std::string_view created);
 
-// {"streams":{"GARM_LEDGER@…":[[1,200],[202,500]]},"outbox":{"ledger_lake":1234}}.
+// {"streams":{"GARM_LEDGER@…":[[1,200],[202,500]]},"outbox":{"ledger_lake":1234},
+//  "outbox_txid":{"ledger_lake":880}}.
 std::string PositionsJson(const Positions& positions);
 // Reject naming what is wrong (not that shape, a range whose first is past its last).
 Result<Positions> ParsePositions(std::string_view json);
@@ -63,11 +73,14 @@ std::vector<lake::SequenceRange> MergeRanges(std::vector<lake::SequenceRange> ra
 Positions Merge(Positions a, const Positions& b);
 
 // What of `batch` `committed` holds already: per stream the ranges in both; per outbox sink the
-// batch's range up to the committed mark ([first, min(last, mark)] when first <= mark).
-// `batch.outbox` gives the batch's highest seq; `outbox_first` its lowest per sink.
+// committed mark when the batch's first position is at or before it (the batch's records up to
+// the mark are committed: they are a prefix, in (txid, seq) order).
+// `batch.positions.outbox`/`outbox_txid` give the batch's last position; `outbox_first` its
+// first per sink.
 struct BatchPositions {
-  Positions positions;                           // what the batch will acknowledge
-  std::map<std::string, uint64_t> outbox_first;  // per outbox sink, the batch's lowest seq
+  Positions positions;  // what the batch will acknowledge
+  // per outbox sink, the batch's first position (txid, seq)
+  std::map<std::string, std::pair<uint64_t, uint64_t>> outbox_first;
 };
 Positions AlreadyCommitted(const Positions& committed, const BatchPositions& batch);
 

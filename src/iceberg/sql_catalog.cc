@@ -39,7 +39,28 @@ std::optional<int64_t> Digits(std::string_view s) {
   return n;
 }
 
+// "<system identifier>/<database>/<schemas>" of the server `url` reaches: the schemas too, since
+// the outbox's tables must resolve alike on the catalog's connection (a search_path set in one
+// URL only is another place).
+Result<std::string> DatabaseIdentity(const std::string& url, const char* which) {
+  auto conn = outbox::PgConn::Connect(url, kApplication);
+  if (!conn.ok()) return conn.status().As(Status::Retry).WithContext(which);
+  SINKD_ASSIGN_OR_RETURN(
+      const outbox::PgResult r,
+      conn->Exec("SELECT (SELECT system_identifier FROM pg_control_system())::text || '/' || "
+                 "current_database() || '/' || current_schemas(false)::text"));
+  if (r.rows() != 1) return Status::Internal(std::string(which) + ": no identity");
+  return std::string(r.Text(0, 0));
+}
+
 }  // namespace
+
+Result<bool> SameDatabase(const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  SINKD_ASSIGN_OR_RETURN(const std::string first, DatabaseIdentity(a, "the sql catalog's url"));
+  SINKD_ASSIGN_OR_RETURN(const std::string second, DatabaseIdentity(b, "the outbox's url"));
+  return first == second;
+}
 
 SqlCatalog::SqlCatalog(lake::Destination& destination, std::string lake_uri, std::string table_key,
                        TableSpec spec, SqlCatalogTarget target, CommitOptions options)

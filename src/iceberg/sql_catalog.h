@@ -48,6 +48,14 @@ struct SqlCatalogTarget {
   std::string namespace_name = kDefaultSqlNamespace;
 };
 
+// Whether connection strings `a` and `b` reach the same database of the same server: the same
+// text, or the servers' system identifier (pg_control_system(), the same for a server whatever
+// address or socket reaches it), current_database() and the schemas of the search path
+// (current_schemas) agree on both. An error (Retry, naming
+// neither URL) when either cannot be reached. How an outbox lake sink tells that its sql catalog
+// lives in the outbox's own database, where its cursor can move in the swap's transaction.
+Result<bool> SameDatabase(const std::string& a, const std::string& b);
+
 class SqlCatalog final : public FilesCatalog {
  public:
   // The table `table_key` of the lake in `destination` (as FilesCatalog), its pointer the row

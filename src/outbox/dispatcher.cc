@@ -114,15 +114,17 @@ Result<std::unique_ptr<Dispatcher>> Dispatcher::Make(
   WorkerContext context{o.clock, o.logger, d->leases_.get(), o.backoff, o.conninfo, &d->stop_};
 
   for (EventSinkEntry& e : event_sinks) {
-    SINKD_RETURN_IF_ERROR(e.sink->Open().WithContext("open event sink " + e.sink->id()));
     const int batch = e.batch_size > 0 ? e.batch_size : o.batch_size;
     auto worker = std::make_unique<EventWorker>(std::move(e.sink), 4 * batch, tables, context);
+    worker->sink().Bind(*worker);
+    SINKD_RETURN_IF_ERROR(worker->sink().Open().WithContext("open event sink " + worker->id()));
     d->leases_->Want(worker->lease());
     d->event_workers_.push_back(std::move(worker));
   }
   for (auto& a : audit_sinks) {
-    SINKD_RETURN_IF_ERROR(a->Open().WithContext("open audit sink " + a->id()));
     auto worker = std::make_unique<AuditWorker>(std::move(a), o.audit_batch, audit_tables, context);
+    worker->sink().Bind(*worker);
+    SINKD_RETURN_IF_ERROR(worker->sink().Open().WithContext("open audit sink " + worker->id()));
     d->leases_->Want(worker->lease());
     d->audit_workers_.push_back(std::move(worker));
   }

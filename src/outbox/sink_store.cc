@@ -125,6 +125,24 @@ Status SinkStore::Save(PgConn& conn, const Cursor& cursor, const Progress& progr
   return WriteProgress(conn, &cursor, progress, fence).WithContext("save cursor " + progress_name_);
 }
 
+Status SinkStore::SaveCursorIn(PgConn& conn, const Cursor& cursor, const Fence& fence) const {
+  if (!tables_.cursors) return Status::OK();
+  SINKD_ASSIGN_OR_RETURN(
+      PgResult held,
+      conn.Exec("SELECT 1 FROM sinkd_leases l WHERE l.name = $1 AND l.holder = $2 AND "
+                "l.epoch = $3::bigint FOR SHARE",
+                {fence.lease, fence.holder, std::to_string(fence.epoch)}));
+  if (held.rows() != 1) {
+    return Status::Retry("save cursor " + progress_name_ + ": lease " + fence.lease +
+                         " is no longer held under epoch " + std::to_string(fence.epoch));
+  }
+  std::vector<std::string> params = CursorParams(cursor, cursor_key_);
+  params.insert(params.end(), {fence.lease, fence.holder, std::to_string(fence.epoch)});
+  return conn.Exec(SaveCursorSql(kind_, 4), params)
+      .status()
+      .WithContext("save cursor " + progress_name_);
+}
+
 Status SinkStore::SaveProgress(PgConn& conn, const Progress& progress, const Fence& fence) const {
   if (!tables_.cursors) return Status::OK();
   return WriteProgress(conn, nullptr, progress, fence)

@@ -69,6 +69,13 @@ class SinkStore {
   // stored one). OK also when the save changed nothing because the stored cursor is ahead.
   Status Save(PgConn& conn, const Cursor& cursor, const Progress& progress,
               const Fence& fence) const;
+  // Inside the caller's transaction on `conn` (a sink's own commit: sinks::CursorSaver): checks
+  // that the lease is still held under the fence's epoch, locking its row FOR SHARE until that
+  // transaction ends (a takeover waits for it), Retry when it is not; then saves `cursor` forward
+  // only. The cursor alone: the progress row is written by Save once the delivery returns (a
+  // holder that finds the progress at another position than the cursor ignores it). No cursor
+  // table: nothing (the cursor is only in memory).
+  Status SaveCursorIn(PgConn& conn, const Cursor& cursor, const Fence& fence) const;
   // Records a failure: progress only, the cursor stays.
   Status SaveProgress(PgConn& conn, const Progress& progress, const Fence& fence) const;
   // In one transaction: `event` into outbox_dead_letters (if the table exists) and the cursor

@@ -59,6 +59,10 @@ PassResult Worker::DatabaseError(const Status& status) {
   return PassResult::kError;
 }
 
+Status Worker::SaveCursorIn(PgConn& conn, uint64_t txid, int64_t seq) {
+  return store_.SaveCursorIn(conn, Cursor{txid, seq}, fence());
+}
+
 void Worker::Release() {
   if (epoch_ == 0 || !conn_) return;
   Status s = store_.Release(*conn_, fence());

@@ -26,6 +26,7 @@
 #include "outbox/lease.h"
 #include "outbox/pg.h"
 #include "outbox/sink_store.h"
+#include "sinks/event_sink.h"
 
 namespace sinkd::outbox {
 
@@ -66,7 +67,9 @@ struct SinkFigures {
   std::string last_error;
 };
 
-class Worker {
+// A Worker is its sink's CursorSaver (sinks/event_sink.h): a sink that commits to the outbox's
+// own database saves the cursor in its transaction through it, fenced by this worker's lease.
+class Worker : public sinks::CursorSaver {
  public:
   Worker(std::string kind, std::string id, std::string lease, SinkStore store,
          WorkerContext context);
@@ -90,6 +93,10 @@ class Worker {
   bool finished() const { return finished_.load(); }
   const std::string& lease() const { return lease_; }
   const std::string& id() const { return id_; }
+
+  // sinks::CursorSaver, from the sink's thread inside Deliver/Write.
+  const std::string& conninfo() const override { return context_.conninfo; }
+  Status SaveCursorIn(PgConn& conn, uint64_t txid, int64_t seq) override;
 
  protected:
   // Connects if needed. False (and the error logged once per outage) when it cannot.

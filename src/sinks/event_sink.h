@@ -18,7 +18,28 @@
 
 #include "base/status.h"
 
+namespace sinkd::outbox {
+class PgConn;
+}  // namespace sinkd::outbox
+
 namespace sinkd::sinks {
+
+// The dispatcher's side of a sink's cursor, for a sink that commits to the outbox's own database
+// (an outbox lake sink whose table's pointer lives in an sql catalog there): the sink may save
+// its cursor inside its own transaction, so that what it stores and how far the cursor says it
+// got commit together or not at all. Given to every sink by Bind before Open; a sink that has no
+// such transaction ignores it. Borrowed: outlives the sink's calls.
+class CursorSaver {
+ public:
+  virtual ~CursorSaver() = default;
+  // The outbox database's connection string (it may hold a password: never log it).
+  virtual const std::string& conninfo() const = 0;
+  // Saves the sink's cursor at (txid, seq) on `conn`, a connection to the outbox's database with
+  // a transaction open, forward only. Retry when this process no longer holds the sink's lease
+  // (the caller then rolls its transaction back: a holder that was taken over moves nothing).
+  // Called from the sink's thread, inside Deliver/Write only.
+  virtual Status SaveCursorIn(outbox::PgConn& conn, uint64_t txid, int64_t seq) = 0;
+};
 
 // A ComputeEvent: the outbox row's payload {id, type, tenantId, subject, time, data} plus its
 // position. Fields the payload lacks are empty strings (data: "null").
@@ -63,6 +84,8 @@ class EventSink {
   virtual ~EventSink() = default;
   // The sink's id: names its cursor (sink:<id>) and its lease. Constant.
   virtual const std::string& id() const = 0;
+  // Called once, before Open; see CursorSaver.
+  virtual void Bind(CursorSaver& cursor) { (void)cursor; }
   // Called once before the first Deliver: connect, create or check the destination. A non-OK
   // status stops dispatch at startup, before anything is read.
   virtual Status Open() { return Status::OK(); }
@@ -74,6 +97,8 @@ class AuditSink {
  public:
   virtual ~AuditSink() = default;
   virtual const std::string& id() const = 0;
+  // Called once, before Open; see CursorSaver.
+  virtual void Bind(CursorSaver& cursor) { (void)cursor; }
   virtual Status Open() { return Status::OK(); }
   // Stores `records` (1 to 500, in (txid, seq) order). Any failure retries the whole batch.
   virtual Status Write(std::span<const AuditRecord> records) = 0;

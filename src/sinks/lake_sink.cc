@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iterator>
 
+#include "iceberg/iceberg_commit.h"
 #include "row/outbox_columns.h"
 #include "sinks/rfc3339.h"
 
@@ -39,20 +40,15 @@ lake::Provenance ProvenanceOf(const std::string& id, std::span<const Record> rec
   return p;
 }
 
-bool Holds(const std::vector<lake::SequenceRange>& ranges, uint64_t seq) {
-  auto it = std::upper_bound(ranges.begin(), ranges.end(), seq,
-                             [](uint64_t s, const lake::SequenceRange& r) { return s < r.first; });
-  return it != ranges.begin() && seq <= std::prev(it)->last;
-}
-
 // Flushes `records` (pushed one row each by `push`) in consecutive sub-ranges, each under keys of
 // its own: a sub-range ends once its rows reach batch_max_bytes, or before the record whose
 // partition would be one more than `cap` allows (Parts per flush stay bounded: a record's type
 // and time are the producer's). The same records always split at the same places, so a
 // redelivery writes the same keys.
 // First, the records whose positions the table holds already (a delivery repeated after its
-// commit landed and its cursor save was lost: table/commit.h) are left out: not written again,
-// and acknowledged with the rest when this returns OK. A table that cannot say is a Retry.
+// commit landed and its cursor save was lost: table/commit.h, CommittedThrough) are left out: not
+// written again, and acknowledged with the rest when this returns OK. A table that cannot say is a
+// Retry.
 template <typename Record, typename Push>
 Status FlushInRanges(std::span<const Record> records, const std::string& id,
                      lake::LakeWriter& writer, row::RowBatch& rows, batch::PartitionCap& cap,
@@ -62,14 +58,18 @@ Status FlushInRanges(std::span<const Record> records, const std::string& id,
   if (records.empty()) return Status::OK();
   std::vector<size_t> taken(records.size());
   for (size_t i = 0; i < records.size(); ++i) taken[i] = i;
-  auto committed =
-      writer.commit().Committed(writer.options().key_prefix, ProvenanceOf(id, records, taken));
+  auto committed = writer.commit().CommittedThrough(writer.options().key_prefix,
+                                                    ProvenanceOf(id, records, taken));
   if (!committed.ok()) {
     return committed.status().IsInternal() ? committed.status()
                                            : committed.status().As(Status::Retry);
   }
-  if (!committed->empty()) {
-    std::erase_if(taken, [&](size_t i) { return Holds(*committed, SeqOf(records[i].seq)); });
+  if (committed->has_value()) {
+    // A prefix in (txid, seq) order, the order records come in: never by seq alone.
+    const table::OutboxPosition through = **committed;
+    std::erase_if(taken, [&](size_t i) {
+      return table::OutboxPosition{records[i].txid, SeqOf(records[i].seq)} <= through;
+    });
   }
   rows.Reserve(taken.size());
   size_t first = 0;  // index into `taken` of the first record in `rows`
@@ -97,14 +97,28 @@ Status FlushInRanges(std::span<const Record> records, const std::string& id,
   return Status::OK();
 }
 
-// Ensures the lake; with a table, refuses a store whose creates can replace an object.
+// Ensures the lake; with a table, refuses a store whose creates can replace an object. With an
+// sql catalog in the outbox's own database, every commit saves the cursor in its transaction
+// (`in_commit` set true).
 Status OpenLake(lake::Destination& destination, const lake::LakeWriter& writer,
-                const std::string& what) {
+                const std::string& what, CursorSaver* cursor, bool& in_commit) {
   const std::string context = what + " (" + destination.Describe() + ")";
   SINKD_RETURN_IF_ERROR(destination.Ensure().WithContext(context));
   if (writer.commit().format() == table::kNoCommitFormat) return Status::OK();
-  return destination.CheckExclusiveCreates(writer.options().key_prefix)
-      .WithContext(context + ", table_format " + std::string(writer.commit().format()));
+  SINKD_RETURN_IF_ERROR(
+      destination.CheckExclusiveCreates(writer.options().key_prefix)
+          .WithContext(context + ", table_format " + std::string(writer.commit().format())));
+  auto* iceberg = dynamic_cast<iceberg::IcebergCommit*>(&writer.commit());
+  if (cursor == nullptr || iceberg == nullptr || !iceberg->sql()) return Status::OK();
+  SINKD_ASSIGN_OR_RETURN(const bool same,
+                         iceberg::SameDatabase(iceberg->sql()->url, cursor->conninfo()));
+  if (!same) return Status::OK();
+  iceberg->set_in_swap([cursor](outbox::PgConn& conn, const table::Provenance& p) {
+    return cursor->SaveCursorIn(conn, p.last_txid.value_or(0),
+                                static_cast<int64_t>(p.last_sequence));
+  });
+  in_commit = true;
+  return Status::OK();
 }
 
 }  // namespace
@@ -131,7 +145,7 @@ LakeEventSink::LakeEventSink(std::string id, std::unique_ptr<lake::Destination> 
       cap_(row::kOutboxEventColumns, max_partitions) {}
 
 Status LakeEventSink::Open() {
-  return OpenLake(*destination_, writer_, "lake sink " + id_);
+  return OpenLake(*destination_, writer_, "lake sink " + id_, cursor_, cursor_in_commit_);
 }
 
 Status LakeEventSink::Deliver(std::span<const Event> events) {
@@ -187,7 +201,7 @@ LakeAuditSink::LakeAuditSink(std::string id, std::unique_ptr<lake::Destination> 
       cap_(row::kOutboxAuditColumns, max_partitions) {}
 
 Status LakeAuditSink::Open() {
-  return OpenLake(*destination_, writer_, "lake audit sink " + id_);
+  return OpenLake(*destination_, writer_, "lake audit sink " + id_, cursor_, cursor_in_commit_);
 }
 
 Status LakeAuditSink::Write(std::span<const AuditRecord> records) {

@@ -26,7 +26,15 @@
 // With a table (a commit other than `none`), Open also checks that the destination never lets a
 // create replace an object (Destination::CheckExclusiveCreates): a commit is the never-replace
 // create of the next metadata version, and a store that lets two both land loses a snapshot.
-// Ownership: owns its Destination, and the commit given as a unique_ptr. Threads: one thread at a time (the sink's loop).
+// Cursor: with an iceberg table whose pointer lives in an sql catalog in the outbox's own
+// database (iceberg::SameDatabase of the catalog's URL and the dispatcher's, checked by Open),
+// every flush's commit saves the sink's cursor at the flush's last position inside the
+// transaction that moves the table's pointer (the CursorSaver given by Bind, fenced by the
+// sink's lease): the cursor and the table never disagree, whatever fails between them. Anywhere
+// else the commit lands first and the dispatcher saves the cursor after Deliver/Write returns; a
+// redelivery in between finds its positions in the table (above) and writes nothing again.
+// Ownership: owns its Destination, and the commit given as a unique_ptr. Threads: one thread at a
+// time (the sink's loop).
 #pragma once
 
 #include <memory>
@@ -57,9 +65,14 @@ class LakeEventSink final : public EventSink {
                 std::unique_ptr<table::Commit> commit);
 
   const std::string& id() const override { return id_; }
-  // Ensures the destination (creates the lake root, checks the bucket).
+  void Bind(CursorSaver& cursor) override { cursor_ = &cursor; }
+  // Ensures the destination (creates the lake root, checks the bucket); chooses where the cursor
+  // is saved (above).
   Status Open() override;
   Status Deliver(std::span<const Event> events) override;
+  // True once Open found the table's sql catalog in the outbox's database: the cursor moves in
+  // each commit's transaction.
+  bool cursor_in_commit() const { return cursor_in_commit_; }
 
  private:
   std::string id_;
@@ -70,6 +83,8 @@ class LakeEventSink final : public EventSink {
   row::RowBatch batch_;  // reused between calls
   batch::PartitionCap cap_;  // of batch_
   std::vector<int64_t> micros_;  // each event's time, parsed before anything is written
+  CursorSaver* cursor_ = nullptr;
+  bool cursor_in_commit_ = false;
 };
 
 class LakeAuditSink final : public AuditSink {
@@ -84,8 +99,10 @@ class LakeAuditSink final : public AuditSink {
                 std::unique_ptr<table::Commit> commit);
 
   const std::string& id() const override { return id_; }
+  void Bind(CursorSaver& cursor) override { cursor_ = &cursor; }
   Status Open() override;
   Status Write(std::span<const AuditRecord> records) override;
+  bool cursor_in_commit() const { return cursor_in_commit_; }
 
  private:
   std::string id_;
@@ -95,6 +112,8 @@ class LakeAuditSink final : public AuditSink {
   size_t batch_max_bytes_;
   row::RowBatch batch_;
   batch::PartitionCap cap_;  // of batch_
+  CursorSaver* cursor_ = nullptr;
+  bool cursor_in_commit_ = false;
 };
 
 }  // namespace sinkd::sinks

@@ -54,12 +54,15 @@ Result<size_t> MaxPartitions(config::OptionReader& o) {
 }
 
 // A lake sink's table_format (table/commit.h): "none" (default) or "iceberg", its commit made
-// over the sink's destination. An outbox sink's positions are its seqs ("outbox:<id>").
+// over the sink's destination through the sink's catalog. An outbox sink's positions are its
+// (txid, seq) ("outbox:<id>").
 Result<std::unique_ptr<table::Commit>> TableCommit(const config::SinkConfig& entry,
                                                    config::OptionReader& o,
+                                                   const SinkEnvironment& env,
                                                    lake::Destination& destination) {
   SINKD_ASSIGN_OR_RETURN(std::string format, o.String("table_format", "none"));
-  auto commit = iceberg::MakeTableCommit(format, destination, "");
+  SINKD_ASSIGN_OR_RETURN(const iceberg::TableCatalog catalog, LakeSinkCatalog(entry, o, env));
+  auto commit = iceberg::MakeTableCommit(format, destination, "", catalog);
   if (!commit.ok()) return Invalid(entry.Where() + ": table_format: " + commit.status().message());
   return commit;
 }
@@ -81,7 +84,7 @@ Result<std::unique_ptr<EventSink>> MakeLakeEvents(const config::SinkConfig& entr
   SINKD_ASSIGN_OR_RETURN(size_t max_bytes, BatchMaxBytes(entry, o));
   SINKD_ASSIGN_OR_RETURN(size_t max_partitions, MaxPartitions(o));
   SINKD_ASSIGN_OR_RETURN(std::unique_ptr<lake::Destination> dest, Destination(entry, o, env));
-  SINKD_ASSIGN_OR_RETURN(std::unique_ptr<table::Commit> commit, TableCommit(entry, o, *dest));
+  SINKD_ASSIGN_OR_RETURN(std::unique_ptr<table::Commit> commit, TableCommit(entry, o, env, *dest));
   return std::unique_ptr<EventSink>(std::make_unique<LakeEventSink>(
       entry.id, std::move(dest), std::move(options), max_bytes, max_partitions, std::move(commit)));
 }
@@ -94,7 +97,7 @@ Result<std::unique_ptr<AuditSink>> MakeLakeAudit(const config::SinkConfig& entry
   SINKD_ASSIGN_OR_RETURN(size_t max_bytes, BatchMaxBytes(entry, o));
   SINKD_ASSIGN_OR_RETURN(size_t max_partitions, MaxPartitions(o));
   SINKD_ASSIGN_OR_RETURN(std::unique_ptr<lake::Destination> dest, Destination(entry, o, env));
-  SINKD_ASSIGN_OR_RETURN(std::unique_ptr<table::Commit> commit, TableCommit(entry, o, *dest));
+  SINKD_ASSIGN_OR_RETURN(std::unique_ptr<table::Commit> commit, TableCommit(entry, o, env, *dest));
   return std::unique_ptr<AuditSink>(std::make_unique<LakeAuditSink>(
       entry.id, std::move(dest), std::move(options), max_bytes, max_partitions, std::move(commit)));
 }
@@ -119,6 +122,40 @@ Result<std::unique_ptr<EventSink>> MakeJetStream(const config::SinkConfig& entry
 }
 
 }  // namespace
+
+Result<iceberg::TableCatalog> LakeSinkCatalog(const config::SinkConfig& entry,
+                                              config::OptionReader& o, const SinkEnvironment& env) {
+  iceberg::TableCatalog catalog;
+  SINKD_ASSIGN_OR_RETURN(catalog.kind, o.String("iceberg_catalog", env.catalog.kind));
+  SINKD_ASSIGN_OR_RETURN(catalog.url, o.String("iceberg_catalog_url", env.catalog.url));
+  SINKD_ASSIGN_OR_RETURN(catalog.namespace_name,
+                         o.String("iceberg_namespace", env.catalog.namespace_name));
+  if (catalog.kind != "files" && catalog.kind != "sql") {
+    return Invalid(entry.Where() + ": iceberg_catalog \"" + catalog.kind +
+                   "\" is not a catalog (files, sql)");
+  }
+  if (catalog.namespace_name.empty())
+    return Invalid(entry.Where() + ": iceberg_namespace is empty");
+  if (catalog.kind == "sql" && catalog.url.empty()) catalog.url = env.outbox_conninfo;
+  if (catalog.kind == "sql" && catalog.url.empty()) {
+    return Invalid(entry.Where() +
+                   ": iceberg_catalog \"sql\" needs iceberg_catalog_url or "
+                   "[postgres] url");
+  }
+  return catalog;
+}
+
+iceberg::TableCatalog FileCatalog(const config::Config& file) {
+  iceberg::TableCatalog catalog;
+  const auto text = [&](const char* key, std::string& out) {
+    auto it = file.settings.find(key);
+    if (it != file.settings.end()) out = it->second.text;
+  };
+  text("iceberg.catalog", catalog.kind);
+  text("iceberg.catalog_url", catalog.url);
+  text("iceberg.namespace", catalog.namespace_name);
+  return catalog;
+}
 
 SinkRegistry SinkRegistry::Builtin() {
   SinkRegistry r;

@@ -12,6 +12,10 @@
 //   Committed  before a batch is placed: of the source positions it covers, those the table holds
 //              already (a redelivery of a batch whose commit landed but whose acks were lost). The
 //              batch drops those messages (no row of theirs is written) and acknowledges them.
+//   CommittedThrough  the same for an outbox sink's flush (scope "outbox"), whose records come in
+//              (txid, seq) order, not in seq order: the last position of the sink the table holds
+//              when the batch's first is at or before it (its records up to there are committed,
+//              a prefix); nullopt otherwise. Committed reports nothing for that scope.
 //   Apply      after the Parts are placed and synced: records them with the positions they cover,
 //              in one atomic step, or fails. A failure fails the flush: the writer removes the
 //              Parts this flush placed itself (never one found in place), and the batch is retried
@@ -26,6 +30,7 @@
 // Threads: one thread at a time per object (the flushing thread).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,6 +58,13 @@ class Commit {
   // holds already, sorted; empty when none. A failure fails the flush before anything is placed.
   virtual Result<std::vector<SequenceRange>> Committed(std::string_view table,
                                                        const Provenance& positions) = 0;
+  // See CommittedThrough above; `none` holds nothing.
+  virtual Result<std::optional<OutboxPosition>> CommittedThrough(std::string_view table,
+                                                                 const Provenance& positions) {
+    (void)table;
+    (void)positions;
+    return std::optional<OutboxPosition>();
+  }
   // Records request.placed as covering request.positions. OK: the batch may be acknowledged.
   virtual Status Apply(const CommitRequest& request) = 0;
 };

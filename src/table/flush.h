@@ -7,6 +7,7 @@
 // Threads: plain data.
 #pragma once
 
+#include <compare>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -20,6 +21,14 @@ struct SequenceRange {
   uint64_t first = 0;  // inclusive
   uint64_t last = 0;   // inclusive
   friend bool operator==(const SequenceRange&, const SequenceRange&) = default;
+};
+
+// An outbox record's position, ordered as the outbox delivers: txid first, then seq (the
+// cursor's order: outbox/cursor.h).
+struct OutboxPosition {
+  uint64_t txid = 0;
+  uint64_t seq = 0;
+  friend auto operator<=>(const OutboxPosition&, const OutboxPosition&) = default;
 };
 
 // Where the rows of a flush came from: names the Part keys and goes into every Part's footer,

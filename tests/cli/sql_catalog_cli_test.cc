@@ -3,19 +3,19 @@
 // --table-format iceberg --iceberg-catalog sql` against a real nats-server and PostgreSQL: the
 // table's row in Iceberg's JDBC catalog table names a metadata file whose current snapshot holds
 // exactly the good events, read by icebird from that file.
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <set>
-
-#include <gtest/gtest.h>
-
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "cli_help.h"
 #include "iceberg/committers.h"
+#include "iceberg/sql_catalog.h"
 #include "jetstream/jetstream_test_support.h"
+#include "lake/dir_destination.h"
 #include "outbox/pg.h"
 #include "support/postgres_server.h"
 
@@ -159,6 +159,136 @@ TEST(IcebergCatalogFlags, ADrainCommitsThroughTheSqlCatalogAndIcebirdReadsTheFil
   for (const auto& r : rows["rows"]) ids.insert(r["event_id"].get<std::string>());
   EXPECT_EQ(rows["rows"].size(), static_cast<size_t>(good)) << "every good event once";
   EXPECT_EQ(ids.size(), static_cast<size_t>(good));
+}
+
+// `sinkd table info|expire|orphans` with the drain's catalog flags read and maintain a table kept
+// in the sql catalog through its row. Failed before: the flags were unknown (exit 2), and the
+// files catalog alone found no table (exit 1). And orphans spares the current
+// <N>-<uuid>.metadata.json, which only the row names (listed as an orphan before).
+TEST(IcebergCatalogFlags, TableInfoExpireAndOrphansWorkThroughTheSqlCatalogsRow) {
+  const std::string pg = PostgresServer::Shared().FreshDatabase();
+  ASSERT_FALSE(pg.empty());
+  TempDir dir;
+  auto lake = lake::DirDestination::Make(dir.path().string());
+  ASSERT_TRUE(lake.ok());
+  ASSERT_TRUE((*lake)->Ensure().ok());
+  iceberg::SqlCatalog catalog(**lake, "file://" + dir.path().string(), "ledger",
+                              iceberg::SpecOf(row::kLedgerColumns),
+                              iceberg::SqlCatalogTarget{pg, "sinkd", "lake"});
+  // Each snapshot carries positions, so expiry may drop all but the current one.
+  const iceberg::Committed committed = iceberg::CommitFlushes(
+      **lake, catalog, "t1", 4, 5, iceberg::StreamIdentity("GARM_LEDGER", "2026-01-01T00:00:00Z"));
+  ASSERT_EQ(committed.event_ids.size(), 20u);
+  auto row_names = [&] {
+    Result<std::string> location = catalog.MetadataLocation();
+    EXPECT_TRUE(location.ok());
+    return location.ok() ? *location : std::string();
+  };
+  const std::string before = row_names();
+  const std::vector<std::string> sql = {"--lake-dir", dir.path().string(),     "--iceberg-catalog",
+                                        "sql",        "--iceberg-catalog-url", pg};
+  const auto table = [&](std::vector<std::string> args) {
+    args.insert(args.end(), sql.begin(), sql.end());
+    return Sinkd(args);
+  };
+
+  CommandResult info = table({"table", "info", "ledger", "--json"});
+  ASSERT_EQ(info.exit_code, 0) << info.out << info.err;
+  nlohmann::json j = nlohmann::json::parse(info.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << info.out;
+  EXPECT_EQ(j["catalog"], "sql");
+  EXPECT_EQ(j["metadata"], before);
+  EXPECT_EQ(j["records"], 20);
+  EXPECT_EQ(j["snapshots"], 4);
+  EXPECT_EQ((info.out + info.err).find(pg.substr(pg.find('@') + 1)), std::string::npos)
+      << "the catalog's URL is not printed";
+  CommandResult text = table({"table", "info", "ledger"});
+  EXPECT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("named by the sql catalog, namespace lake"), std::string::npos)
+      << text.out;
+  CommandResult files = Sinkd({"table", "info", "ledger", "--lake-dir", dir.path().string()});
+  EXPECT_EQ(files.exit_code, 1) << "the files catalog has no v<N>.metadata.json here";
+  CommandResult no_url = Sinkd(
+      {"table", "info", "ledger", "--lake-dir", dir.path().string(), "--iceberg-catalog", "sql"});
+  EXPECT_EQ(no_url.exit_code, 2) << no_url.err;
+  EXPECT_NE(no_url.err.find("--iceberg-catalog sql needs --iceberg-catalog-url"), std::string::npos)
+      << no_url.err;
+
+  std::this_thread::sleep_for(1200ms);  // every file older than --older-than 1s
+  CommandResult orphans = table({"table", "orphans", "ledger", "--older-than", "1s"});
+  ASSERT_EQ(orphans.exit_code, 0) << orphans.out << orphans.err;
+  EXPECT_NE(orphans.out.find("table ledger: 0 orphans"), std::string::npos) << orphans.out;
+  EXPECT_EQ(orphans.out.find(before.substr(before.rfind('/') + 1)), std::string::npos)
+      << "the current metadata file is no orphan:\n"
+      << orphans.out;
+
+  CommandResult expired =
+      table({"table", "expire", "ledger", "--older-than", "1s", "--grace", "0s"});
+  ASSERT_EQ(expired.exit_code, 0) << expired.out << expired.err;
+  EXPECT_NE(expired.out.find("expired 3 snapshots"), std::string::npos) << expired.out;
+  const std::string after = row_names();
+  EXPECT_NE(after, before) << "expiry committed through the row";
+  info = table({"table", "info", "ledger", "--json"});
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  j = nlohmann::json::parse(info.out, nullptr, false);
+  EXPECT_EQ(j["metadata"], after);
+  EXPECT_EQ(j["snapshots"], 1);
+  EXPECT_EQ(j["records"], 20);
+  orphans = table({"table", "orphans", "ledger", "--older-than", "1s", "--delete"});
+  EXPECT_EQ(orphans.exit_code, 0) << orphans.out << orphans.err;
+  EXPECT_TRUE(std::filesystem::exists(after.substr(std::string("file://").size()))) << orphans.out;
+  info = table({"table", "info", "ledger", "--json"});
+  EXPECT_EQ(info.exit_code, 0) << "the table still reads after orphans --delete: " << info.err;
+}
+
+// A dispatch file's lake sinks take the catalog keys in their entries: validate refuses a kind
+// that is not one naming the entry and the key, and config show prints them with the URL's
+// password masked; without a URL the sql catalog is the outbox's own database, which is valid.
+TEST(IcebergCatalogFlags, ADispatchFilesLakeSinkCatalogKeysAreValidatedAndShownMasked) {
+  TempDir dir;
+  const std::string file = (dir / "dispatch.toml").string();
+  const std::string head =
+      "[postgres]\nurl = \"postgresql://sinkd:hunter2@127.0.0.1:1/outbox\"\n"
+      "[[sinks.events]]\nid = \"lake\"\ntype = \"lake\"\nlake_dir = \"" +
+      (dir / "lake").string() + "\"\ntable_format = \"iceberg\"\n";
+  WriteFile(file, head + "iceberg_catalog = \"hive\"\n");
+  CommandResult r = SinkdWithoutServers({"validate", "--config", file, "--offline"});
+  EXPECT_EQ(r.exit_code, 78) << r.out << r.err;
+  EXPECT_NE(r.out.find("sinks.events[0] (id \"lake\"): iceberg_catalog \"hive\" is not a catalog"),
+            std::string::npos)
+      << r.out << r.err;
+
+  WriteFile(file, head + "iceberg_catalog = \"sql\"\n");
+  r = SinkdWithoutServers({"validate", "--config", file, "--offline"});
+  EXPECT_EQ(r.exit_code, 0) << "sql without a URL: the outbox's database\n" << r.out << r.err;
+
+  WriteFile(file, head +
+                      "iceberg_catalog = \"sql\"\niceberg_catalog_url = "
+                      "\"postgresql://cat:swordfish@127.0.0.1:1/cat\"\niceberg_namespace = "
+                      "\"prod\"\n");
+  r = SinkdWithoutServers({"validate", "--config", file, "--offline"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  CommandResult show = SinkdWithoutServers({"config", "show", "--config", file});
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_EQ(show.out.find("swordfish"), std::string::npos) << show.out;
+  EXPECT_EQ(show.out.find("hunter2"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("iceberg_catalog = \"sql\""), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("iceberg_catalog_url = \"postgresql://cat:"), std::string::npos)
+      << show.out;
+  EXPECT_NE(show.out.find("iceberg_namespace = \"prod\""), std::string::npos) << show.out;
+  // Reached (not offline, the outbox's database answering): the catalog's own database is
+  // named by the entry, not its password.
+  const std::string outbox = PostgresServer::Shared().FreshDatabase();
+  ASSERT_FALSE(outbox.empty());
+  WriteFile(file, "[postgres]\nurl = \"" + outbox + "\"\n[[sinks.events]]\nid = \"lake\"\n" +
+                      "type = \"lake\"\nlake_dir = \"" + (dir / "lake").string() +
+                      "\"\ntable_format = \"iceberg\"\niceberg_catalog = \"sql\"\n" +
+                      "iceberg_catalog_url = \"postgresql://cat:swordfish@127.0.0.1:1/cat\"\n");
+  r = SinkdWithoutServers({"validate", "--config", file});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("the sql catalog's database (iceberg_catalog_url)"), std::string::npos)
+      << r.out;
+  EXPECT_EQ((r.out + r.err).find("swordfish"), std::string::npos) << r.out << r.err;
 }
 
 }  // namespace

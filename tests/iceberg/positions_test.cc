@@ -30,11 +30,14 @@ TEST(Positions, RangesMergeAdjacentOnesAndRoundTripThroughTheSummaryValue) {
   Positions p;
   p.streams[kLedger] = {{1, 20}, {30, 50}};
   p.outbox["ledger_lake"] = 1234;
+  p.outbox_txid["ledger_lake"] = 880;
   Result<Positions> back = ParsePositions(PositionsJson(p));
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(*back, p);
-  for (const char* bad : {"[]", R"({"streams":{"s":[[5,1]]}})", R"({"streams":{"s":[[1]]}})",
-                          R"({"outbox":{"x":-1}})", R"({"streams":[]})", "not json"}) {
+  for (const char* bad :
+       {"[]", R"({"streams":{"s":[[5,1]]}})", R"({"streams":{"s":[[1]]}})",
+        R"({"outbox":{"x":-1}})", R"({"streams":[]})", "not json",
+        R"({"outbox":{"x":1},"outbox_txid":{"x":"7"}})", R"({"outbox_txid":{"x":7}})"}) {
     EXPECT_TRUE(ParsePositions(bad).status().IsReject()) << bad;
   }
 }
@@ -43,19 +46,54 @@ TEST(Positions, WhatIsAlreadyCommittedIsTheOverlapOfTheSameStreamIdentityOrUpToT
   Positions committed;
   committed.streams[kLedger] = {{1, 100}, {150, 200}};
   committed.outbox["audit_lake"] = 500;
+  committed.outbox_txid["audit_lake"] = 40;
   BatchPositions batch = StreamBatch(kLedger, {{90, 160}, {300, 310}});
   // The same name re-created later is another stream: its 1-50 are new messages.
   batch.positions.streams[StreamIdentity("GARM_LEDGER", "2026-03-01T00:00:00Z")] = {{1, 50}};
   batch.positions.outbox["audit_lake"] = 520;
-  batch.outbox_first["audit_lake"] = 490;
+  batch.positions.outbox_txid["audit_lake"] = 41;
+  batch.outbox_first["audit_lake"] = {40, 490};
   batch.positions.outbox["other_lake"] = 7;
   const Positions again = AlreadyCommitted(committed, batch);
   EXPECT_EQ(again.streams.size(), 1u);
   EXPECT_EQ(again.streams.at(kLedger), (std::vector<SequenceRange>{{90, 100}, {150, 160}}));
   EXPECT_EQ(again.outbox, (std::map<std::string, uint64_t>{{"audit_lake", 500}}));
-  batch.outbox_first["audit_lake"] = 501;
+  EXPECT_EQ(again.OutboxMark("audit_lake"), (std::pair<uint64_t, uint64_t>{40, 500}));
+  batch.outbox_first["audit_lake"] = {40, 501};
   batch.positions.streams.erase(kLedger);
   EXPECT_TRUE(AlreadyCommitted(committed, batch).empty());
+}
+
+// The outbox delivers in (txid, seq) order: two producers' transactions interleave their seqs, so
+// txid 100 holds seqs 5 and 7 and txid 101 seq 6, delivered 5, 7, 6. Once a batch ending at
+// (100, 7) is committed, (101, 6) is not: a mark of seq alone took it for committed and the table
+// lost the row (failed before: 6 <= 7 made it "already committed").
+TEST(Positions, AnOutboxMarkIsATxidAndSeqPairSoALaterTransactionsLowerSeqIsNotTakenForCommitted) {
+  Positions committed;
+  committed.outbox["lake"] = 7;
+  committed.outbox_txid["lake"] = 100;
+  BatchPositions next;
+  next.positions.outbox["lake"] = 6;
+  next.positions.outbox_txid["lake"] = 101;
+  next.outbox_first["lake"] = {101, 6};
+  EXPECT_TRUE(AlreadyCommitted(committed, next).empty());
+  // Merged, the mark moves to the later position even though its seq is lower.
+  const Positions merged = Merge(committed, next.positions);
+  EXPECT_EQ(merged.OutboxMark("lake"), (std::pair<uint64_t, uint64_t>{101, 6}));
+  // A redelivery of (100, 5)…(100, 7) is committed up to the mark, (100, 7).
+  BatchPositions again;
+  again.positions.outbox["lake"] = 7;
+  again.positions.outbox_txid["lake"] = 100;
+  again.outbox_first["lake"] = {100, 5};
+  EXPECT_EQ(AlreadyCommitted(merged, again).OutboxMark("lake"),
+            (std::pair<uint64_t, uint64_t>{100, 7}));
+  // A mark written without its txid (before it was kept) holds nothing back.
+  Positions legacy;
+  legacy.outbox["lake"] = 7;
+  EXPECT_TRUE(AlreadyCommitted(legacy, next).empty());
+  Result<Positions> parsed = ParsePositions(R"({"outbox":{"lake":7}})");
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(parsed->OutboxMark("lake"), (std::pair<uint64_t, uint64_t>{0, 7}));
 }
 
 std::unique_ptr<lake::DirDestination> PositionsLake(const testing::TempDir& dir) {

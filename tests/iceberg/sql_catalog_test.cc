@@ -307,14 +307,15 @@ TEST(SqlCatalog, IcebergCommitThroughTheSqlCatalogMovesACursorWithThePointerOrNo
   bool fail_save = false;
   CommitOptions once;
   once.attempts = 1;
-  IcebergCommit commit(*dir, "2026-01-01T00:00:00Z", once, SqlCatalogTarget{url},
-                       [&](outbox::PgConn& c) -> Status {
-                         if (fail_save) return Status::Redeliver("cursor save failed");
-                         return c.Exec("INSERT INTO sink_cursor VALUES ('lake', $1) ON CONFLICT (sink) "
-                                       "DO UPDATE SET seq = excluded.seq",
-                                       {std::to_string(pending)})
-                             .status();
-                       });
+  IcebergCommit commit(*dir, "2026-01-01T00:00:00Z", once, SqlCatalogTarget{url});
+  commit.set_in_swap([&](outbox::PgConn& c, const table::Provenance& p) -> Status {
+    EXPECT_EQ(p.last_sequence, pending) << "the step is given the flush's positions";
+    if (fail_save) return Status::Redeliver("cursor save failed");
+    return c.Exec("INSERT INTO sink_cursor VALUES ('lake', $1) ON CONFLICT (sink) "
+                  "DO UPDATE SET seq = excluded.seq",
+                  {std::to_string(p.last_sequence)})
+        .status();
+  });
   lake::LakeWriterOptions options;
   options.key_prefix = "ledger";
   options.instance = "box-1";

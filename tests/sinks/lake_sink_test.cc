@@ -9,8 +9,12 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "iceberg/files_catalog.h"
+#include "iceberg/positions.h"
+#include "iceberg/table_format.h"
 #include "lake/dir_destination.h"
 #include "outbox/outbox_fixture.h"
+#include "row/outbox_columns.h"
 #include "support/lake_files.h"
 #include "support/support.h"
 #include "table/commit.h"
@@ -168,61 +172,107 @@ TEST(OutboxLakeSink, ADeliverySpanningMorePartitionsThanItsCapIsFlushedInConsecu
   EXPECT_EQ(r.rows[0], (std::vector<std::string>{"7", "7"}));
 }
 
-// An outbox table (table/commit.h) as the test scripts it: it holds the seqs `held` and records
-// the positions of every commit. sinkd's own interface, as an `iceberg` commit implements it.
+// An outbox table (table/commit.h) as the test scripts it: it holds the sink's positions through
+// `held` and records the positions of every commit. sinkd's own interface, as an `iceberg` commit
+// implements it.
 class OutboxTable final : public table::Commit {
  public:
   std::string_view format() const override { return "scripted"; }
   Result<std::vector<table::SequenceRange>> Committed(std::string_view,
-                                                      const table::Provenance& p) override {
-    std::vector<table::SequenceRange> out;
-    for (const table::SequenceRange& a : p.acknowledged) {
-      for (const table::SequenceRange& h : held) {
-        const uint64_t first = std::max(a.first, h.first), last = std::min(a.last, h.last);
-        if (first <= last) out.push_back({first, last});
-      }
-    }
-    return out;
+                                                      const table::Provenance&) override {
+    return std::vector<table::SequenceRange>{};
+  }
+  Result<std::optional<table::OutboxPosition>> CommittedThrough(
+      std::string_view, const table::Provenance& p) override {
+    const table::OutboxPosition first{p.first_txid.value_or(0), p.first_sequence};
+    if (!held || *held < first) return std::optional<table::OutboxPosition>();
+    return held;
   }
   Status Apply(const table::CommitRequest& request) override {
     committed.push_back(request.positions);
     return Status::OK();
   }
-  std::vector<table::SequenceRange> held;
+  std::optional<table::OutboxPosition> held;
   std::vector<table::Provenance> committed;
 };
 
 // A delivery repeated after its commit landed and its cursor save was lost (a kill -9 between
-// them) writes nothing again for the events the table holds, and the rest as always; one the
-// table holds whole writes nothing and succeeds, so the cursor moves on.
+// them) writes nothing again for the events the table holds (a prefix of the batch, in (txid,
+// seq) order), and the rest as always; one the table holds whole writes nothing and succeeds, so
+// the cursor moves on.
 TEST(OutboxLakeSink, EventsWhosePositionsTheTableHoldsAreNotWrittenAgain) {
   TempDir tmp;
   auto dest = lake::DirDestination::Make(tmp.path().string());
   ASSERT_TRUE(dest.ok());
   OutboxTable outbox_table;
-  outbox_table.held = {{2, 3}};
+  std::vector<Event> events;
+  for (int n = 1; n <= 4; ++n) events.push_back(MakeEvent(n, "t", "2026-12-01T00:00:00Z"));
+  outbox_table.held = table::OutboxPosition{events[1].txid, 2};
   LakeEventSink sink("lake", std::move(dest).value(), Options(), row::kDefaultBatchBytes,
                      batch::kDefaultMaxPartitionsPerFlush, outbox_table);
   ASSERT_TRUE(sink.Open().ok());
-  std::vector<Event> events;
-  for (int n = 1; n <= 4; ++n) events.push_back(MakeEvent(n, "t", "2026-12-01T00:00:00Z"));
   ASSERT_TRUE(sink.Deliver(events).ok());
   auto r = DuckDb("SELECT string_agg(event_id, ',' ORDER BY seq) FROM read_parquet(" +
                   Glob(tmp.path()) + ")");
   ASSERT_TRUE(r.ok) << r.error;
-  EXPECT_EQ(r.rows[0][0], "evt_1,evt_4");
+  EXPECT_EQ(r.rows[0][0], "evt_3,evt_4");
   ASSERT_EQ(outbox_table.committed.size(), 1u);
-  EXPECT_EQ(outbox_table.committed[0].acknowledged,
-            (std::vector<table::SequenceRange>{{1, 1}, {4, 4}}));
+  EXPECT_EQ(outbox_table.committed[0].acknowledged, (std::vector<table::SequenceRange>{{3, 4}}));
   EXPECT_EQ(outbox_table.committed[0].source, "outbox:lake");
-  EXPECT_EQ(outbox_table.committed[0].first_txid, events[0].txid);
+  EXPECT_EQ(outbox_table.committed[0].first_txid, events[2].txid);
   EXPECT_EQ(outbox_table.committed[0].last_txid, events[3].txid);
 
-  outbox_table.held = {{1, 4}};
+  outbox_table.held = table::OutboxPosition{events[3].txid, 4};
   const size_t parts = testing::LakeFiles(tmp.path()).size();
   ASSERT_TRUE(sink.Deliver(events).ok());
   EXPECT_EQ(testing::LakeFiles(tmp.path()).size(), parts);
   EXPECT_EQ(outbox_table.committed.size(), 1u) << "nothing left to commit";
+}
+
+// Two producers' transactions interleave their seqs: txid 100 holds seqs 5 and 7, txid 101 seq
+// 6, and the outbox delivers them 5, 7, then 6. With a real iceberg table (files catalog), the
+// delivery of (101, 6) after (100, 5) and (100, 7) were committed is written and committed too:
+// the table holds all three rows once, and a redelivery of the first batch writes nothing.
+// Failed before: the table's outbox mark was seq 7 alone, 6 <= 7 took (101, 6) for committed and
+// the table held 2 rows (the event was acknowledged and lost from the table).
+TEST(OutboxLakeSink, AnInterleavedTransactionsLowerSeqDeliveredLaterIsCommittedToTheTableOnce) {
+  TempDir tmp;
+  auto made = lake::DirDestination::Make(tmp.path().string());
+  ASSERT_TRUE(made.ok());
+  std::unique_ptr<lake::Destination> dest = std::move(made).value();
+  lake::Destination& lake = *dest;
+  auto commit = iceberg::MakeTableCommit("iceberg", lake, "");
+  ASSERT_TRUE(commit.ok()) << commit.status().ToString();
+  LakeEventSink sink("lake", std::move(dest), Options(), row::kDefaultBatchBytes,
+                     batch::kDefaultMaxPartitionsPerFlush, std::move(commit).value());
+  ASSERT_TRUE(sink.Open().ok());
+  const auto event = [](uint64_t txid, int64_t seq) {
+    Event e = MakeEvent(static_cast<int>(seq), "t", "2026-12-01T00:00:00Z");
+    e.txid = txid;
+    e.sequence = std::to_string(txid) + ":" + std::to_string(seq);
+    return e;
+  };
+  const std::vector<Event> first = {event(100, 5), event(100, 7)};
+  const std::vector<Event> second = {event(101, 6)};
+  ASSERT_TRUE(sink.Deliver(first).ok());
+  ASSERT_TRUE(sink.Deliver(second).ok());
+  ASSERT_TRUE(sink.Deliver(first).ok()) << "a redelivery";
+  iceberg::FilesCatalog catalog(lake, lake.Uri(), "outbox_events",
+                                iceberg::SpecOf(row::kOutboxEventColumns));
+  auto loaded = catalog.Load();
+  ASSERT_TRUE(loaded.ok() && loaded->metadata) << loaded.status().ToString();
+  const iceberg::Snapshot* current = loaded->metadata->Current();
+  ASSERT_NE(current, nullptr);
+  ASSERT_NE(current->Find("total-records"), nullptr);
+  EXPECT_EQ(*current->Find("total-records"), "3");
+  EXPECT_EQ(loaded->metadata->snapshots.size(), 2u);
+  auto positions = iceberg::CommittedPositions(&*loaded->metadata);
+  ASSERT_TRUE(positions.ok());
+  EXPECT_EQ(positions->OutboxMark("lake"), (std::pair<uint64_t, uint64_t>{101, 6}));
+  auto r = DuckDb("SELECT string_agg(event_id, ',' ORDER BY seq) FROM read_parquet(" +
+                  Glob(tmp.path()) + ")");
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.rows[0][0], "evt_5,evt_6,evt_7");
 }
 
 // An event the lake cannot take would fail every redelivery: it is a permanent failure, and
