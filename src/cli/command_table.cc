@@ -396,9 +396,10 @@ Status RunTableRegister(const TableRegisterFlags& flags, Invocation& invocation)
     }
     options.stream_created[stream] = created;
   }
-  SINKD_ASSIGN_OR_RETURN(
-      OpenTable open,
-      OpenTableOf(flags.destination, flags.table, flags.key_prefix, "table register", invocation));
+  // Register writes the files catalog's layout only (KNOWN-GAPS): the default catalog.
+  SINKD_ASSIGN_OR_RETURN(OpenTable open,
+                         OpenTableOf(flags.destination, flags.table, flags.key_prefix,
+                                     iceberg::TableCatalog{}, "table register", invocation));
   if (flags.use_nats) {
     // The stream's creation time from the server: the table of a drain keys positions by it.
     std::optional<StreamOrigin> origin;
