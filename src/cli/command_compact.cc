@@ -9,7 +9,8 @@
 // Exit codes: 0 the passes ended well (or were stopped); 1 a pass failed or refused a Part, named
 // on stderr, or the store lets a create replace an object (RequireExclusiveCreates; with --follow:
 // only these start-up failures and a destination that cannot be reached; failed passes are
-// counted and retried); 2 a flag or setting is wrong.
+// counted and retried); 2 a flag or setting is wrong, or the lake keeps an Iceberg table and
+// --table-format is not iceberg (RefuseCompactingAroundATable).
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -270,6 +271,32 @@ std::string KeySize(const lake::StoredObject& o) {
   return o.key + " (" + std::to_string(o.size) + " bytes)";
 }
 
+// Compacting a table's Parts as loose files (--table-format none) deletes, once the grace has
+// passed, inputs the table's snapshots still name: every reader of the table then fails on a
+// missing file, and nothing but a restore brings them back. A lake whose prefix holds table
+// metadata (the files catalog's v<N>.metadata.json or a metastore's <N>-<uuid>.metadata.json)
+// is therefore compacted only through the table.
+Status RefuseCompactingAroundATable(lake::Destination& destination, const std::string& prefix,
+                                    const std::string& table) {
+  const std::string metadata = prefix + "/metadata/";
+  Result<std::vector<lake::StoredObject>> listed = destination.List(metadata);
+  if (!listed.ok()) {
+    return listed.status().WithContext("compact " + table + ": looking for a table's metadata");
+  }
+  const std::string_view suffix = ".metadata.json";
+  for (const lake::StoredObject& object : *listed) {
+    if (object.key.size() >= suffix.size() &&
+        object.key.compare(object.key.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      return Status::Refuse(
+          "compact " + table + ": " + destination.Describe() + " keeps an Iceberg table over " +
+          prefix + "'s Parts (" + object.key +
+          "): compacting it without the table would delete files its snapshots name; give "
+          "--table-format iceberg (lake.table_format), with the table's --iceberg-catalog");
+    }
+  }
+  return Status::OK();
+}
+
 // --dry-run: one pass that changes nothing, its plan on standard output. Neither Ensure (it
 // creates a lake directory) nor the exclusive-create probe (it places an object) runs: a lake
 // that is not there lists empty, and the plan is that nothing would happen.
@@ -378,7 +405,18 @@ Status RunCompact(const CompactFlags& flags, const CompactTable& table,
             {"every", settings->follow ? FormatDuration(settings->every) : std::string()},
             {"metrics_listen", settings->metrics_listen},
             {"metrics_textfile", textfile}});
-  if (flags.dry_run) return DryRun(*destination, o, table, log);
+  // After the store answered (a real run) or before the plan (a dry run): a table kept over the
+  // Parts is compacted only through it.
+  auto refuse_around_a_table = [&]() -> Status {
+    if (settings->options.rewrite != nullptr) return Status::OK();
+    Status around = RefuseCompactingAroundATable(*destination, o.prefix, table.name);
+    invocation.usage_error = around.IsRefuse();
+    return around;
+  };
+  if (flags.dry_run) {
+    SINKD_RETURN_IF_ERROR(refuse_around_a_table());
+    return DryRun(*destination, o, table, log);
+  }
   http::HttpListener listener([&metrics] { return metrics.Render(); },
                                  [&metrics](std::string* why) {
                                    *why = metrics.Readiness();
@@ -405,6 +443,7 @@ Status RunCompact(const CompactFlags& flags, const CompactTable& table,
     return reachable;
   }
   metrics.destination_reachable = true;
+  SINKD_RETURN_IF_ERROR(refuse_around_a_table());
 
   compact::Compactor compactor(*destination, settings->options);
   if (!settings->follow) {

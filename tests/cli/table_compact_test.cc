@@ -99,6 +99,30 @@ struct TableLake {
   }
 };
 
+// Compacting a table's Parts as loose files would delete, after the grace, inputs the table's
+// snapshots name. Failed before the refusal: the pass merged (exit 0) and wrote outputs.
+TEST(TableCompact, WithoutTheTableFormatALakeKeepingATableIsRefusedAndNoFileIsTouched) {
+  TableLake t;
+  ASSERT_TRUE(t.Make());
+  const std::set<std::string> before = LakeKeys(t.lake);
+  for (const bool dry_run : {false, true}) {
+    std::vector<std::string> args = {"compact", "ledger",  "--lake-dir", t.lake,
+                                     "--min-parts", "2", "--grace", "0s"};
+    if (dry_run) args.push_back("--dry-run");
+    const CommandResult r = RunSinkd(args);
+    EXPECT_EQ(r.exit_code, 2) << "dry run " << dry_run << ": " << r.out << r.err;
+    EXPECT_NE(r.err.find("keeps an Iceberg table over ledger's Parts (ledger/metadata/v"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("give --table-format iceberg"), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(LakeKeys(t.lake), before) << "no Part merged, none deleted";
+  // The same lake through its table compacts.
+  const CommandResult through = RunSinkd(t.Compact());
+  EXPECT_EQ(through.exit_code, 0) << through.err;
+  EXPECT_GT(TableLineOf(through.out).replaces, 0) << through.out;
+}
+
 TEST(TableCompact, EachMergeIsOneReplaceAndTheTableHoldsEveryEventOnceAfterTwoPassesWithNoGrace) {
   TableLake t;
   ASSERT_TRUE(t.Make());
