@@ -481,6 +481,11 @@ Status RunCompact(const CompactFlags& flags, const CompactTable& table,
   // --follow: a failed pass (the store away, a Part refused) is counted and tried again on the
   // next one; only a stop ends the loop.
   while (!Stopping()) {
+    // A drain or import may start keeping a table after this compactor started: every pass looks
+    // again, and the refusal ends the service (a listing that failed is the pass's to report).
+    Status around = refuse_around_a_table();
+    if (around.IsRefuse()) return around;
+    invocation.usage_error = false;
     (void)CompactPass(compactor, table, metrics, log);
     (void)write_textfile();  // logged; the next pass tries again
     WaitUnlessStopped(settings->every);

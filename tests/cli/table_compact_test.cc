@@ -10,9 +10,11 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
+#include <thread>
 
 #include "cli_help.h"
 #include "iceberg/committers.h"
+#include "outbox/process.h"
 #include "support/lake_files.h"
 #include "table_files.h"
 
@@ -121,6 +123,34 @@ TEST(TableCompact, WithoutTheTableFormatALakeKeepingATableIsRefusedAndNoFileIsTo
   const CommandResult through = RunSinkd(t.Compact());
   EXPECT_EQ(through.exit_code, 0) << through.err;
   EXPECT_GT(TableLineOf(through.out).replaces, 0) << through.out;
+}
+
+// A table made after a --follow compactor started: its next pass refuses and the service ends.
+// Failed before the per-pass look: it compacted on as `none`, never exiting.
+TEST(TableCompact, AFollowingCompactorEndsWhenATableAppearsInItsLake) {
+  TableLake t;
+  const std::string wire = (t.dir / "ledger.bin").string();
+  ASSERT_EQ(RunSinkd({"generate", "ledger", "--messages", "6", "--events-per-batch", "20", "--seed",
+                      "9", "-o", wire})
+                .exit_code,
+            0);
+  ASSERT_EQ(RunSinkd({"import", "ledger", "--lake-dir", t.lake, "--instance-id", "a", wire})
+                .exit_code,
+            0);
+  outbox::testing::Background compactor(
+      {SinkdBinary().string(), "compact", "ledger", "--lake-dir", t.lake, "--follow", "--every",
+       "1s", "--min-parts", "2", "--grace", "1h"},
+      t.dir / "compact.log");
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  ASSERT_EQ(compactor.Wait(std::chrono::milliseconds(1)), -1)
+      << "a lake without a table is compacted: " << compactor.Log();
+  ASSERT_EQ(RunSinkd({"import", "ledger", "--lake-dir", t.lake, "--instance-id", "b",
+                      "--table-format", "iceberg", wire})
+                .exit_code,
+            0);
+  EXPECT_EQ(compactor.Wait(std::chrono::seconds(30)), 2) << compactor.Log();
+  EXPECT_NE(compactor.Log().find("keeps an Iceberg table over ledger's Parts"), std::string::npos)
+      << compactor.Log();
 }
 
 TEST(TableCompact, EachMergeIsOneReplaceAndTheTableHoldsEveryEventOnceAfterTwoPassesWithNoGrace) {
