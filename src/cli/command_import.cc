@@ -87,9 +87,13 @@ Status RunImport(const ImportFlags& flags, const std::string& origin, contract::
   SINKD_ASSIGN_OR_RETURN(std::unique_ptr<lake::Destination> destination,
                          invocation.Usage(MakeDestination(flags.destination)));
   SINKD_RETURN_IF_ERROR(destination->Ensure());
-  // Import's positions are its run's (numbered from 1 each run): none is a stream's.
+  // Import's positions are its run's (numbered from 1 each run): none is a stream's. The table is
+  // the one the flags' catalog names, as for the drain: committing to the files catalog when
+  // --iceberg-catalog sql was given made a second table that no engine reading the sql row sees.
   SINKD_ASSIGN_OR_RETURN(std::unique_ptr<table::Commit> commit,
-                         iceberg::MakeTableCommit(flags.lake.table_format, *destination, ""));
+                         invocation.Usage(iceberg::MakeTableCommit(flags.lake.table_format,
+                                                                   *destination, "",
+                                                                   TableCatalogFrom(flags.lake))));
 
   Logger log;
   log.AddContext("origin", origin);

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -239,6 +240,43 @@ TEST(IcebergCatalogFlags, TableInfoExpireAndOrphansWorkThroughTheSqlCatalogsRow)
   EXPECT_TRUE(std::filesystem::exists(after.substr(std::string("file://").size()))) << orphans.out;
   info = table({"table", "info", "ledger", "--json"});
   EXPECT_EQ(info.exit_code, 0) << "the table still reads after orphans --delete: " << info.err;
+}
+
+// Failed before: import committed to the files catalog whatever --iceberg-catalog said (the sql
+// row absent, a v1.metadata.json written).
+TEST(IcebergCatalogFlags, AnImportCommitsThroughTheSqlCatalogItIsGiven) {
+  const std::string pg = PostgresServer::Shared().FreshDatabase();
+  ASSERT_FALSE(pg.empty());
+  TempDir dir;
+  const std::string wire = (dir / "l.bin").string();
+  const CommandResult gen = Sinkd({"generate", "ledger", "--messages", "10", "--events-per-batch",
+                                   "20", "--seed", "6", "-o", wire});
+  ASSERT_EQ(gen.exit_code, 0) << gen.err;
+  long good = 0, bad = 0;
+  ASSERT_EQ(std::sscanf(gen.out.c_str(), "generated 10 messages: %ld good events, %ld bad", &good,
+                        &bad),
+            2)
+      << gen.out;
+  const std::string lake = (dir / "lake").string();
+  const std::vector<std::string> sql = {"--lake-dir", lake, "--iceberg-catalog", "sql",
+                                        "--iceberg-catalog-url", pg};
+  std::vector<std::string> import = {"import", "ledger", "--instance-id", "i1",
+                                     "--table-format", "iceberg", wire};
+  import.insert(import.end(), sql.begin(), sql.end());
+  const CommandResult imported = Sinkd(import);
+  ASSERT_EQ(imported.exit_code, 0) << imported.out << imported.err;
+
+  std::vector<std::string> info_args = {"table", "info", "ledger", "--json"};
+  info_args.insert(info_args.end(), sql.begin(), sql.end());
+  const CommandResult info = Sinkd(info_args);
+  ASSERT_EQ(info.exit_code, 0) << info.out << info.err;
+  const nlohmann::json j = nlohmann::json::parse(info.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << info.out;
+  EXPECT_EQ(j["catalog"], "sql");
+  EXPECT_EQ(j["records"], good) << info.out;
+  EXPECT_FALSE(std::filesystem::exists(std::filesystem::path(lake) / "ledger" / "metadata" /
+                                       "v1.metadata.json"))
+      << "no files-catalog table beside the sql one";
 }
 
 // A dispatch file's lake sinks take the catalog keys in their entries: validate refuses a kind
