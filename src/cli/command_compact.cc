@@ -278,23 +278,16 @@ std::string KeySize(const lake::StoredObject& o) {
 // is therefore compacted only through the table.
 Status RefuseCompactingAroundATable(lake::Destination& destination, const std::string& prefix,
                                     const std::string& table) {
-  const std::string metadata = prefix + "/metadata/";
-  Result<std::vector<lake::StoredObject>> listed = destination.List(metadata);
-  if (!listed.ok()) {
-    return listed.status().WithContext("compact " + table + ": looking for a table's metadata");
+  Result<std::optional<std::string>> metadata = iceberg::FindTableMetadata(destination, prefix);
+  if (!metadata.ok()) {
+    return metadata.status().WithContext("compact " + table + ": looking for a table's metadata");
   }
-  const std::string_view suffix = ".metadata.json";
-  for (const lake::StoredObject& object : *listed) {
-    if (object.key.size() >= suffix.size() &&
-        object.key.compare(object.key.size() - suffix.size(), suffix.size(), suffix) == 0) {
-      return Status::Refuse(
-          "compact " + table + ": " + destination.Describe() + " keeps an Iceberg table over " +
-          prefix + "'s Parts (" + object.key +
-          "): compacting it without the table would delete files its snapshots name; give "
-          "--table-format iceberg (lake.table_format), with the table's --iceberg-catalog");
-    }
-  }
-  return Status::OK();
+  if (!*metadata) return Status::OK();
+  return Status::Refuse("compact " + table + ": " + destination.Describe() +
+                        " keeps an Iceberg table over " + prefix + "'s Parts (" + **metadata +
+                        "): compacting it without the table would delete files its snapshots "
+                        "name; give --table-format iceberg (lake.table_format), with the "
+                        "table's --iceberg-catalog");
 }
 
 // --dry-run: one pass that changes nothing, its plan on standard output. Neither Ensure (it
@@ -485,7 +478,6 @@ Status RunCompact(const CompactFlags& flags, const CompactTable& table,
     // again, and the refusal ends the service (a listing that failed is the pass's to report).
     Status around = refuse_around_a_table();
     if (around.IsRefuse()) return around;
-    invocation.usage_error = false;
     (void)CompactPass(compactor, table, metrics, log);
     (void)write_textfile();  // logged; the next pass tries again
     WaitUnlessStopped(settings->every);

@@ -59,14 +59,8 @@ Result<std::unique_ptr<iceberg::FilesCatalog>> TableCatalogOf(lake::Destination&
                                                               const iceberg::TableCatalog& catalog,
                                                               Invocation& invocation) {
   SINKD_RETURN_IF_ERROR(invocation.Usage(iceberg::CheckTableCatalog(catalog)));
-  if (catalog.kind == "sql") {
-    return std::unique_ptr<iceberg::FilesCatalog>(std::make_unique<iceberg::SqlCatalog>(
-        destination, destination.Uri(), prefix, iceberg::SpecOf(*spec.columns),
-        iceberg::SqlCatalogTarget{catalog.url, iceberg::kDefaultSqlCatalogName,
-                                  catalog.namespace_name}));
-  }
-  return std::make_unique<iceberg::FilesCatalog>(destination, destination.Uri(), prefix,
-                                                 iceberg::SpecOf(*spec.columns));
+  return iceberg::OpenCatalog(destination, prefix, iceberg::SpecOf(*spec.columns),
+                              iceberg::SqlTargetOf(catalog));
 }
 
 // The table a maintenance command works on, its lake open.

@@ -20,7 +20,6 @@ constexpr uint64_t kTierFactor = 4;
 // Far past any table's number of versions: a probe that runs this long is a bug.
 constexpr int64_t kMaxProbe = 10'000'000;
 constexpr char kVersionPrefix[] = "v";
-constexpr char kMetadataSuffix[] = ".metadata.json";
 
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -135,7 +134,8 @@ FilesCatalog::FilesCatalog(lake::Destination& destination, std::string lake_uri,
 }
 
 std::string FilesCatalog::MetadataKey(int64_t version) const {
-  return table_key_ + "/metadata/" + kVersionPrefix + std::to_string(version) + kMetadataSuffix;
+  return table_key_ + "/metadata/" + kVersionPrefix + std::to_string(version) +
+         std::string(kMetadataFileSuffix);
 }
 
 Result<std::string> FilesCatalog::KeyOf(const std::string& uri) const {
@@ -161,7 +161,7 @@ Result<int64_t> FilesCatalog::HighestListed() {
   const std::string prefix = table_key_ + "/metadata/" + kVersionPrefix;
   SINKD_ASSIGN_OR_RETURN(const std::vector<lake::StoredObject> objects, destination_.List(prefix));
   int64_t highest = 0;
-  const std::string_view suffix = kMetadataSuffix;
+  const std::string_view suffix = kMetadataFileSuffix;
   for (const lake::StoredObject& o : objects) {
     std::string_view name = std::string_view(o.key).substr(prefix.size());
     if (name.size() <= suffix.size() || !name.ends_with(suffix)) continue;

@@ -59,6 +59,9 @@
 
 namespace sinkd::iceberg {
 
+// How every metadata file's name ends, the files catalog's v<N> and a metastore's <N>-<uuid>.
+inline constexpr std::string_view kMetadataFileSuffix = ".metadata.json";
+
 // The summary key holding the id of the commit that wrote a snapshot.
 inline constexpr char kCommitIdKey[] = "sinkd.commit-id";
 

@@ -40,14 +40,8 @@ FilesCatalog& IcebergCommit::CatalogFor(std::string_view table, const row::Colum
     const table::TableSpec* known = table::FindTable(table);
     columns = known != nullptr ? known->columns : nullptr;
   }
-  std::unique_ptr<FilesCatalog> catalog;
-  if (sql_) {
-    catalog = std::make_unique<SqlCatalog>(destination_, destination_.Uri(), std::string(table),
-                                           SpecOf(*columns), *sql_, options_);
-  } else {
-    catalog = std::make_unique<FilesCatalog>(destination_, destination_.Uri(), std::string(table),
-                                             SpecOf(*columns), options_);
-  }
+  std::unique_ptr<FilesCatalog> catalog =
+      OpenCatalog(destination_, std::string(table), SpecOf(*columns), sql_, options_);
   return *catalogs_.emplace(std::string(table), std::move(catalog)).first->second;
 }
 

@@ -73,9 +73,9 @@ int64_t TableCreatedMs(const TableMetadata& m) {
 namespace {
 
 bool IsVersionFile(std::string_view name) {
-  if (!name.starts_with("v") || !name.ends_with(".metadata.json")) return false;
+  if (!name.starts_with("v") || !name.ends_with(kMetadataFileSuffix)) return false;
   name.remove_prefix(1);
-  name.remove_suffix(std::string_view(".metadata.json").size());
+  name.remove_suffix(kMetadataFileSuffix.size());
   return !name.empty() &&
          std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; });
 }

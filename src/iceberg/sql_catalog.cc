@@ -9,7 +9,6 @@ namespace sinkd::iceberg {
 namespace {
 
 constexpr char kApplication[] = "sinkd-iceberg";
-constexpr std::string_view kMetadataSuffix = ".metadata.json";
 
 // The sizes are Iceberg's JdbcCatalog's (schema V0), so that a JDBC engine pointed at this
 // database finds the tables it would have created itself.
@@ -122,8 +121,8 @@ Result<std::string> SqlCatalog::MetadataLocation() {
 Result<int64_t> SqlCatalog::VersionOf(const std::string& key) const {
   std::string_view name = key;
   name.remove_prefix(name.rfind('/') == std::string_view::npos ? 0 : name.rfind('/') + 1);
-  if (name.ends_with(kMetadataSuffix)) {
-    name.remove_suffix(kMetadataSuffix.size());
+  if (name.ends_with(kMetadataFileSuffix)) {
+    name.remove_suffix(kMetadataFileSuffix.size());
     std::optional<int64_t> n;
     if (name.starts_with('v')) {
       n = Digits(name.substr(1));
@@ -154,7 +153,7 @@ Result<Swapped> SqlCatalog::Swap(const LoadedTable& base, const TableMetadata& n
   Swapped swapped;
   swapped.version = base.version + 1;
   const std::string key = fmt::format("{}/metadata/{:05d}-{}{}", table_key_, swapped.version,
-                                      NewUuid(), kMetadataSuffix);
+                                      NewUuid(), kMetadataFileSuffix);
   SINKD_ASSIGN_OR_RETURN(const lake::Placed created, Create(key, ToJson(next)));
   if (created == lake::Placed::kTaken) {
     return Status::Internal("iceberg: the new metadata file's name " + key + " is taken");
@@ -195,6 +194,18 @@ Result<Swapped> SqlCatalog::Swap(const LoadedTable& base, const TableMetadata& n
   SINKD_RETURN_IF_ERROR(conn->Exec("COMMIT").status());
   swapped.won = true;
   return swapped;
+}
+
+std::unique_ptr<FilesCatalog> OpenCatalog(lake::Destination& destination, std::string table_key,
+                                          TableSpec spec,
+                                          const std::optional<SqlCatalogTarget>& sql,
+                                          CommitOptions options) {
+  if (sql) {
+    return std::make_unique<SqlCatalog>(destination, destination.Uri(), std::move(table_key),
+                                        std::move(spec), *sql, std::move(options));
+  }
+  return std::make_unique<FilesCatalog>(destination, destination.Uri(), std::move(table_key),
+                                        std::move(spec), std::move(options));
 }
 
 }  // namespace sinkd::iceberg

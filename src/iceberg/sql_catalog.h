@@ -93,4 +93,12 @@ class SqlCatalog final : public FilesCatalog {
   std::function<Status(outbox::PgConn&)> in_swap_;
 };
 
+// The catalog of the table `table_key` of the lake in `destination`: the sql catalog's row at
+// `sql` when given, else the files catalog. The one place that decides, for a flush's commit
+// (IcebergCommit) and for `sinkd table` alike.
+std::unique_ptr<FilesCatalog> OpenCatalog(lake::Destination& destination, std::string table_key,
+                                          TableSpec spec,
+                                          const std::optional<SqlCatalogTarget>& sql,
+                                          CommitOptions options = {});
+
 }  // namespace sinkd::iceberg

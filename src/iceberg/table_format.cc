@@ -19,14 +19,20 @@ Status CheckTableCatalog(const TableCatalog& catalog) {
   return Status::OK();
 }
 
-namespace {
-
-std::optional<SqlCatalogTarget> SqlTarget(const TableCatalog& catalog) {
+std::optional<SqlCatalogTarget> SqlTargetOf(const TableCatalog& catalog) {
   if (catalog.kind != "sql") return std::nullopt;
   return SqlCatalogTarget{catalog.url, kDefaultSqlCatalogName, catalog.namespace_name};
 }
 
-}  // namespace
+Result<std::optional<std::string>> FindTableMetadata(lake::Destination& destination,
+                                                     const std::string& table_key) {
+  SINKD_ASSIGN_OR_RETURN(const std::vector<lake::StoredObject> objects,
+                         destination.List(table_key + "/metadata/"));
+  for (const lake::StoredObject& o : objects) {
+    if (o.key.ends_with(kMetadataFileSuffix)) return std::optional<std::string>(o.key);
+  }
+  return std::optional<std::string>();
+}
 
 Result<std::unique_ptr<table::Commit>> MakeTableCommit(std::string_view format,
                                                        lake::Destination& destination,
@@ -36,7 +42,7 @@ Result<std::unique_ptr<table::Commit>> MakeTableCommit(std::string_view format,
   SINKD_RETURN_IF_ERROR(CheckTableCatalog(catalog));
   if (format == kIcebergCommitFormat) {
     return std::unique_ptr<table::Commit>(std::make_unique<IcebergCommit>(
-        destination, std::move(stream_created), CommitOptions{}, SqlTarget(catalog)));
+        destination, std::move(stream_created), CommitOptions{}, SqlTargetOf(catalog)));
   }
   return std::unique_ptr<table::Commit>(std::make_unique<table::NoCommit>());
 }
@@ -49,7 +55,7 @@ Result<std::unique_ptr<table::Rewrite>> MakeTableRewrite(std::string_view format
   if (format != kIcebergCommitFormat) return std::unique_ptr<table::Rewrite>();
   // A compaction records no source positions of its own: it carries the table's.
   return std::unique_ptr<table::Rewrite>(
-      std::make_unique<IcebergCommit>(destination, "", CommitOptions{}, SqlTarget(catalog)));
+      std::make_unique<IcebergCommit>(destination, "", CommitOptions{}, SqlTargetOf(catalog)));
 }
 
 }  // namespace sinkd::iceberg

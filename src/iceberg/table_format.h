@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "iceberg/sql_catalog.h"
 #include "lake/destination.h"
 #include "table/commit.h"
 #include "table/rewrite.h"
@@ -37,6 +38,14 @@ std::vector<std::string> CatalogKinds();
 // Refuses a kind not in CatalogKinds(), sql without a URL, an empty namespace; the messages name
 // the flags. Never names the URL (it may hold a password).
 Status CheckTableCatalog(const TableCatalog& catalog);
+// The sql catalog's target `catalog` names; nullopt for the files catalog.
+std::optional<SqlCatalogTarget> SqlTargetOf(const TableCatalog& catalog);
+
+// The key of a metadata file under <table_key>/metadata/ — either catalog's naming
+// (v<N>.metadata.json, <N>-<uuid>.metadata.json) — or nullopt: whether the lake keeps a table
+// at `table_key`, whichever catalog names its current version.
+Result<std::optional<std::string>> FindTableMetadata(lake::Destination& destination,
+                                                     const std::string& table_key);
 
 // Refuses (table::CheckTableFormat) a format that is not none or iceberg.
 Result<std::unique_ptr<table::Commit>> MakeTableCommit(std::string_view format,
