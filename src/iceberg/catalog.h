@@ -50,7 +50,9 @@ class Catalog {
   // file of version base.version + 1, never replacing an object, and moves the pointer to it.
   // `commit_id` is the sinkd.commit-id of next's new snapshot, by which a swap whose answer was
   // lost is recognised as ours.
-  virtual Result<Swapped> Swap(const LoadedTable& base, const TableMetadata& next,
+  // `next` is taken by value: a catalog keeps the metadata it wrote (the next Load finds it
+  // without parsing), and a caller that moves it in makes no copy of a table's every snapshot.
+  virtual Result<Swapped> Swap(const LoadedTable& base, TableMetadata next,
                                const std::string& commit_id) = 0;
 
   // Called when a retry finds an earlier attempt's swap landed unheard (`current` holds it):

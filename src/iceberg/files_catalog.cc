@@ -222,14 +222,18 @@ Result<lake::Placed> FilesCatalog::Create(const std::string& key, const std::str
 
 Status Catalog::Published(const LoadedTable&) { return Status::OK(); }
 
-Result<Swapped> FilesCatalog::Swap(const LoadedTable& base, const TableMetadata& next,
+void FilesCatalog::Remember(std::string key, std::string json, TableMetadata metadata) {
+  cache_ = Cached{std::move(key), std::move(json), std::move(metadata)};
+}
+
+Result<Swapped> FilesCatalog::Swap(const LoadedTable& base, TableMetadata next,
                                    const std::string& commit_id) {
   Swapped swapped;
   swapped.version = base.version + 1;
   const std::string key = MetadataKey(swapped.version);
   std::string json = ToJson(next);
   SINKD_ASSIGN_OR_RETURN(const lake::Placed created, Create(key, json));
-  if (created == lake::Placed::kNew) cache_ = Cached{key, std::move(json), next};
+  if (created == lake::Placed::kNew) Remember(key, std::move(json), std::move(next));
   if (created == lake::Placed::kTaken) {
     // Someone's v<N+1>. Ours only if an earlier answer was lost and a store's "same bytes"
     // test could not tell (an S3 ETag we cannot reproduce): the commit id decides.
@@ -436,7 +440,7 @@ Result<CommitReport> FilesCatalog::CommitMetadata(const MetadataChange& change) 
     // Through the catalog's own compare-and-swap, so that every catalog (files, sql) expires
     // alike. The id names no snapshot: a swap whose answer was lost is simply tried again, and the
     // change re-applied to the newest metadata is the same change (or none).
-    Result<Swapped> swapped = Swap(*base, *next, NewUuid());
+    Result<Swapped> swapped = Swap(*base, std::move(*next), NewUuid());
     if (!swapped.ok()) {
       last = swapped.status();
       continue;
@@ -617,13 +621,15 @@ Result<CommitReport> FilesCatalog::Run(const Change& change) {
     }
 
     const int64_t now = NowMs();
-    const TableMetadata start =
-        parent != nullptr ? *parent : NewTable(spec_, NewUuid(), location(), now);
-    const Snapshot snapshot =
+    const std::string previous = parent != nullptr ? Uri(base->key) : "";
+    // Moved out of `base` (the attempt's own copy; a retry loads again), never copied: a table
+    // kept at expiry's defaults holds 1,440 snapshots, and copying them was a commit's cost.
+    TableMetadata start = parent != nullptr ? std::move(*base->metadata)
+                                            : NewTable(spec_, NewUuid(), location(), now);
+    Snapshot snapshot =
         ReplaceSnapshot(start, snapshot_id, now, Uri(list_key), counts, removed, extra);
-    const TableMetadata next =
-        WithSnapshot(start, snapshot, now, parent != nullptr ? Uri(base->key) : "");
-    Result<Swapped> swapped = Swap(*base, next, report.commit_id);
+    TableMetadata next = WithSnapshot(std::move(start), std::move(snapshot), now, previous);
+    Result<Swapped> swapped = Swap(*base, std::move(next), report.commit_id);
     if (!swapped.ok()) {
       // Maybe done, maybe not: the next attempt's Load finds our commit id if it was.
       last = swapped.status();

@@ -150,7 +150,7 @@ class FilesCatalog : public Catalog {
   Result<LoadedTable> Load() override;
   // Creates v<base.version+1>, never replacing it (taken by another: lost, unless it holds
   // `commit_id`), syncs it, then moves the hint forward.
-  Result<Swapped> Swap(const LoadedTable& base, const TableMetadata& next,
+  Result<Swapped> Swap(const LoadedTable& base, TableMetadata next,
                        const std::string& commit_id) override;
   // Moves the hint forward to current.version.
   Status Published(const LoadedTable& current) override;
@@ -184,6 +184,11 @@ class FilesCatalog : public Catalog {
   std::string HintKey() const { return table_key_ + "/metadata/version-hint.text"; }
 
  protected:
+  // The metadata file of `key` whose bytes are `json`: the one this catalog parsed or wrote last
+  // when the bytes are the same, else parsed (and kept as the last).
+  Result<TableMetadata> Parsed(const std::string& key, std::string json);
+  // Keeps `metadata`, just written to `key` as `json`, as the last one this catalog wrote.
+  void Remember(std::string key, std::string json, TableMetadata metadata);
   Result<std::string> ReadWhole(const std::string& key);
   Result<bool> Exists(const std::string& key);
   Result<int64_t> HighestListed();
@@ -217,9 +222,6 @@ class FilesCatalog : public Catalog {
   // Moves version-hint.text forward to `version` (or past it, to the newest found).
   Status WriteHint(int64_t version);
   std::string NewUuid();
-  // The metadata file of `key` whose bytes are `json`: the one this catalog parsed or wrote last
-  // when the bytes are the same, else parsed (and kept as the last).
-  Result<TableMetadata> Parsed(const std::string& key, std::string json);
 
   lake::Destination& destination_;
   std::string lake_uri_;

@@ -141,20 +141,18 @@ Result<LoadedTable> SqlCatalog::Load() {
   if (location.empty()) return loaded;
   SINKD_ASSIGN_OR_RETURN(loaded.key, KeyOf(location));
   SINKD_ASSIGN_OR_RETURN(loaded.version, VersionOf(loaded.key));
-  SINKD_ASSIGN_OR_RETURN(const std::string json, ReadWhole(loaded.key));
-  Result<TableMetadata> parsed = ParseTableMetadata(json);
-  if (!parsed.ok()) return parsed.status().WithContext(location);
-  loaded.metadata = std::move(*parsed);
+  SINKD_ASSIGN_OR_RETURN(std::string json, ReadWhole(loaded.key));
+  SINKD_ASSIGN_OR_RETURN(loaded.metadata, Parsed(loaded.key, std::move(json)));
   return loaded;
 }
 
-Result<Swapped> SqlCatalog::Swap(const LoadedTable& base, const TableMetadata& next,
-                                 const std::string&) {
+Result<Swapped> SqlCatalog::Swap(const LoadedTable& base, TableMetadata next, const std::string&) {
   Swapped swapped;
   swapped.version = base.version + 1;
   const std::string key = fmt::format("{}/metadata/{:05d}-{}{}", table_key_, swapped.version,
                                       NewUuid(), kMetadataFileSuffix);
-  SINKD_ASSIGN_OR_RETURN(const lake::Placed created, Create(key, ToJson(next)));
+  std::string json = ToJson(next);
+  SINKD_ASSIGN_OR_RETURN(const lake::Placed created, Create(key, json));
   if (created == lake::Placed::kTaken) {
     return Status::Internal("iceberg: the new metadata file's name " + key + " is taken");
   }
@@ -193,6 +191,7 @@ Result<Swapped> SqlCatalog::Swap(const LoadedTable& base, const TableMetadata& n
   // whose next Load reads the row and finds our commit id if it landed.
   SINKD_RETURN_IF_ERROR(conn->Exec("COMMIT").status());
   swapped.won = true;
+  Remember(key, std::move(json), std::move(next));
   return swapped;
 }
 

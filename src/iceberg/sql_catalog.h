@@ -64,7 +64,7 @@ class SqlCatalog final : public FilesCatalog {
              TableSpec spec, SqlCatalogTarget target, CommitOptions options = {});
 
   Result<LoadedTable> Load() override;
-  Result<Swapped> Swap(const LoadedTable& base, const TableMetadata& next,
+  Result<Swapped> Swap(const LoadedTable& base, TableMetadata next,
                        const std::string& commit_id) override;
   Status Published(const LoadedTable&) override { return Status::OK(); }
 

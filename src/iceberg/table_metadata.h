@@ -87,7 +87,7 @@ Snapshot ReplaceSnapshot(const TableMetadata& base, int64_t id, int64_t now_ms,
 // `base` with `snapshot` added as the current one on main: last-sequence-number, the snapshot log
 // and last-updated-ms follow; `previous_metadata` (the file `base` was read from, if any) joins
 // the metadata log. REQUIRES: snapshot.sequence_number > base.last_sequence_number.
-TableMetadata WithSnapshot(const TableMetadata& base, Snapshot snapshot, int64_t now_ms,
+TableMetadata WithSnapshot(TableMetadata base, Snapshot snapshot, int64_t now_ms,
                            const std::string& previous_metadata = "");
 
 // The metadata file's JSON text (format-version 2, current-snapshot-id -1 when there is none,

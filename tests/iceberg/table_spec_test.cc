@@ -98,5 +98,39 @@ TEST(TableMetadata, AppendsChainTheirTotalsSequenceNumbersAndLogs) {
   EXPECT_EQ(SnapshotIdFrom(0), 1);
 }
 
+TEST(TableMetadata, ToJsonIsWhatNlohmannsDumpOfItsParseGives) {
+  // ToJson writes the text itself; nlohmann's compact dump of the parsed text is the reference:
+  // the same members in the same order, strings escaped alike, a repeated summary key once.
+  TableMetadata m = NewTable(SpecOf(row::kLedgerColumns), "u-\"quoted\"", "file:///t/ä", 100);
+  const std::string awkward =
+      std::string("a\\b\"c\n\t\r\b\f") + '\x01' + '\x1f' + '\x7f' + std::string(1, '\0') + "end";
+  // Not ASCII: written by nlohmann's serializer; the ASCII above by ToJson's own escaping.
+  const std::string accented = awkward + "é→";
+  m.properties.emplace_back("sinkd.awkward", awkward);
+  const std::string no_table = ToJson(m);
+  EXPECT_EQ(nlohmann::ordered_json::parse(no_table).dump(), no_table);
+  for (int64_t i = 1; i <= 3; ++i) {
+    Summary extra = {{"sinkd.commit-id", "c" + std::to_string(i)},
+                     {"sinkd.positions", awkward},
+                     {"sinkd.note", accented}};
+    if (i == 2) extra.emplace_back("sinkd.commit-id", "repeated");
+    m = WithSnapshot(m,
+                     AppendSnapshot(m, 10 + i, 100 * i, "file:///t/metadata/l" + awkward + ".avro",
+                                    {1, 2, 3, 1}, extra),
+                     100 * i, "file:///t/metadata/v" + std::to_string(i) + ".metadata.json");
+  }
+  const std::string text = ToJson(m);
+  const auto parsed = nlohmann::ordered_json::parse(text);
+  EXPECT_EQ(parsed.dump(), text);
+  EXPECT_EQ(parsed["snapshots"][1]["summary"]["sinkd.commit-id"], "repeated");
+  EXPECT_EQ(parsed["snapshots"][1]["summary"]["sinkd.positions"], awkward);
+  EXPECT_EQ(parsed["snapshots"][2]["summary"]["sinkd.note"], accented);
+  EXPECT_EQ(parsed["properties"]["sinkd.awkward"], awkward);
+  EXPECT_EQ(parsed["location"], "file:///t/ä");
+  Result<TableMetadata> back = ParseTableMetadata(text);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(ToJson(*back), text);
+}
+
 }  // namespace
 }  // namespace sinkd::iceberg
