@@ -62,11 +62,34 @@ const char* KindName(Value::Kind kind) {
   return kNames[static_cast<int>(kind)];
 }
 
+// Where a value sits in the datum, for error messages only: a chain of links on the encoder's
+// stack, made into text only when a value does not fit. Building "record.data_file.column_sizes
+// [3].value" as a string for every value was most of what encoding a manifest allocated.
+struct PathLink {
+  const PathLink* parent = nullptr;
+  std::string_view field;            // a record's field name, or
+  const std::string* key = nullptr;  // a map's key, or
+  size_t index = 0;                  // an array's index
+
+  std::string Text() const {
+    std::string out = parent != nullptr ? parent->Text() : "record";
+    if (!field.empty()) {
+      out += ".";
+      out += field;
+    } else if (key != nullptr) {
+      out += "[\"" + *key + "\"]";
+    } else if (parent != nullptr) {
+      out += "[" + std::to_string(index) + "]";
+    }
+    return out;
+  }
+};
+
 class Encoder {
  public:
   Encoder(const Schema& schema, std::string& out) : schema_(schema), out_(out) {}
 
-  Status Encode(size_t index, const Value& value, const std::string& path) {
+  Status Encode(size_t index, const Value& value, const PathLink& path) {
     const Node& n = schema_.nodes()[index];
     if (n.type == Type::kUnion) return EncodeUnion(n, value, path);
     if (n.type == Type::kRecord) return EncodeRecord(n, value, path);
@@ -109,17 +132,17 @@ class Encoder {
       case Type::kMap:
         return EncodeMap(n, value.map(), path);
       default:
-        return Status::Internal("avro: unhandled type at " + path);
+        return Status::Internal("avro: unhandled type at " + path.Text());
     }
   }
 
  private:
-  Status Misfit(const Value& value, const std::string& path) {
-    return Status::Refuse("avro: the " + std::string(KindName(value.kind())) + " at " + path +
-                          " does not fit its schema");
+  Status Misfit(const Value& value, const PathLink& path) {
+    return Status::Refuse("avro: the " + std::string(KindName(value.kind())) + " at " +
+                          path.Text() + " does not fit its schema");
   }
 
-  Status EncodeUnion(const Node& n, const Value& value, const std::string& path) {
+  Status EncodeUnion(const Node& n, const Value& value, const PathLink& path) {
     for (size_t i = 0; i < n.branches.size(); ++i) {
       const Node& branch = schema_.nodes()[n.branches[i]];
       if (!Fits(branch, value)) continue;
@@ -129,37 +152,51 @@ class Encoder {
     return Misfit(value, path);
   }
 
-  Status EncodeRecord(const Node& n, const Value& value, const std::string& path) {
+  Status EncodeRecord(const Node& n, const Value& value, const PathLink& path) {
     if (value.kind() != Value::Kind::kRecord) return Misfit(value, path);
-    for (const Field& given : value.record().fields) {
-      bool known = false;
-      for (const Node::Field& f : n.fields) known = known || f.name == given.name;
-      if (!known) return Status::Refuse("avro: " + path + " has no field \"" + given.name + "\"");
+    const std::vector<Field>& given = value.record().fields;
+    // sinkd's writers give a record's fields in the schema's order: then each is known and
+    // found by its position, where looking every name up is quadratic in the fields.
+    bool in_order = given.size() == n.fields.size();
+    for (size_t i = 0; in_order && i < given.size(); ++i)
+      in_order = given[i].name == n.fields[i].name;
+    if (!in_order) {
+      for (const Field& g : given) {
+        bool known = false;
+        for (const Node::Field& f : n.fields) known = known || f.name == g.name;
+        if (!known) {
+          return Status::Refuse("avro: " + path.Text() + " has no field \"" + g.name + "\"");
+        }
+      }
     }
-    for (const Node::Field& f : n.fields) {
-      const Value* v = value.Find(f.name);
-      SINKD_RETURN_IF_ERROR(Encode(f.node, v != nullptr ? *v : null_, path + "." + f.name));
+    for (size_t i = 0; i < n.fields.size(); ++i) {
+      const Node::Field& f = n.fields[i];
+      const Value* v = in_order ? &given[i].value : value.Find(f.name);
+      const PathLink here{&path, f.name};
+      SINKD_RETURN_IF_ERROR(Encode(f.node, v != nullptr ? *v : null_, here));
     }
     return Status::OK();
   }
 
-  Status EncodeArray(const Node& n, const Array& a, const std::string& path) {
+  Status EncodeArray(const Node& n, const Array& a, const PathLink& path) {
     if (!a.items.empty()) AppendLong(static_cast<int64_t>(a.items.size()), out_);
     for (size_t i = 0; i < a.items.size(); ++i) {
-      SINKD_RETURN_IF_ERROR(Encode(n.items, a.items[i], path + "[" + std::to_string(i) + "]"));
+      const PathLink here{&path, {}, nullptr, i};
+      SINKD_RETURN_IF_ERROR(Encode(n.items, a.items[i], here));
     }
     AppendLong(0, out_);
     return Status::OK();
   }
 
-  Status EncodeMap(const Node& n, const Map& m, const std::string& path) {
+  Status EncodeMap(const Node& n, const Map& m, const PathLink& path) {
     if (!m.entries.empty()) AppendLong(static_cast<int64_t>(m.entries.size()), out_);
     for (const MapEntry& e : m.entries) {
       if (!IsValidUtf8(e.key))
-        return Status::Refuse("avro: a map key at " + path + " is not UTF-8");
+        return Status::Refuse("avro: a map key at " + path.Text() + " is not UTF-8");
       AppendLong(static_cast<int64_t>(e.key.size()), out_);
       out_ += e.key;
-      SINKD_RETURN_IF_ERROR(Encode(n.items, e.value, path + "[\"" + e.key + "\"]"));
+      const PathLink here{&path, {}, &e.key};
+      SINKD_RETURN_IF_ERROR(Encode(n.items, e.value, here));
     }
     AppendLong(0, out_);
     return Status::OK();
@@ -186,7 +223,7 @@ void AppendLong(int64_t n, std::string& out) {
 }
 
 Status EncodeDatum(const Schema& schema, size_t node, const Value& value, std::string& out) {
-  return Encoder(schema, out).Encode(node, value, "record");
+  return Encoder(schema, out).Encode(node, value, PathLink{});
 }
 
 Result<int64_t> DatumReader::ReadLong() {

@@ -94,7 +94,17 @@ TEST(AvroContainer, AValueThatDoesNotFitItsSchemaFailsTheWriterNamingWhere) {
   refused(bad, "record.digest");
   bad = r;
   bad.fields[6].value = Map{{{"k", std::string("\xff", 1)}}};  // a string that is not UTF-8
-  refused(bad, "record.props");
+  refused(bad, "record.props[\"k\"]");
+  // Deeper: a record inside an array inside a union inside a record.
+  bad = SampleRecord(3).record();
+  Record data = bad.fields[2].value.record();
+  Array bounds = data.fields[4].value.array();
+  Record pair = bounds.items[1].record();
+  pair.fields[1].value = 7;  // bytes
+  bounds.items[1] = pair;
+  data.fields[4].value = bounds;
+  bad.fields[2].value = data;
+  refused(bad, "the long at record.data.bounds[1].value does not fit");
 }
 
 TEST(AvroContainer, AnOptionalFieldLeftOutIsWrittenAsNull) {
