@@ -6,9 +6,9 @@
 //                the 16 sync bytes again
 #include "avro/container.h"
 
-#include <cstring>
-
 #include <fmt/format.h>
+
+#include <cstring>
 
 #include "avro/datum.h"
 #include "avro/deflate.h"
@@ -135,6 +135,21 @@ Result<Metadata> ReadMetadata(DatumReader& in) {
 }  // namespace
 
 Result<ContainerFile> ReadContainer(std::string_view bytes, const ReadLimits& limits) {
+  std::vector<Value> records;
+  Result<ContainerFile> file = ReadContainerEach(
+      bytes,
+      [&](DatumReader& in, const ContainerFile& header) {
+        SINKD_ASSIGN_OR_RETURN(Value record, in.Read(header.schema, header.schema.root_index()));
+        records.push_back(std::move(record));
+        return Status::OK();
+      },
+      limits);
+  if (file.ok()) file->records = std::move(records);
+  return file;
+}
+
+Result<ContainerFile> ReadContainerEach(std::string_view bytes, const RecordReader& read_record,
+                                        const ReadLimits& limits) {
   if (bytes.size() > limits.max_file_bytes) {
     // One format string, not a sum of literals: gcc stores a summed literal in 16-byte pieces,
     // and "avro: a containe" alone is a spelling finding of lintian's in the packaged binary.
@@ -181,9 +196,7 @@ Result<ContainerFile> ReadContainer(std::string_view bytes, const ReadLimits& li
       return Corrupt("a block's record count past its bytes");
     }
     for (int64_t i = 0; i < count; ++i) {
-      Result<Value> record = block.Read(file.schema, file.schema.root_index());
-      if (!record.ok()) return record.status();
-      file.records.push_back(std::move(record).value());
+      SINKD_RETURN_IF_ERROR(read_record(block, file));
     }
     if (block.remaining() != 0) return Corrupt("a block with bytes after its last record");
     values += block.values();

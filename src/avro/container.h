@@ -12,11 +12,13 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "avro/datum.h"
 #include "avro/schema.h"
 #include "avro/value.h"
 #include "base/result.h"
@@ -90,5 +92,14 @@ struct ContainerFile {
 // an unknown codec, a schema that does not parse, a block whose sync marker differs or whose
 // records do not fill it exactly, and every corruption DatumReader names.
 Result<ContainerFile> ReadContainer(std::string_view bytes, const ReadLimits& limits = {});
+
+// ReadContainer with each record handed to `read_record` instead of built as a Value (`records`
+// stays empty): with the file's header read so far (schema, codec, metadata, sync), it must read
+// exactly one datum of the schema's root from the reader, and an error from it ends the read.
+// For a caller that keeps a few fields of large records.
+struct ContainerFile;
+using RecordReader = std::function<Status(DatumReader& in, const ContainerFile& header)>;
+Result<ContainerFile> ReadContainerEach(std::string_view bytes, const RecordReader& read_record,
+                                        const ReadLimits& limits = {});
 
 }  // namespace sinkd::avro

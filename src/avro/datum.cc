@@ -245,6 +245,33 @@ Result<std::string> DatumReader::ReadRaw(uint64_t length) {
   return s;
 }
 
+Result<std::string_view> DatumReader::ReadBytes(bool utf8) {
+  SINKD_ASSIGN_OR_RETURN(const int64_t length, ReadLong());
+  if (length < 0) return Corrupt("a negative length");
+  if (static_cast<uint64_t>(length) > remaining()) return Corrupt("a length runs past the end");
+  const std::string_view s = bytes_.substr(pos_, static_cast<size_t>(length));
+  pos_ += static_cast<size_t>(length);
+  if (utf8 && !IsValidUtf8(s)) return Corrupt("a string that is not UTF-8");
+  return s;
+}
+
+Result<size_t> DatumReader::ReadBranch(const Node& union_node) {
+  SINKD_ASSIGN_OR_RETURN(const int64_t i, ReadLong());
+  if (i < 0 || static_cast<uint64_t>(i) >= union_node.branches.size()) {
+    return Corrupt("a union index out of range");
+  }
+  return static_cast<size_t>(i);
+}
+
+Result<int64_t> DatumReader::ReadBlockCount(const Node& items) {
+  int64_t block_bytes = 0;
+  return ReadCount(items, block_bytes);
+}
+
+Status DatumReader::Skip(const Schema& schema, size_t node) {
+  return ReadNode(schema, node, 0).status();
+}
+
 Status DatumReader::Count() {
   return ++values_ > max_values_ ? Corrupt("more values than the limit") : Status::OK();
 }

@@ -1,7 +1,8 @@
 // The Avro binary encoding of one datum against a schema node (Avro specification, "Binary
 // Encoding"): int and long as zigzag varints, float and double little-endian, bytes and string as
 // a long length then the bytes, records field after field, arrays and maps as blocks of items
-// ended by a zero count, unions as the branch index then the value. Internal to src/avro.
+// ended by a zero count, unions as the branch index then the value. DatumReader's piecewise reads
+// serve callers of avro::ReadContainerEach (container.h); the rest is internal to src/avro.
 // Threads: pure functions over their arguments.
 #pragma once
 
@@ -39,6 +40,20 @@ class DatumReader {
   Result<int64_t> ReadLong();
   // The next `length` bytes as they are; Reject when fewer remain.
   Result<std::string> ReadRaw(uint64_t length);
+
+  // Reading a datum piece by piece, for a caller that walks the schema itself and keeps only what
+  // it needs (iceberg's manifest reader) instead of building a Value of every piece. The same
+  // bounds and the same Reject messages as Read.
+  // A bytes or string datum (length, then the bytes), viewing the reader's bytes; `utf8`: Reject
+  // one that is not UTF-8.
+  Result<std::string_view> ReadBytes(bool utf8);
+  // A union's branch index, checked against `union_node`'s branches.
+  Result<size_t> ReadBranch(const Node& union_node);
+  // The item count of the next block of an array or map of `items` (0: the end), bounded by the
+  // remaining bytes and the value limit.
+  Result<int64_t> ReadBlockCount(const Node& items);
+  // Reads one datum of `node` and drops it.
+  Status Skip(const Schema& schema, size_t node);
   size_t remaining() const { return bytes_.size() - pos_; }
   uint64_t values() const { return values_; }  // built so far
 

@@ -4,6 +4,7 @@
 // the same entries; corrupt metadata is refused naming the field.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "iceberg/ledger_table.h"
@@ -13,8 +14,10 @@ namespace {
 
 std::string Path(const std::string& uri) { return uri.substr(std::string("file://").size()); }
 
-// `uri` as python3-avro reads it and then writes it again (deflate), under `out`.
-std::string RewrittenByPython(const std::string& uri, const std::filesystem::path& out) {
+// `uri` as python3-avro reads it and then writes it again (deflate), under `out`, after
+// `change` had its way with the dump ({"schema", "metadata", "records"}, bytes as {"hex"}).
+std::string RewrittenByPython(const std::string& uri, const std::filesystem::path& out,
+                              const std::function<void(nlohmann::json&)>& change = {}) {
   const auto tool = [](const char* name) {
     return (testing::SourceDir() / "tools" / name).string();
   };
@@ -29,10 +32,21 @@ std::string RewrittenByPython(const std::string& uri, const std::filesystem::pat
   for (const auto& [k, v] : dump["metadata"].items()) {
     if (k.rfind("avro.", 0) != 0) spec["metadata"][k] = v;
   }
+  if (change) change(spec);
   testing::CommandResult write =
       testing::RunCommand({"/usr/bin/python3", tool("avro-write.py"), out.string()}, spec.dump());
   EXPECT_EQ(write.exit_code, 0) << write.err;
   return testing::ReadFile(out);
+}
+
+// The field `name` of a record schema's "fields".
+nlohmann::json& FieldOf(nlohmann::json& record_schema, const std::string& name) {
+  for (auto& f : record_schema["fields"]) {
+    if (f["name"] == name) return f;
+  }
+  ADD_FAILURE() << "no field " << name;
+  static nlohmann::json none;
+  return none;
 }
 
 TEST(IcebergReaders, ManifestsAndListsReadBackAsWrittenAndAsPythonAvroRewritesThem) {
@@ -72,6 +86,89 @@ TEST(IcebergReaders, ManifestsAndListsReadBackAsWrittenAndAsPythonAvroRewritesTh
   EXPECT_EQ((*ours)[1].path, t.manifests[1]);
   EXPECT_EQ((*ours)[1].sequence_number, 2);
   EXPECT_EQ((*ours)[0].added_rows + (*ours)[1].added_rows, static_cast<int64_t>(t.rows));
+}
+
+TEST(IcebergReaders, AManifestWithAnotherWritersFieldOrderAndExtraFieldsReadsAsOurs) {
+  // The reader walks the file's own schema: fields in another order, fields it does not know
+  // (skipped whatever their type), long where sinkd writes int, give the same entries.
+  testing::TempDir tmp;
+  const LedgerTable t = WriteLedgerTable(tmp.path() / "lake", 1, 30);
+  const TableSpec spec = SpecOf(row::kLedgerColumns);
+  const std::string theirs =
+      RewrittenByPython(t.manifests[0], tmp / "m.avro", [](nlohmann::json& dump) {
+        auto& entry = dump["schema"];
+        auto& data_file = FieldOf(entry, "data_file")["type"];
+        std::reverse(data_file["fields"].begin(), data_file["fields"].end());
+        std::reverse(entry["fields"].begin(), entry["fields"].end());
+        FieldOf(data_file, "content")["type"] = "long";
+        data_file["fields"].insert(
+            data_file["fields"].begin() + 3,
+            nlohmann::json{{"name", "x_note"},
+                           {"type", nlohmann::json::array({"null", "string"})}});
+        entry["fields"].push_back(nlohmann::json{
+            {"name", "x_tags"},
+            {"type", {{"type", "map"}, {"values", {{"type", "array"}, {"items", "long"}}}}}});
+        for (auto& r : dump["records"]) {
+          r["data_file"]["x_note"] = "from elsewhere";
+          r["x_tags"] = {{"a", {1, 2, 3}}, {"b", nlohmann::json::array()}};
+        }
+      });
+  Result<std::vector<ManifestEntry>> entries = ReadManifest(theirs, spec);
+  ASSERT_TRUE(entries.ok()) << entries.status().ToString();
+  ASSERT_EQ(entries->size(), t.files.size());
+  for (size_t i = 0; i < entries->size(); ++i) {
+    EXPECT_TRUE((*entries)[i].file == t.files[i]) << (*entries)[i].file.path;
+    EXPECT_EQ((*entries)[i].status, EntryStatus::kAdded);
+  }
+}
+
+TEST(IcebergReaders, AManifestMissingARequiredFieldOrHoldingDeletesIsRefusedNamingWhy) {
+  testing::TempDir tmp;
+  const LedgerTable t = WriteLedgerTable(tmp.path() / "lake", 1, 30);
+  const TableSpec spec = SpecOf(row::kLedgerColumns);
+  int n = 0;
+  const auto refused = [&](const std::function<void(nlohmann::json&)>& change,
+                           const std::string& named) {
+    const std::string bytes =
+        RewrittenByPython(t.manifests[0], tmp / ("m" + std::to_string(n++) + ".avro"), change);
+    Result<std::vector<ManifestEntry>> r = ReadManifest(bytes, spec);
+    ASSERT_FALSE(r.ok()) << named;
+    EXPECT_TRUE(r.status().IsReject()) << r.status().ToString();
+    EXPECT_NE(r.status().message().find(named), std::string::npos) << r.status().ToString();
+  };
+  const auto without = [](const char* name) {
+    return [name](nlohmann::json& dump) {
+      auto& fields = FieldOf(dump["schema"], "data_file")["type"]["fields"];
+      for (size_t i = 0; i < fields.size(); ++i) {
+        if (fields[i]["name"] == name) fields.erase(i);
+      }
+      for (auto& r : dump["records"]) r["data_file"].erase(name);
+    };
+  };
+  refused(without("record_count"), "no record_count");
+  refused(without("file_path"), "no file_path");
+  refused(without("partition"), "no partition");
+  refused(
+      [](nlohmann::json& dump) {
+        for (auto& r : dump["records"]) r["data_file"]["content"] = 2;
+      },
+      "a delete file (content 2)");
+  refused([](nlohmann::json& dump) { dump["metadata"]["content"] = "deletes"; },
+          "content \"deletes\"");
+  refused(
+      [](nlohmann::json& dump) {
+        FieldOf(FieldOf(dump["schema"], "data_file")["type"], "file_size_in_bytes")["type"] =
+            "string";
+        for (auto& r : dump["records"]) r["data_file"]["file_size_in_bytes"] = "big";
+      },
+      "file_size_in_bytes is not a number");
+  refused(
+      [](nlohmann::json& dump) {
+        auto& partition = FieldOf(FieldOf(dump["schema"], "data_file")["type"], "partition");
+        partition["type"]["fields"].erase(1);  // app
+        for (auto& r : dump["records"]) r["data_file"]["partition"].erase("app");
+      },
+      "no value for partition field");
 }
 
 TEST(IcebergReaders, MetadataParsesBackToTheSameJsonAndCorruptMetadataIsRefusedNamingTheField) {
