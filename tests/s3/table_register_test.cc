@@ -1,7 +1,9 @@
 // `sinkd table register` and `sinkd lake verify --table-format iceberg` on a bucket (s3rver behind
 // the SigV4 layer), through the binary: an imported bucket lake adopted in one snapshot, a second
 // register adding nothing, verify passing and then failing naming a deleted Part; a directory lake
-// with its table copied into a bucket, rebuilt there with --replace-metadata and read by icebird.
+// with its table copied into a bucket, rebuilt there with --replace-metadata and read by icebird;
+// the same with the table's pointer in the sql catalog (a real PostgreSQL), whose row moves from
+// the directory's metadata file to the bucket's.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -9,9 +11,11 @@
 #include <set>
 
 #include "iceberg/committers.h"
+#include "outbox/pg.h"
 #include "s3/s3_destination.h"
 #include "s3_server.h"
 #include "support/lake_files.h"
+#include "support/postgres_server.h"
 
 namespace sinkd::testing {
 namespace {
@@ -159,6 +163,100 @@ TEST(S3TableRegister, ADirectoryLakeCopiedIntoABucketIsRebuiltThereAndReadByIceb
   r = SinkdOn(verify);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("table: s3://garm-lake/ledger/metadata/v2.metadata.json"), std::string::npos)
+      << r.out;
+}
+
+// The ledger row of the sql catalog at `pg`: metadata_location and previous_metadata_location.
+std::pair<std::string, std::string> LedgerRow(const std::string& pg) {
+  Result<outbox::PgConn> conn = outbox::PgConn::Connect(pg, "sinkd-test");
+  EXPECT_TRUE(conn.ok()) << conn.status().ToString();
+  if (!conn.ok()) return {};
+  Result<outbox::PgResult> row = conn->Exec(
+      "SELECT metadata_location, coalesce(previous_metadata_location, '') FROM iceberg_tables "
+      "WHERE catalog_name = 'sinkd' AND table_namespace = 'lake' AND table_name = 'ledger'");
+  EXPECT_TRUE(row.ok()) << row.status().ToString();
+  if (!row.ok() || row->rows() != 1) return {};
+  return {std::string(row->Text(0, 0)), std::string(row->Text(0, 1))};
+}
+
+TEST(S3TableRegister, ADirectoryTableInTheSqlCatalogCopiedIntoABucketHasItsRowMovedThere) {
+  const std::string pg = PostgresServer::Shared().FreshDatabase();
+  ASSERT_FALSE(pg.empty());
+  S3Server server;
+  ASSERT_TRUE(server.ok()) << server.error();
+  TempDir tmp;
+  const long good = Generate((tmp / "in.bin").string(), 30, 9);
+  const std::string lake = (tmp / "lake").string();
+  const std::vector<std::string> sql = {"--iceberg-catalog", "sql", "--iceberg-catalog-url", pg};
+  ASSERT_EQ(SinkdOn({"import", "ledger", "--lake-dir", lake, "--instance-id", "box-1",
+                     "--batch-max-rows", "400", (tmp / "in.bin").string()})
+                .exit_code,
+            0);
+  std::vector<std::string> here = {"table", "register", "ledger", "--lake-dir", lake};
+  here.insert(here.end(), sql.begin(), sql.end());
+  ASSERT_EQ(SinkdOn(here).exit_code, 0);
+  const std::string old_row = LedgerRow(pg).first;
+  ASSERT_EQ(old_row.rfind("file://" + lake + "/ledger/metadata/", 0), 0u) << old_row;
+
+  Logger log(stderr);
+  auto bucket = Bucket(server, log);
+  ASSERT_TRUE(bucket);
+  for (const std::string& key : LakeKeys(tmp / "lake", "")) {
+    ASSERT_TRUE(bucket->Replace(key, ReadFile(tmp / "lake" / key)).ok()) << key;
+  }
+  fs::remove_all(lake);
+  std::vector<std::string> at = {"--s3-endpoint", server.endpoint(), "--s3-bucket", "garm-lake"};
+  at.insert(at.end(), sql.begin(), sql.end());
+  std::vector<std::string> registration = {"table", "register", "ledger"};
+  registration.insert(registration.end(), at.begin(), at.end());
+  CommandResult r = SinkdOn(registration);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("--replace-metadata"), std::string::npos) << r.err;
+  registration.push_back("--replace-metadata");
+  r = SinkdOn(registration);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("replaced metadata naming file://" + lake + "/ledger"), std::string::npos)
+      << r.out;
+  const auto [row, previous] = LedgerRow(pg);
+  EXPECT_EQ(row.rfind("s3://garm-lake/ledger/metadata/00002-", 0), 0u) << row;
+  EXPECT_EQ(previous, old_row);
+
+  std::vector<std::string> info = {"table", "info", "ledger", "--json"};
+  info.insert(info.end(), at.begin(), at.end());
+  r = SinkdOn(info);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  EXPECT_EQ(j["location"], "s3://garm-lake/ledger");
+  EXPECT_EQ(j["metadata"], row);
+  EXPECT_EQ(j["records"], good);
+
+  Mirror(*bucket, tmp / "mirror");
+  const CommandResult read =
+      RunCommand({"node", (SourceDir() / "tools/icebird-read.mjs").string(),
+                  "s3://garm-lake/ledger", "--s3-mirror", (tmp / "mirror").string(), "--metadata",
+                  row.substr(row.rfind('/') + 1)});
+  ASSERT_EQ(read.exit_code, 0) << read.err;
+  const nlohmann::json rows = nlohmann::json::parse(read.out, nullptr, false);
+  ASSERT_FALSE(rows.is_discarded());
+  std::set<std::string> ids;
+  for (const auto& e : rows["rows"]) ids.insert(e["event_id"].get<std::string>());
+  EXPECT_EQ(rows["rows"].size(), static_cast<size_t>(good));
+  EXPECT_EQ(ids.size(), static_cast<size_t>(good));
+
+  std::vector<std::string> verify = {"lake", "verify", "ledger", "--table-format", "iceberg"};
+  verify.insert(verify.end(), at.begin(), at.end());
+  r = SinkdOn(verify);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("table: " + row + ", snapshot "), std::string::npos) << r.out;
+  auto parts = bucket->List("ledger/date=");
+  ASSERT_TRUE(parts.ok());
+  ASSERT_FALSE(parts->empty());
+  const std::string gone = parts->back().key;
+  ASSERT_TRUE(bucket->Delete(gone).ok());
+  r = SinkdOn(verify);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("table file s3://garm-lake/" + gone + " does not exist"), std::string::npos)
       << r.out;
 }
 
