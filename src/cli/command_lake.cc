@@ -15,6 +15,7 @@
 #include "cli/command.h"
 #include "cli/config_flags.h"
 #include "cli/destination_flags.h"
+#include "cli/lake_flags.h"
 #include "cli/nats_flags.h"
 #include "cli/size_flags.h"
 #include "cli/stream_origin.h"
@@ -23,6 +24,7 @@
 #include "jetstream/pull_consumer.h"
 #include "jetstream/streams.h"
 #include "outbox/pg.h"
+#include "sinks/registry.h"
 #include "table/commit.h"
 #include "table/table.h"
 #include "verify/outbox_rows.h"
@@ -51,6 +53,8 @@ struct VerifyFlags {
   std::string sink;                 // --sink: the outbox lake sink of the --config file
   bool destination_given = false;   // a destination flag on the command line
   std::string table_format = "none";  // lake verify: iceberg also checks the table
+  iceberg::TableCatalog catalog;      // lake verify: where that table's pointer lives
+  bool catalog_given = false;         // an --iceberg-* flag on the command line
 };
 
 // The outbox lake sink entry of the configuration file that `table` belongs to: the one --sink
@@ -193,9 +197,14 @@ nlohmann::json TableReportJson(const verify::TableReport& t) {
   return j;
 }
 
-void PrintTableText(const verify::TableReport& t) {
+void PrintTableText(const verify::TableReport& t, const iceberg::TableCatalog& catalog,
+                    const std::string& prefix) {
   if (t.metadata.empty()) {
-    std::printf("  table: no Iceberg table (no metadata/v<N>.metadata.json)\n  NOT OK\n");
+    std::printf("  table: no Iceberg table (%s)\n  NOT OK\n",
+                catalog.kind == "sql" ? ("no row for " + prefix + " in namespace " +
+                                         catalog.namespace_name + " of the sql catalog")
+                                            .c_str()
+                                      : "no metadata/v<N>.metadata.json");
     return;
   }
   std::printf("  table: %s, snapshot %lld: %llu data files, %llu records\n", t.metadata.c_str(),
@@ -232,6 +241,7 @@ struct VerifyTarget {
   const config::SinkConfig* entry = nullptr;  // the outbox lake sink, with --config [postgres]
   std::string prefix;
   std::unique_ptr<lake::Destination> destination;
+  iceberg::TableCatalog catalog;  // the table's, for --table-format iceberg
 };
 
 Result<VerifyTarget> VerifyTargetFrom(const VerifyFlags& flags, const config::Config* file,
@@ -272,6 +282,7 @@ Result<VerifyTarget> VerifyTargetFrom(const VerifyFlags& flags, const config::Co
   }
   std::string prefix = flags.key_prefix.empty() ? table : flags.key_prefix;
   std::unique_ptr<lake::Destination> destination;
+  iceberg::TableCatalog catalog = flags.catalog;
   if (entry != nullptr) {
     config::OptionReader options(*entry);
     if (flags.key_prefix.empty()) {
@@ -280,6 +291,16 @@ Result<VerifyTarget> VerifyTargetFrom(const VerifyFlags& flags, const config::Co
     if (!flags.destination_given) {
       SINKD_ASSIGN_OR_RETURN(destination, DestinationFromSinkOptions(options, nullptr));
     }
+    // The sink's table is where its entry commits it, unless a flag names another catalog.
+    if (!flags.catalog_given) {
+      sinks::SinkEnvironment env;
+      env.catalog = flags.catalog;
+      env.outbox_conninfo = file->postgres_url;
+      SINKD_ASSIGN_OR_RETURN(catalog, sinks::LakeSinkCatalog(*entry, options, env));
+    }
+  }
+  if (flags.table_format == iceberg::kIcebergCommitFormat) {
+    SINKD_RETURN_IF_ERROR(iceberg::CheckTableCatalog(catalog));
   }
   lake::LakeWriterOptions check;
   check.key_prefix = prefix;
@@ -288,7 +309,7 @@ Result<VerifyTarget> VerifyTargetFrom(const VerifyFlags& flags, const config::Co
   if (!destination) {
     SINKD_ASSIGN_OR_RETURN(destination, MakeDestination(flags.destination));
   }
-  return VerifyTarget{table, origin, entry, prefix, std::move(destination)};
+  return VerifyTarget{table, origin, entry, prefix, std::move(destination), std::move(catalog)};
 }
 
 Status RunVerify(const VerifyFlags& flags, const config::Config* file, Invocation& invocation) {
@@ -305,11 +326,15 @@ Status RunVerify(const VerifyFlags& flags, const config::Config* file, Invocatio
   if (flags.has_from) input.from = flags.from;
   if (flags.has_to) input.to = flags.to;
   // With a table, its check reads the metadata first and sees every footer the scan reads.
+  std::unique_ptr<iceberg::FilesCatalog> catalog;
   std::unique_ptr<verify::TableCheck> table_check;
   verify::OnFooter on_footer;
   if (flags.table_format == iceberg::kIcebergCommitFormat) {
-    table_check = std::make_unique<verify::TableCheck>(*destination,
-                                                       *table::FindTable(table)->columns, prefix);
+    const row::ColumnTable& columns = *table::FindTable(table)->columns;
+    SINKD_ASSIGN_OR_RETURN(catalog,
+                           invocation.Usage(TableCatalogOf(*destination, prefix, columns,
+                                                           target.catalog)));
+    table_check = std::make_unique<verify::TableCheck>(*destination, columns, *catalog);
     SINKD_RETURN_IF_ERROR(table_check->Prepare());
     on_footer = [&](const lake::StoredObject& object, const parquet::FileFooter& footer) {
       table_check->Observe(object, footer);
@@ -363,7 +388,7 @@ Status RunVerify(const VerifyFlags& flags, const config::Config* file, Invocatio
     std::printf("%s\n", j.dump().c_str());
   } else {
     PrintText(table, where, report);
-    if (table_report) PrintTableText(*table_report);
+    if (table_report) PrintTableText(*table_report, target.catalog, prefix);
   }
   std::fflush(stdout);
   if (report.ok() && (!table_report || table_report->ok())) return Status::OK();
@@ -547,6 +572,7 @@ void AddLakeCommand(CLI::App& root, Invocation& invocation) {
                   "agreeing with its manifest entry) and the gaps from its committed positions")
       ->check(CLI::IsMember(table::TableFormats()))
       ->capture_default_str();
+  AddTableCatalogFlags(*cmd, *config, flags->catalog);
   BindDestinationFlags(*config);
   config->Bind("--table-format", {"lake.table_format"});
   cmd->callback([flags, config, cmd, from, to, &invocation] {
@@ -559,6 +585,9 @@ void AddLakeCommand(CLI::App& root, Invocation& invocation) {
       }
       for (const char* f : {"--lake-dir", "--s3-endpoint", "--s3-bucket"}) {
         if (cmd->get_option(f)->count() > 0) flags->destination_given = true;
+      }
+      for (const char* f : {"--iceberg-catalog", "--iceberg-catalog-url", "--iceberg-namespace"}) {
+        if (cmd->get_option(f)->count() > 0) flags->catalog_given = true;
       }
       SINKD_RETURN_IF_ERROR(invocation.Usage(config->Apply()));
       flags->has_from = from->count() > 0;

@@ -44,25 +44,6 @@ struct TableInfoFlags {
   bool json = false;
 };
 
-// --iceberg-catalog, --iceberg-catalog-url, --iceberg-namespace ([iceberg] catalog, catalog_url,
-// namespace), as the drain takes them: where the table's writers keep its pointer.
-void AddTableCatalog(CLI::App& cmd, ConfigFlags& config, iceberg::TableCatalog& catalog) {
-  AddIcebergCatalogFlags(cmd, catalog.kind, catalog.url, catalog.namespace_name);
-  BindIcebergCatalogFlags(config);
-}
-
-// The table's catalog over its lake: the files catalog, or the sql catalog's row (table name:
-// its key prefix) in catalog.url. Refused (usage) as the drain refuses it: sql without a URL.
-Result<std::unique_ptr<iceberg::FilesCatalog>> TableCatalogOf(lake::Destination& destination,
-                                                              const std::string& prefix,
-                                                              const table::TableSpec& spec,
-                                                              const iceberg::TableCatalog& catalog,
-                                                              Invocation& invocation) {
-  SINKD_RETURN_IF_ERROR(invocation.Usage(iceberg::CheckTableCatalog(catalog)));
-  return iceberg::OpenCatalog(destination, prefix, iceberg::SpecOf(*spec.columns),
-                              iceberg::SqlTargetOf(catalog));
-}
-
 // The table a maintenance command works on, its lake open.
 struct OpenTable {
   std::unique_ptr<lake::Destination> destination;
@@ -87,8 +68,8 @@ Result<OpenTable> OpenTableOf(const DestinationFlags& destination, const std::st
   SINKD_RETURN_IF_ERROR(invocation.Usage(check.Validate()));
   OpenTable out;
   SINKD_ASSIGN_OR_RETURN(out.destination, invocation.Usage(MakeDestination(destination)));
-  SINKD_ASSIGN_OR_RETURN(out.catalog,
-                         TableCatalogOf(*out.destination, prefix, *spec, catalog, invocation));
+  SINKD_ASSIGN_OR_RETURN(out.catalog, invocation.Usage(TableCatalogOf(
+                                          *out.destination, prefix, *spec->columns, catalog)));
   return out;
 }
 
@@ -220,8 +201,9 @@ Status RunTableInfo(const TableInfoFlags& flags, Invocation& invocation) {
   SINKD_RETURN_IF_ERROR(invocation.Usage(check.Validate()));
   SINKD_ASSIGN_OR_RETURN(std::unique_ptr<lake::Destination> destination,
                          invocation.Usage(MakeDestination(flags.destination)));
-  SINKD_ASSIGN_OR_RETURN(std::unique_ptr<iceberg::FilesCatalog> opened,
-                         TableCatalogOf(*destination, prefix, *spec, flags.catalog, invocation));
+  SINKD_ASSIGN_OR_RETURN(
+      std::unique_ptr<iceberg::FilesCatalog> opened,
+      invocation.Usage(TableCatalogOf(*destination, prefix, *spec->columns, flags.catalog)));
   iceberg::FilesCatalog& catalog = *opened;
   SINKD_ASSIGN_OR_RETURN(const iceberg::LoadedTable loaded, catalog.Load());
   if (!loaded.metadata) {
@@ -323,7 +305,7 @@ void AddTableExpire(CLI::App& parent, Invocation& invocation) {
                   "delete a compaction's input only this long after its replace (default 1h, "
                   "[compaction] grace: glob readers may still open it)");
   cmd->add_flag("--dry-run", flags->dry_run, "print what would go; change nothing");
-  AddTableCatalog(*cmd, *config, flags->catalog);
+  AddTableCatalogFlags(*cmd, *config, flags->catalog);
   BindDestinationFlags(*config);
   config->Bind("--grace", {"compaction.grace"});
   config->Bind("--older-than", {"iceberg.expire_older_than"});
@@ -351,7 +333,7 @@ void AddTableOrphans(CLI::App& parent, Invocation& invocation) {
                   "only files older than this: days (3d, the default) or a duration (a running "
                   "commit's files are young)");
   cmd->add_flag("--delete", flags->remove, "delete them");
-  AddTableCatalog(*cmd, *config, flags->catalog);
+  AddTableCatalogFlags(*cmd, *config, flags->catalog);
   BindDestinationFlags(*config);
   config->Bind("--older-than", {"iceberg.orphans_older_than"});
   config->Bind("--delete", {"iceberg.orphans_delete"});
@@ -371,6 +353,7 @@ struct TableRegisterFlags {
   jetstream::ConnectOptions nats;
   std::string table;
   std::string key_prefix;
+  iceberg::TableCatalog catalog;
   std::vector<std::string> stream_created;  // TIME or STREAM=TIME
   bool replace_metadata = false;
   bool use_nats = false;
@@ -390,10 +373,9 @@ Status RunTableRegister(const TableRegisterFlags& flags, Invocation& invocation)
     }
     options.stream_created[stream] = created;
   }
-  // Register writes the files catalog's layout only (KNOWN-GAPS): the default catalog.
   SINKD_ASSIGN_OR_RETURN(OpenTable open,
                          OpenTableOf(flags.destination, flags.table, flags.key_prefix,
-                                     iceberg::TableCatalog{}, "table register", invocation));
+                                     flags.catalog, "table register", invocation));
   if (flags.use_nats) {
     // The stream's creation time from the server: the table of a drain keys positions by it.
     std::optional<StreamOrigin> origin;
@@ -419,6 +401,10 @@ Status RunTableRegister(const TableRegisterFlags& flags, Invocation& invocation)
   SINKD_ASSIGN_OR_RETURN(
       const iceberg::RegisterReport report,
       iceberg::Register(*open.catalog, *open.destination, *spec->columns, prefix, options));
+  if (!report.adopted.empty()) {
+    std::printf("adopted %s into the sql catalog (namespace %s)\n", report.adopted.c_str(),
+                flags.catalog.namespace_name.c_str());
+  }
   for (const std::string& key : report.not_adopted) {
     std::printf(
         "not adopted %s: younger than the table and not in it (a failed commit's; see "
@@ -475,6 +461,7 @@ void AddTableRegister(CLI::App& parent, Invocation& invocation) {
                   "keys the sequences the table records: TIME for the table's stream, or "
                   "STREAM=TIME; repeatable");
   AddNatsFlags(*cmd, flags->nats, *config);
+  AddTableCatalogFlags(*cmd, *config, flags->catalog);
   BindDestinationFlags(*config);
   cmd->callback([flags, config, cmd, &invocation] {
     invocation.run = [flags, config, cmd, &invocation] {
@@ -506,7 +493,7 @@ void AddTableCommand(CLI::App& root, Invocation& invocation) {
   cmd->add_option("--key-prefix", flags->key_prefix,
                   "the table's first key segment (default: the table's name)");
   cmd->add_flag("--json", flags->json, "one JSON object on standard output");
-  AddTableCatalog(*cmd, *config, flags->catalog);
+  AddTableCatalogFlags(*cmd, *config, flags->catalog);
   BindDestinationFlags(*config);
   cmd->callback([flags, config, &invocation] {
     invocation.run = [flags, config, &invocation] {

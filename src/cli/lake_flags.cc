@@ -63,6 +63,19 @@ iceberg::TableCatalog TableCatalogFrom(const LakeFlags& flags) {
   return {flags.iceberg_catalog, flags.iceberg_catalog_url, flags.iceberg_namespace};
 }
 
+void AddTableCatalogFlags(CLI::App& cmd, ConfigFlags& config, iceberg::TableCatalog& catalog) {
+  AddIcebergCatalogFlags(cmd, catalog.kind, catalog.url, catalog.namespace_name);
+  BindIcebergCatalogFlags(config);
+}
+
+Result<std::unique_ptr<iceberg::FilesCatalog>> TableCatalogOf(
+    lake::Destination& destination, const std::string& prefix, const row::ColumnTable& columns,
+    const iceberg::TableCatalog& catalog) {
+  SINKD_RETURN_IF_ERROR(iceberg::CheckTableCatalog(catalog));
+  return iceberg::OpenCatalog(destination, prefix, iceberg::SpecOf(columns),
+                              iceberg::SqlTargetOf(catalog));
+}
+
 void BindTableFormatFlag(ConfigFlags& config) {
   config.Bind("--table-format", {"lake.table_format"});
   BindIcebergCatalogFlags(config);

@@ -3,6 +3,7 @@
 // stops the program before anything is read.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -47,6 +48,16 @@ void AddIcebergCatalogFlags(CLI::App& cmd, std::string& kind, std::string& url,
 void BindIcebergCatalogFlags(ConfigFlags& config);
 // The catalog the --iceberg-* flags name.
 iceberg::TableCatalog TableCatalogFrom(const LakeFlags& flags);
+// AddIcebergCatalogFlags and BindIcebergCatalogFlags into `catalog`: for a command that reads or
+// maintains a table (`sinkd table …`, `lake verify --table-format iceberg`).
+void AddTableCatalogFlags(CLI::App& cmd, ConfigFlags& config, iceberg::TableCatalog& catalog);
+// The catalog of the table of `columns` under `prefix` in `destination`, as `catalog` names it
+// (iceberg::OpenCatalog: the files catalog, or the sql catalog's row whose table name is the
+// prefix). Refuse, naming the flag, as CheckTableCatalog: sql without a URL (a usage error).
+Result<std::unique_ptr<iceberg::FilesCatalog>> TableCatalogOf(lake::Destination& destination,
+                                                              const std::string& prefix,
+                                                              const row::ColumnTable& columns,
+                                                              const iceberg::TableCatalog& catalog);
 
 // Checks the flags (prefix and instance are single safe key tokens, levels in range) and builds the
 // writer options; `origin` is the default key prefix.

@@ -30,6 +30,9 @@ struct LoadedTable {
   std::string key;                        // the metadata file's lake key ("" when version is 0)
   std::optional<TableMetadata> metadata;  // present when version > 0
   int64_t hint = 0;  // files: what version-hint.text said (0: absent or unreadable)
+  // sql: the metadata_location the row holds, what the next swap compares against; the URI of
+  // `key` unless the row names the file at its old place in a lake copied here.
+  std::string pointer;
 };
 
 // What a Swap did.

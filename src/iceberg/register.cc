@@ -5,6 +5,7 @@
 
 #include "iceberg/data_file.h"
 #include "iceberg/maintenance.h"
+#include "iceberg/sql_catalog.h"
 #include "lake/stamp.h"
 #include "parquet/file_statistics.h"
 #include "parquet/part_reader.h"
@@ -194,6 +195,10 @@ Result<Positions> PositionsOfStamps(const std::vector<lake::FlushStamp>& stamps,
 Result<RegisterReport> Register(FilesCatalog& catalog, lake::Destination& destination,
                                 const row::ColumnTable& columns, const std::string& prefix,
                                 const RegisterOptions& options) {
+  std::string adopted;
+  if (auto* sql = dynamic_cast<SqlCatalog*>(&catalog)) {
+    SINKD_ASSIGN_OR_RETURN(adopted, sql->AdoptFilesTable(options.replace_metadata));
+  }
   SINKD_ASSIGN_OR_RETURN(const LoadedTable loaded, catalog.Load());
   if (options.replace_metadata) {
     if (!loaded.metadata) {
@@ -205,7 +210,10 @@ Result<RegisterReport> Register(FilesCatalog& catalog, lake::Destination& destin
                             " already names this location (" + catalog.location() +
                             "): nothing to rebuild");
     }
-    return Rebuild(catalog, destination, columns, prefix, loaded);
+    SINKD_ASSIGN_OR_RETURN(RegisterReport rebuilt,
+                           Rebuild(catalog, destination, columns, prefix, loaded));
+    rebuilt.adopted = adopted;
+    return rebuilt;
   }
   if (loaded.metadata && loaded.metadata->location != catalog.location()) {
     return Status::Refuse("table register: " + catalog.Uri(loaded.key) + " names the location " +
@@ -214,6 +222,7 @@ Result<RegisterReport> Register(FilesCatalog& catalog, lake::Destination& destin
   }
 
   RegisterReport report;
+  report.adopted = adopted;
   SINKD_ASSIGN_OR_RETURN(std::vector<FoundPart> parts, FindParts(destination, columns, prefix));
   std::vector<table::PresentObject> present;
   for (const FoundPart& p : parts) {

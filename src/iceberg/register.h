@@ -25,6 +25,13 @@
 // stay out. Refused when the metadata already names this location (nothing to rebuild) or there
 // is none.
 //
+// The sql catalog (SqlCatalog): the first commit creates the table's row, later ones move it.
+// A table the lake keeps in the files catalog and the sql catalog has no row for is adopted
+// first (SqlCatalog::AdoptFilesTable: the row names its newest v<N>.metadata.json), so that its
+// snapshots and positions stay, its failed commits' Parts stay out, and register goes on as for
+// a table in place. A row naming the metadata at the old place of a lake copied here is read
+// from the copy, and --replace-metadata moves the row to the rebuilt table.
+//
 // Threads: one thread at a time (the Destination's rule). Errors: Refuse naming what is wrong (a
 // footer that cannot be read, a stream without its creation time, a file the old table names
 // that the lake lacks); the catalog's and the store's errors.
@@ -61,6 +68,7 @@ struct RegisterReport {
   std::vector<std::string> not_adopted;  // live Parts younger than the table it does not name
   Positions seeded;                      // positions the added Parts' stamps give
   std::string replaced_location;         // replace_metadata: what the old metadata named
+  std::string adopted;                   // sql: the files-catalog metadata the new row names
   std::optional<CommitReport> commit;    // none when nothing was added
 };
 

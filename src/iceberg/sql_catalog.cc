@@ -118,6 +118,26 @@ Result<std::string> SqlCatalog::MetadataLocation() {
   return std::string(row.Text(0, 0));
 }
 
+Result<std::string> SqlCatalog::AdoptFilesTable(bool any_location) {
+  SINKD_ASSIGN_OR_RETURN(const std::string named, MetadataLocation());
+  if (!named.empty()) return std::string();
+  FilesCatalog files(destination_, lake_uri_, table_key_, spec_);
+  SINKD_ASSIGN_OR_RETURN(const LoadedTable found, files.Load());
+  if (!found.metadata || (!any_location && found.metadata->location != location())) {
+    return std::string();
+  }
+  SINKD_ASSIGN_OR_RETURN(outbox::PgConn * conn, Conn());
+  const std::string uri = Uri(found.key);
+  // Another's first commit may have created the row meanwhile: theirs stands.
+  SINKD_ASSIGN_OR_RETURN(
+      const outbox::PgResult inserted,
+      conn->Exec("INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, "
+                 "metadata_location, previous_metadata_location) "
+                 "VALUES ($1, $2, $3, $4, NULL) ON CONFLICT DO NOTHING",
+                 {target_.catalog_name, target_.namespace_name, table_key_, uri}));
+  return inserted.Affected() == 1 ? uri : std::string();
+}
+
 Result<int64_t> SqlCatalog::VersionOf(const std::string& key) const {
   std::string_view name = key;
   name.remove_prefix(name.rfind('/') == std::string_view::npos ? 0 : name.rfind('/') + 1);
@@ -139,10 +159,38 @@ Result<LoadedTable> SqlCatalog::Load() {
   LoadedTable loaded;
   SINKD_ASSIGN_OR_RETURN(const std::string location, MetadataLocation());
   if (location.empty()) return loaded;
-  SINKD_ASSIGN_OR_RETURN(loaded.key, KeyOf(location));
+  loaded.pointer = location;
+  Result<std::string> key = KeyOf(location);
+  // A lake copied here with its table (table register --replace-metadata) holds the file the
+  // row names at its old place under the same name: read as the files catalog reads a copied
+  // v<N>, so that the caller sees the old location and can rebuild, and the swap compares
+  // against the row as it is.
+  const size_t slash = location.rfind('/');
+  const std::string name = slash == std::string::npos ? location : location.substr(slash + 1);
+  if (!key.ok()) {
+    const bool metadata_file =
+        slash != std::string::npos && name.ends_with(kMetadataFileSuffix) &&
+        std::string_view(location).substr(0, slash).ends_with("/metadata");
+    if (!metadata_file) return key.status();
+    const std::string here = table_key_ + "/metadata/" + name;
+    SINKD_ASSIGN_OR_RETURN(const bool there, Exists(here));
+    if (!there) {
+      return Status::Reject("iceberg: the sql catalog's row names " + location +
+                            ", outside the lake " + lake_uri_ + ", which holds no copy of it at " +
+                            Uri(here));
+    }
+    key = here;
+  }
+  loaded.key = *key;
   SINKD_ASSIGN_OR_RETURN(loaded.version, VersionOf(loaded.key));
   SINKD_ASSIGN_OR_RETURN(std::string json, ReadWhole(loaded.key));
   SINKD_ASSIGN_OR_RETURN(loaded.metadata, Parsed(loaded.key, std::move(json)));
+  if (location != Uri(loaded.key) && loaded.metadata->location + "/metadata/" + name != location) {
+    return Status::Reject("iceberg: the sql catalog's row names " + location +
+                          ", outside the lake " + lake_uri_ + "; " + Uri(loaded.key) +
+                          " is not a copy of it (its table is at " + loaded.metadata->location +
+                          ")");
+  }
   return loaded;
 }
 
@@ -173,7 +221,7 @@ Result<Swapped> SqlCatalog::Swap(const LoadedTable& base, TableMetadata next, co
                        "previous_metadata_location = $5 WHERE catalog_name = $1 AND "
                        "table_namespace = $2 AND table_name = $3 AND metadata_location = $5",
                        {target_.catalog_name, target_.namespace_name, table_key_, location,
-                        Uri(base.key)});
+                        base.pointer.empty() ? Uri(base.key) : base.pointer});
   Status failed = moved.ok() ? Status::OK() : moved.status();
   if (failed.ok() && moved->Affected() == 1 && in_swap_) failed = in_swap_(*conn);
   if (!failed.ok() || moved->Affected() != 1) {

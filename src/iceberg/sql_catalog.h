@@ -77,6 +77,13 @@ class SqlCatalog final : public FilesCatalog {
   // The metadata file the row names ("" when there is no row): what an engine reads.
   Result<std::string> MetadataLocation();
 
+  // A table moved into this catalog (`sinkd table register`): when there is no row and the lake
+  // keeps the table in the files catalog (v<N>.metadata.json), creates the row naming its newest
+  // metadata file — the table's snapshots and committed positions kept — and returns that file's
+  // URI; "" when there is a row or no such table, or its metadata names another location than
+  // this table's and `any_location` is false (a copied lake, rebuilt only when asked).
+  Result<std::string> AdoptFilesTable(bool any_location);
+
   // Creates iceberg_tables and iceberg_namespace_properties when missing and the namespace's
   // exists=true property; done before the first Load or Swap, once per connection.
   Status EnsureSchema();

@@ -73,11 +73,8 @@ std::string Difference(const iceberg::DataFile& manifest, const iceberg::DataFil
 }  // namespace
 
 TableCheck::TableCheck(lake::Destination& destination, const row::ColumnTable& columns,
-                       std::string prefix)
-    : destination_(destination),
-      columns_(columns),
-      prefix_(std::move(prefix)),
-      catalog_(destination, destination.Uri(), prefix_, iceberg::SpecOf(columns)) {}
+                       iceberg::FilesCatalog& catalog)
+    : destination_(destination), columns_(columns), catalog_(catalog) {}
 
 Status TableCheck::Prepare() {
   SINKD_ASSIGN_OR_RETURN(const iceberg::LoadedTable loaded, catalog_.Load());

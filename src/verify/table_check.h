@@ -1,6 +1,6 @@
 // TableCheck is what `sinkd lake verify --table-format iceberg` adds to the check of a lake table:
-// the Iceberg table kept over its Parts (issue 26 §4), read from its newest metadata (the files
-// catalog, found by probing past version-hint.text).
+// the Iceberg table kept over its Parts (issue 26 §4), read from the metadata its catalog names
+// as current (the files catalog's newest v<N>.metadata.json, or the sql catalog's row).
 //   - Every data file the current snapshot names exists, and its footer agrees with its manifest
 //     entry: the same size and rows, the same statistics (parquet::Summarize of the footer read
 //     back, through iceberg::DataFileOf as the writer's commit recorded them), and — for a Part
@@ -51,8 +51,10 @@ struct TableReport {
 
 class TableCheck {
  public:
-  // The table of `columns` under `prefix` in `destination`.
-  TableCheck(lake::Destination& destination, const row::ColumnTable& columns, std::string prefix);
+  // The table of `columns` in `destination` whose catalog is `catalog` (borrowed; opened over
+  // the same destination, iceberg::OpenCatalog).
+  TableCheck(lake::Destination& destination, const row::ColumnTable& columns,
+             iceberg::FilesCatalog& catalog);
 
   // Reads the newest metadata and the data files its current snapshot names.
   Status Prepare();
@@ -65,8 +67,7 @@ class TableCheck {
  private:
   lake::Destination& destination_;
   const row::ColumnTable& columns_;
-  std::string prefix_;
-  iceberg::FilesCatalog catalog_;
+  iceberg::FilesCatalog& catalog_;
   TableReport report_;
   std::map<std::string, iceberg::DataFile> named_;  // by key
   std::map<std::string, bool> seen_;                // key → its footer agreed

@@ -18,6 +18,7 @@
 #include "jetstream/jetstream_test_support.h"
 #include "lake/dir_destination.h"
 #include "outbox/pg.h"
+#include "support/lake_files.h"
 #include "support/postgres_server.h"
 
 namespace sinkd::testing {
@@ -327,6 +328,295 @@ TEST(IcebergCatalogFlags, ADispatchFilesLakeSinkCatalogKeysAreValidatedAndShownM
   EXPECT_NE(r.out.find("the sql catalog's database (iceberg_catalog_url)"), std::string::npos)
       << r.out;
   EXPECT_EQ((r.out + r.err).find("swordfish"), std::string::npos) << r.out << r.err;
+}
+
+// `sinkd table register` and `sinkd lake verify --table-format iceberg` with the sql catalog:
+// a lake `import` wrote without a table (returns its good events), the sql flags for `lake`.
+long ImportWithoutTable(const TempDir& dir, const std::string& lake, int seed) {
+  const std::string wire = (dir / ("in-" + std::to_string(seed) + ".bin")).string();
+  const CommandResult gen = Sinkd({"generate", "ledger", "--messages", "30", "--events-per-batch",
+                                   "40", "--seed", std::to_string(seed), "-o", wire});
+  EXPECT_EQ(gen.exit_code, 0) << gen.err;
+  long good = 0, bad = 0;
+  EXPECT_EQ(std::sscanf(gen.out.c_str(), "generated 30 messages: %ld good events, %ld bad", &good,
+                        &bad),
+            2)
+      << gen.out;
+  const CommandResult imported = Sinkd({"import", "ledger", "--lake-dir", lake, "--instance-id",
+                                        "box-1", "--batch-max-rows", "400", wire});
+  EXPECT_EQ(imported.exit_code, 0) << imported.err;
+  return good;
+}
+
+std::vector<std::string> SqlAt(const std::string& lake, const std::string& pg) {
+  return {"--lake-dir", lake, "--iceberg-catalog", "sql", "--iceberg-catalog-url", pg};
+}
+
+// The metadata_location (and previous) of the ledger row, "" when there is none.
+std::pair<std::string, std::string> LedgerRow(const std::string& pg) {
+  Result<outbox::PgConn> conn = outbox::PgConn::Connect(pg, "sinkd-test");
+  EXPECT_TRUE(conn.ok()) << conn.status().ToString();
+  if (!conn.ok()) return {};
+  Result<outbox::PgResult> row = conn->Exec(
+      "SELECT metadata_location, coalesce(previous_metadata_location, '') FROM iceberg_tables "
+      "WHERE catalog_name = 'sinkd' AND table_namespace = 'lake' AND table_name = 'ledger'");
+  EXPECT_TRUE(row.ok()) << row.status().ToString();
+  if (!row.ok() || row->rows() != 1) return {};
+  return {std::string(row->Text(0, 0)), std::string(row->Text(0, 1))};
+}
+
+// icebird's reading of the metadata file `location` names (a file:// URI under the table): the
+// rows, or with `files` the data files its manifests list.
+nlohmann::json IcebirdAt(const std::string& location, bool files) {
+  const size_t at = location.find("/metadata/");
+  std::vector<std::string> argv = {"node", (SourceDir() / "tools/icebird-read.mjs").string(),
+                                   location.substr(0, at), "--metadata",
+                                   location.substr(at + std::string("/metadata/").size())};
+  if (files) argv.push_back("--files");
+  const CommandResult r = RunCommand(argv);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return nlohmann::json::parse(r.out, nullptr, false);
+}
+
+// count(*) and count(DISTINCT event_id) of file:// URIs, as DuckDB reads them.
+std::pair<std::string, std::string> DuckDbCounts(const nlohmann::json& uris) {
+  std::string list;
+  for (const auto& u : uris) {
+    list += (list.empty() ? "" : ", ") +
+            SqlQuote(u.get<std::string>().substr(std::string("file://").size()));
+  }
+  if (list.empty()) return {};
+  const QueryResult q =
+      DuckDb("SELECT count(*), count(DISTINCT event_id) FROM read_parquet([" + list + "])");
+  EXPECT_TRUE(q.ok) << q.error;
+  return q.ok ? std::make_pair(q.rows[0][0], q.rows[0][1]) : std::pair<std::string, std::string>{};
+}
+
+TEST(IcebergCatalogFlags, RegisterAdoptsALakeIntoTheSqlCatalogOnceAndInfoThereShowsEveryPart) {
+  const std::string pg = PostgresServer::Shared().FreshDatabase();
+  ASSERT_FALSE(pg.empty());
+  TempDir dir;
+  const std::string lake = (dir / "lake").string();
+  const long good = ImportWithoutTable(dir, lake, 21);
+  const size_t parts = LakeFiles(dir / "lake/ledger", ".parquet").size();
+  ASSERT_GE(parts, 3u) << "premise: several Parts";
+
+  const std::vector<std::string> registration =
+      Plus({"table", "register", "ledger"}, SqlAt(lake, pg));
+  CommandResult r = Sinkd(registration);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("registered " + std::to_string(parts) + " Parts, " + std::to_string(good) +
+                       " records"),
+            std::string::npos)
+      << r.out;
+  const auto [location, previous] = LedgerRow(pg);
+  ASSERT_EQ(location.rfind("file://" + lake + "/ledger/metadata/00001-", 0), 0u)
+      << "the row names the table's first metadata file: " << location;
+  EXPECT_EQ(previous, "");
+  EXPECT_FALSE(std::filesystem::exists(lake + "/ledger/metadata/v1.metadata.json"))
+      << "no files-catalog table beside the sql one";
+
+  const auto info = [&] {
+    const CommandResult i = Sinkd(Plus({"table", "info", "ledger", "--json"}, SqlAt(lake, pg)));
+    EXPECT_EQ(i.exit_code, 0) << i.out << i.err;
+    return nlohmann::json::parse(i.out, nullptr, false);
+  };
+  nlohmann::json j = info();
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_EQ(j["catalog"], "sql");
+  EXPECT_EQ(j["metadata"], location);
+  EXPECT_EQ(j["snapshots"], 1) << "every Part in one snapshot";
+  EXPECT_EQ(j["data_files"], parts);
+  EXPECT_EQ(j["records"], good);
+
+  // Twice: nothing added, the row where it was.
+  r = Sinkd(registration);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("nothing to register (" + std::to_string(parts) +
+                       " Parts in the table already"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(LedgerRow(pg).first, location);
+  j = info();
+  EXPECT_EQ(j["snapshots"], 1);
+  EXPECT_EQ(j["metadata"], location);
+
+  // Read back from the file the row names: icebird's rows, DuckDB over its manifests' files.
+  const nlohmann::json rows = IcebirdAt(location, false);
+  ASSERT_FALSE(rows.is_discarded());
+  std::set<std::string> ids;
+  for (const auto& row : rows["rows"]) ids.insert(row["event_id"].get<std::string>());
+  EXPECT_EQ(rows["rows"].size(), static_cast<size_t>(good));
+  EXPECT_EQ(ids.size(), static_cast<size_t>(good));
+  const nlohmann::json files = IcebirdAt(location, true);
+  ASSERT_FALSE(files.is_discarded());
+  EXPECT_EQ(files["files"].size(), parts);
+  EXPECT_EQ(DuckDbCounts(files["files"]),
+            std::make_pair(std::to_string(good), std::to_string(good)));
+}
+
+// The table an import committed to the sql catalog, verified. Failed before (main): with
+// [iceberg] catalog = "sql" in its --config, verify read the files catalog, found no
+// v<N>.metadata.json and failed the good table ("no Iceberg table", exit 1); the flags were
+// unknown (exit 2).
+TEST(IcebergCatalogFlags, VerifyChecksTheTableTheSqlRowNamesAndNamesADeletedPart) {
+  const std::string pg = PostgresServer::Shared().FreshDatabase();
+  ASSERT_FALSE(pg.empty());
+  TempDir dir;
+  const std::string lake = (dir / "lake").string();
+  const std::string wire = (dir / "in.bin").string();
+  ASSERT_EQ(Sinkd({"generate", "ledger", "--messages", "20", "--events-per-batch", "30", "--seed",
+                   "22", "-o", wire})
+                .exit_code,
+            0);
+  ASSERT_EQ(Sinkd(Plus({"import", "ledger", "--instance-id", "i1", "--batch-max-rows", "200",
+                        "--table-format", "iceberg", wire},
+                       SqlAt(lake, pg)))
+                .exit_code,
+            0);
+  const std::string location = LedgerRow(pg).first;
+  ASSERT_FALSE(location.empty());
+
+  const std::string file = (dir / "sinkd.toml").string();
+  WriteFile(file, "[lake]\ndir = \"" + lake + "\"\ntable_format = \"iceberg\"\n[iceberg]\n" +
+                      "catalog = \"sql\"\ncatalog_url = \"" + pg + "\"\n");
+  CommandResult r = Sinkd({"lake", "verify", "ledger", "--config", file});
+  EXPECT_EQ(r.exit_code, 0) << "the [iceberg] keys name the catalog\n" << r.out << r.err;
+  EXPECT_NE(r.out.find("table: " + location + ", snapshot "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("table OK"), std::string::npos) << r.out;
+  const std::vector<std::string> verify =
+      Plus({"lake", "verify", "ledger", "--table-format", "iceberg"}, SqlAt(lake, pg));
+  r = Sinkd(verify);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("table: " + location + ", snapshot "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("table OK"), std::string::npos) << r.out;
+  r = Sinkd({"lake", "verify", "ledger", "--lake-dir", lake, "--table-format", "iceberg"});
+  EXPECT_EQ(r.exit_code, 1) << "the files catalog holds no table here\n" << r.out << r.err;
+  EXPECT_NE(r.out.find("no metadata/v<N>.metadata.json"), std::string::npos) << r.out;
+  r = Sinkd(Plus({"lake", "verify", "ledger", "--table-format", "iceberg", "--iceberg-namespace",
+                  "other"},
+                 SqlAt(lake, pg)));
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("no row for ledger in namespace other of the sql catalog"),
+            std::string::npos)
+      << r.out;
+  r = Sinkd({"lake", "verify", "ledger", "--lake-dir", lake, "--table-format", "iceberg",
+             "--iceberg-catalog", "sql"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--iceberg-catalog sql needs --iceberg-catalog-url"), std::string::npos)
+      << r.err;
+
+  const std::vector<std::filesystem::path> parts = LakeFiles(dir / "lake/ledger", ".parquet");
+  ASSERT_GE(parts.size(), 2u);
+  std::filesystem::remove(parts[1]);
+  r = Sinkd(verify);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("table file file://" + parts[1].string() + " does not exist"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.err.find("1 file of the table wrong"), std::string::npos) << r.err;
+}
+
+// A directory lake registered in the sql catalog, copied elsewhere and the original removed: the
+// row names the old place, which register reads from the copy and --replace-metadata rebuilds
+// at the new location, moving the row (compare-and-swap from the old file) to the new table.
+TEST(IcebergCatalogFlags, ReplaceMetadataMovesTheSqlRowToACopiedLakesRebuiltTable) {
+  const std::string pg = PostgresServer::Shared().FreshDatabase();
+  ASSERT_FALSE(pg.empty());
+  TempDir dir;
+  const std::string lake = (dir / "lake").string();
+  const long good = ImportWithoutTable(dir, lake, 23);
+  ASSERT_EQ(Sinkd(Plus({"table", "register", "ledger"}, SqlAt(lake, pg))).exit_code, 0);
+  const std::string old_location = LedgerRow(pg).first;
+  ASSERT_FALSE(old_location.empty());
+  const std::string copy = (dir / "elsewhere").string();
+  std::filesystem::copy(lake, copy, std::filesystem::copy_options::recursive);
+  std::filesystem::remove_all(lake);
+
+  const std::vector<std::string> registration =
+      Plus({"table", "register", "ledger"}, SqlAt(copy, pg));
+  CommandResult r = Sinkd(registration);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("names the location file://" + lake + "/ledger"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("--replace-metadata"), std::string::npos) << r.err;
+  EXPECT_EQ(LedgerRow(pg).first, old_location) << "a refused register moves nothing";
+
+  r = Sinkd(Plus(registration, {"--replace-metadata"}));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("replaced metadata naming file://" + lake + "/ledger"), std::string::npos)
+      << r.out;
+  const auto [location, previous] = LedgerRow(pg);
+  EXPECT_EQ(location.rfind("file://" + copy + "/ledger/metadata/00002-", 0), 0u) << location;
+  EXPECT_EQ(previous, old_location) << "moved from the file the row named";
+
+  const CommandResult info = Sinkd(Plus({"table", "info", "ledger", "--json"}, SqlAt(copy, pg)));
+  ASSERT_EQ(info.exit_code, 0) << info.out << info.err;
+  const nlohmann::json j = nlohmann::json::parse(info.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_EQ(j["location"], "file://" + copy + "/ledger");
+  EXPECT_EQ(j["snapshots"], 1);
+  EXPECT_EQ(j["records"], good);
+  const nlohmann::json rows = IcebirdAt(location, false);
+  ASSERT_FALSE(rows.is_discarded());
+  EXPECT_EQ(rows["rows"].size(), static_cast<size_t>(good));
+  const nlohmann::json files = IcebirdAt(location, true);
+  ASSERT_FALSE(files.is_discarded());
+  for (const auto& f : files["files"]) {
+    EXPECT_EQ(f.get<std::string>().rfind("file://" + copy + "/ledger/", 0), 0u) << f;
+  }
+  EXPECT_EQ(DuckDbCounts(files["files"]),
+            std::make_pair(std::to_string(good), std::to_string(good)));
+  r = Sinkd(Plus({"lake", "verify", "ledger", "--table-format", "iceberg"}, SqlAt(copy, pg)));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+
+  r = Sinkd(Plus(registration, {"--replace-metadata"}));
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("already names this location"), std::string::npos) << r.err;
+}
+
+// A table kept in the files catalog, registered into the sql catalog: its newest
+// v<N>.metadata.json is adopted as the row (its snapshots and positions kept), not replaced by a
+// new table of every Part; a second run changes nothing.
+TEST(IcebergCatalogFlags, RegisterAdoptsAFilesCatalogTableIntoTheSqlCatalogKeepingItsSnapshots) {
+  const std::string pg = PostgresServer::Shared().FreshDatabase();
+  ASSERT_FALSE(pg.empty());
+  TempDir dir;
+  const std::string lake = (dir / "lake").string();
+  const std::string wire = (dir / "in.bin").string();
+  ASSERT_EQ(Sinkd({"generate", "ledger", "--messages", "20", "--events-per-batch", "30", "--seed",
+                   "24", "-o", wire})
+                .exit_code,
+            0);
+  ASSERT_EQ(Sinkd({"import", "ledger", "--lake-dir", lake, "--instance-id", "i1",
+                   "--batch-max-rows", "200", "--table-format", "iceberg", wire})
+                .exit_code,
+            0);
+  const CommandResult files_info = Sinkd({"table", "info", "ledger", "--lake-dir", lake, "--json"});
+  ASSERT_EQ(files_info.exit_code, 0) << files_info.err;
+  const nlohmann::json before = nlohmann::json::parse(files_info.out, nullptr, false);
+  ASSERT_FALSE(before.is_discarded());
+  ASSERT_GE(before["snapshots"].get<int>(), 2) << "premise: several flushes, several snapshots";
+
+  const std::vector<std::string> registration =
+      Plus({"table", "register", "ledger"}, SqlAt(lake, pg));
+  CommandResult r = Sinkd(registration);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("adopted " + before["metadata"].get<std::string>() +
+                       " into the sql catalog"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("nothing to register"), std::string::npos) << r.out;
+  EXPECT_EQ(LedgerRow(pg).first, before["metadata"]);
+  r = Sinkd(registration);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out.find("adopted "), std::string::npos) << r.out;
+  const CommandResult info = Sinkd(Plus({"table", "info", "ledger", "--json"}, SqlAt(lake, pg)));
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  const nlohmann::json j = nlohmann::json::parse(info.out, nullptr, false);
+  EXPECT_EQ(j["snapshots"], before["snapshots"]);
+  EXPECT_EQ(j["records"], before["records"]);
+  EXPECT_EQ(j["current_snapshot"], before["current_snapshot"]);
 }
 
 }  // namespace

@@ -89,5 +89,46 @@ TEST(OutboxLakeVerify, EveryRowBehindTheCursorIsInAStampOrADeadLetterAndADeleted
   EXPECT_EQ(retained.exit_code, 0) << retained.out;
 }
 
+// An outbox lake sink keeping its table in the sql catalog (its entry's iceberg_catalog, the
+// outbox's own database): `lake verify --table outbox_events --config … --table-format iceberg`
+// checks the table that catalog's row names. Failed before: verify read the files catalog and
+// found no table ("no Iceberg table", exit 1).
+TEST(OutboxLakeVerify, AnOutboxTableInItsSinksSqlCatalogIsCheckedWhereTheRowNamesIt) {
+  OutboxDb db;
+  db.Migrate();
+  db.InsertEvents(80, "reservation.placed");
+  TempDir tmp;
+  const fs::path lake = tmp / "lake";
+  const std::string config = (tmp / "sinkd.toml").string();
+  sinkd::testing::WriteFile(config,
+                            "[postgres]\nurl = \"" + db.conninfo() + "\"\n"
+                            "[dispatch]\npoll_interval = \"50ms\"\ninstance = \"box-1\"\n"
+                            "[[sinks.events]]\nid = \"lake\"\ntype = \"lake\"\nlake_dir = \"" +
+                                lake.string() +
+                                "\"\nbatch_size = 16\ntable_format = \"iceberg\"\n"
+                                "iceberg_catalog = \"sql\"\n");
+  {
+    Background dispatcher({SinkdBinary(), "dispatch", "--config", config}, tmp / "dispatch.log");
+    const auto caught_up = [&] {
+      return db.Count("SELECT count(*) FROM outbox_cursors c WHERE (c.txid, c.seq) = (SELECT "
+                      "o.txid, o.seq FROM outbox o ORDER BY o.txid DESC, o.seq DESC LIMIT 1)") == 1;
+    };
+    ASSERT_TRUE(WaitUntil(caught_up, std::chrono::seconds(60))) << dispatcher.Log();
+    dispatcher.Signal(SIGTERM);
+    EXPECT_EQ(dispatcher.Wait(std::chrono::seconds(15)), 0) << dispatcher.Log();
+  }
+  ASSERT_EQ(db.Count("SELECT count(*) FROM iceberg_tables WHERE table_name = 'outbox_events'"), 1)
+      << "the premise: the sink's table is the sql catalog's";
+  ASSERT_FALSE(fs::exists(lake / "outbox_events/metadata/v1.metadata.json"));
+
+  auto r = RunCommand({SinkdBinary(), "lake", "verify", "--table", "outbox_events", "--config",
+                       config, "--table-format", "iceberg"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("table: file://" + lake.string() + "/outbox_events/metadata/00"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("table OK"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace sinkd::outbox
