@@ -53,14 +53,17 @@ void AddTableCatalog(CLI::App& cmd, ConfigFlags& config, iceberg::TableCatalog& 
 
 // The table's catalog over its lake: the files catalog, or the sql catalog's row (table name:
 // its key prefix) in catalog.url. Refused (usage) as the drain refuses it: sql without a URL.
+// `read_only` for a command that only looks (info, orphans, a dry run): it creates nothing in
+// the sql catalog's database, and a database without the catalog's tables holds no table.
 Result<std::unique_ptr<iceberg::FilesCatalog>> TableCatalogOf(lake::Destination& destination,
                                                               const std::string& prefix,
                                                               const table::TableSpec& spec,
                                                               const iceberg::TableCatalog& catalog,
+                                                              bool read_only,
                                                               Invocation& invocation) {
   SINKD_RETURN_IF_ERROR(invocation.Usage(iceberg::CheckTableCatalog(catalog)));
   return iceberg::OpenCatalog(destination, prefix, iceberg::SpecOf(*spec.columns),
-                              iceberg::SqlTargetOf(catalog));
+                              iceberg::SqlTargetOf(catalog, read_only));
 }
 
 // The table a maintenance command works on, its lake open.
@@ -71,7 +74,8 @@ struct OpenTable {
 
 Result<OpenTable> OpenTableOf(const DestinationFlags& destination, const std::string& table,
                               const std::string& key_prefix, const iceberg::TableCatalog& catalog,
-                              const std::string& command, Invocation& invocation) {
+                              bool read_only, const std::string& command,
+                              Invocation& invocation) {
   if (table.empty()) {
     return invocation.Usage(Status::Refuse(
         command + " needs a table: ledger, audit, outbox_events or outbox_audit"));
@@ -88,7 +92,8 @@ Result<OpenTable> OpenTableOf(const DestinationFlags& destination, const std::st
   OpenTable out;
   SINKD_ASSIGN_OR_RETURN(out.destination, invocation.Usage(MakeDestination(destination)));
   SINKD_ASSIGN_OR_RETURN(out.catalog,
-                         TableCatalogOf(*out.destination, prefix, *spec, catalog, invocation));
+                         TableCatalogOf(*out.destination, prefix, *spec, catalog, read_only,
+                                        invocation));
   return out;
 }
 
@@ -133,7 +138,7 @@ Status RunTableExpire(const TableExpireFlags& flags, Invocation& invocation) {
   SINKD_RETURN_IF_ERROR(invocation.Usage(options.Validate()));
   SINKD_ASSIGN_OR_RETURN(
       OpenTable open, OpenTableOf(flags.destination, flags.table, flags.key_prefix, flags.catalog,
-                                  "table expire", invocation));
+                                  flags.dry_run, "table expire", invocation));
   SINKD_ASSIGN_OR_RETURN(const iceberg::ExpireReport report,
                          iceberg::ExpireSnapshots(*open.catalog, *open.destination, options,
                                                   NowMs()));
@@ -174,9 +179,10 @@ Status RunTableOrphans(const TableOrphansFlags& flags, Invocation& invocation) {
                          AgeFlag(flags.older_than, "--older-than", invocation));
   options.remove = flags.remove;
   SINKD_RETURN_IF_ERROR(invocation.Usage(options.Validate()));
+  // Read-only even with --delete: orphans deletes objects in the lake, never a catalog row.
   SINKD_ASSIGN_OR_RETURN(
       OpenTable open, OpenTableOf(flags.destination, flags.table, flags.key_prefix, flags.catalog,
-                                  "table orphans", invocation));
+                                  /*read_only=*/true, "table orphans", invocation));
   SINKD_ASSIGN_OR_RETURN(const iceberg::OrphanReport report,
                          iceberg::FindOrphans(*open.catalog, *open.destination, options, NowMs()));
   for (const lake::StoredObject& o : report.orphans) {
@@ -221,15 +227,13 @@ Status RunTableInfo(const TableInfoFlags& flags, Invocation& invocation) {
   SINKD_ASSIGN_OR_RETURN(std::unique_ptr<lake::Destination> destination,
                          invocation.Usage(MakeDestination(flags.destination)));
   SINKD_ASSIGN_OR_RETURN(std::unique_ptr<iceberg::FilesCatalog> opened,
-                         TableCatalogOf(*destination, prefix, *spec, flags.catalog, invocation));
+                         TableCatalogOf(*destination, prefix, *spec, flags.catalog,
+                                        /*read_only=*/true, invocation));
   iceberg::FilesCatalog& catalog = *opened;
   SINKD_ASSIGN_OR_RETURN(const iceberg::LoadedTable loaded, catalog.Load());
   if (!loaded.metadata) {
-    return Status::NotFound("table info: no Iceberg table at " + catalog.location() +
-                            (flags.catalog.kind == "sql"
-                                 ? " (no row for " + prefix + " in namespace " +
-                                       flags.catalog.namespace_name + " of the sql catalog)"
-                                 : std::string(" (no metadata/v<N>.metadata.json)")));
+    return Status::NotFound("table info: no Iceberg table at " + catalog.location() + " (" +
+                            catalog.NoTableReason() + ")");
   }
   const iceberg::TableMetadata& m = *loaded.metadata;
   const iceberg::Snapshot* current = m.Current();
@@ -393,7 +397,8 @@ Status RunTableRegister(const TableRegisterFlags& flags, Invocation& invocation)
   // Register writes the files catalog's layout only (KNOWN-GAPS): the default catalog.
   SINKD_ASSIGN_OR_RETURN(OpenTable open,
                          OpenTableOf(flags.destination, flags.table, flags.key_prefix,
-                                     iceberg::TableCatalog{}, "table register", invocation));
+                                     iceberg::TableCatalog{}, /*read_only=*/false,
+                                     "table register", invocation));
   if (flags.use_nats) {
     // The stream's creation time from the server: the table of a drain keys positions by it.
     std::optional<StreamOrigin> origin;

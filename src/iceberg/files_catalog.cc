@@ -201,6 +201,10 @@ Result<LoadedTable> FilesCatalog::Load() {
   return loaded;
 }
 
+std::string FilesCatalog::NoTableReason() const {
+  return "no metadata/v<N>.metadata.json";
+}
+
 Result<TableMetadata> FilesCatalog::Parsed(const std::string& key, std::string json) {
   if (cache_ && cache_->key == key && cache_->json == json) return cache_->metadata;
   Result<TableMetadata> parsed = ParseTableMetadata(json);
@@ -423,7 +427,9 @@ Result<CommitReport> FilesCatalog::CommitMetadata(const MetadataChange& change) 
       if (last.IsReject()) return last;
       continue;
     }
-    if (!base->metadata) return Status::NotFound("iceberg: no table at " + location());
+    if (!base->metadata) {
+      return Status::NotFound("iceberg: no table at " + location() + " (" + NoTableReason() + ")");
+    }
     SINKD_ASSIGN_OR_RETURN(std::optional<TableMetadata> next,
                            change(*base->metadata, Uri(base->key)));
     report.snapshot_id = base->metadata->current_snapshot_id.value_or(0);

@@ -175,6 +175,10 @@ class FilesCatalog : public Catalog {
       const TableMetadata& base, const std::string& base_uri)>;
   Result<CommitReport> CommitMetadata(const MetadataChange& change);
 
+  // Why Load found no table (version 0), for the message that says so: here, no
+  // metadata/v<N>.metadata.json under the location; the sql catalog names its row or tables.
+  virtual std::string NoTableReason() const;
+
   // The URI of the lake object at `key`, as metadata names it.
   std::string Uri(const std::string& key) const { return lake_uri_ + "/" + key; }
   // The key of an object the metadata names by `uri`; Reject when it is outside this lake.

@@ -242,8 +242,10 @@ Result<OrphanReport> FindOrphans(FilesCatalog& catalog, lake::Destination& desti
                                  const OrphanOptions& options, int64_t now_ms) {
   SINKD_RETURN_IF_ERROR(options.Validate());
   SINKD_ASSIGN_OR_RETURN(const LoadedTable table, catalog.Load());
-  if (!table.metadata)
-    return Status::NotFound("orphans: no Iceberg table at " + catalog.location());
+  if (!table.metadata) {
+    return Status::NotFound("orphans: no Iceberg table at " + catalog.location() + " (" +
+                            catalog.NoTableReason() + ")");
+  }
   // Listed before the metadata's files are gathered: a commit landing in between names files
   // that are then known, and whatever the listing saw that it names is spared.
   SINKD_ASSIGN_OR_RETURN(std::string prefix, catalog.KeyOf(catalog.location()));
