@@ -102,7 +102,7 @@ struct Append {
   // Called on every attempt with the newest metadata (nullptr for a table not created yet),
   // inside the retry loop: returns the keys sinkd adds to the snapshot's summary (its markers),
   // or an error that ends the commit with nothing committed (a batch found already committed).
-  // Empty: no keys.
+  // Empty: no keys. Keys without sinkd.positions: the base's positions are carried (positions.h).
   std::function<Result<Summary>(const TableMetadata* base)> marks;
   // Start a new table (a new UUID, this catalog's location, no snapshot before this one) as the
   // next metadata version instead of extending the newest metadata, whose file stays in the
