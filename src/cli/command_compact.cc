@@ -356,9 +356,10 @@ Status RunCompact(const CompactFlags& flags, const CompactTable& table,
     return made.status();
   }
   std::unique_ptr<lake::Destination> destination = std::move(*made);
-  // The table kept over the Parts: each merge one replace snapshot (nullptr: none).
+  // The table kept over the Parts: each merge one replace snapshot (nullptr: none). A dry run
+  // opens its catalog read-only: it must not create the sql catalog's tables.
   Result<std::unique_ptr<table::Rewrite>> rewrite = iceberg::MakeTableRewrite(
-      flags.lake.table_format, *destination, TableCatalogFrom(flags.lake));
+      flags.lake.table_format, *destination, TableCatalogFrom(flags.lake), flags.dry_run);
   if (!rewrite.ok()) {
     invocation.usage_error = true;
     return rewrite.status();

@@ -333,7 +333,7 @@ Status RunVerify(const VerifyFlags& flags, const config::Config* file, Invocatio
     const row::ColumnTable& columns = *table::FindTable(table)->columns;
     SINKD_ASSIGN_OR_RETURN(catalog,
                            invocation.Usage(TableCatalogOf(*destination, prefix, columns,
-                                                           target.catalog)));
+                                                           target.catalog, /*read_only=*/true)));
     table_check = std::make_unique<verify::TableCheck>(*destination, columns, *catalog);
     SINKD_RETURN_IF_ERROR(table_check->Prepare());
     on_footer = [&](const lake::StoredObject& object, const parquet::FileFooter& footer) {

@@ -52,7 +52,8 @@ struct OpenTable {
 
 Result<OpenTable> OpenTableOf(const DestinationFlags& destination, const std::string& table,
                               const std::string& key_prefix, const iceberg::TableCatalog& catalog,
-                              const std::string& command, Invocation& invocation) {
+                              bool read_only, const std::string& command,
+                              Invocation& invocation) {
   if (table.empty()) {
     return invocation.Usage(Status::Refuse(
         command + " needs a table: ledger, audit, outbox_events or outbox_audit"));
@@ -68,8 +69,9 @@ Result<OpenTable> OpenTableOf(const DestinationFlags& destination, const std::st
   SINKD_RETURN_IF_ERROR(invocation.Usage(check.Validate()));
   OpenTable out;
   SINKD_ASSIGN_OR_RETURN(out.destination, invocation.Usage(MakeDestination(destination)));
-  SINKD_ASSIGN_OR_RETURN(out.catalog, invocation.Usage(TableCatalogOf(
-                                          *out.destination, prefix, *spec->columns, catalog)));
+  SINKD_ASSIGN_OR_RETURN(out.catalog,
+                         invocation.Usage(TableCatalogOf(*out.destination, prefix, *spec->columns,
+                                                         catalog, read_only)));
   return out;
 }
 
@@ -114,7 +116,7 @@ Status RunTableExpire(const TableExpireFlags& flags, Invocation& invocation) {
   SINKD_RETURN_IF_ERROR(invocation.Usage(options.Validate()));
   SINKD_ASSIGN_OR_RETURN(
       OpenTable open, OpenTableOf(flags.destination, flags.table, flags.key_prefix, flags.catalog,
-                                  "table expire", invocation));
+                                  flags.dry_run, "table expire", invocation));
   SINKD_ASSIGN_OR_RETURN(const iceberg::ExpireReport report,
                          iceberg::ExpireSnapshots(*open.catalog, *open.destination, options,
                                                   NowMs()));
@@ -155,9 +157,10 @@ Status RunTableOrphans(const TableOrphansFlags& flags, Invocation& invocation) {
                          AgeFlag(flags.older_than, "--older-than", invocation));
   options.remove = flags.remove;
   SINKD_RETURN_IF_ERROR(invocation.Usage(options.Validate()));
+  // Read-only even with --delete: orphans deletes objects in the lake, never a catalog row.
   SINKD_ASSIGN_OR_RETURN(
       OpenTable open, OpenTableOf(flags.destination, flags.table, flags.key_prefix, flags.catalog,
-                                  "table orphans", invocation));
+                                  /*read_only=*/true, "table orphans", invocation));
   SINKD_ASSIGN_OR_RETURN(const iceberg::OrphanReport report,
                          iceberg::FindOrphans(*open.catalog, *open.destination, options, NowMs()));
   for (const lake::StoredObject& o : report.orphans) {
@@ -201,17 +204,14 @@ Status RunTableInfo(const TableInfoFlags& flags, Invocation& invocation) {
   SINKD_RETURN_IF_ERROR(invocation.Usage(check.Validate()));
   SINKD_ASSIGN_OR_RETURN(std::unique_ptr<lake::Destination> destination,
                          invocation.Usage(MakeDestination(flags.destination)));
-  SINKD_ASSIGN_OR_RETURN(
-      std::unique_ptr<iceberg::FilesCatalog> opened,
-      invocation.Usage(TableCatalogOf(*destination, prefix, *spec->columns, flags.catalog)));
+  SINKD_ASSIGN_OR_RETURN(std::unique_ptr<iceberg::FilesCatalog> opened,
+                         invocation.Usage(TableCatalogOf(*destination, prefix, *spec->columns,
+                                                         flags.catalog, /*read_only=*/true)));
   iceberg::FilesCatalog& catalog = *opened;
   SINKD_ASSIGN_OR_RETURN(const iceberg::LoadedTable loaded, catalog.Load());
   if (!loaded.metadata) {
-    return Status::NotFound("table info: no Iceberg table at " + catalog.location() +
-                            (flags.catalog.kind == "sql"
-                                 ? " (no row for " + prefix + " in namespace " +
-                                       flags.catalog.namespace_name + " of the sql catalog)"
-                                 : std::string(" (no metadata/v<N>.metadata.json)")));
+    return Status::NotFound("table info: no Iceberg table at " + catalog.location() + " (" +
+                            catalog.NoTableReason() + ")");
   }
   const iceberg::TableMetadata& m = *loaded.metadata;
   const iceberg::Snapshot* current = m.Current();

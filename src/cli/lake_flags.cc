@@ -70,10 +70,10 @@ void AddTableCatalogFlags(CLI::App& cmd, ConfigFlags& config, iceberg::TableCata
 
 Result<std::unique_ptr<iceberg::FilesCatalog>> TableCatalogOf(
     lake::Destination& destination, const std::string& prefix, const row::ColumnTable& columns,
-    const iceberg::TableCatalog& catalog) {
+    const iceberg::TableCatalog& catalog, bool read_only) {
   SINKD_RETURN_IF_ERROR(iceberg::CheckTableCatalog(catalog));
   return iceberg::OpenCatalog(destination, prefix, iceberg::SpecOf(columns),
-                              iceberg::SqlTargetOf(catalog));
+                              iceberg::SqlTargetOf(catalog, read_only));
 }
 
 void BindTableFormatFlag(ConfigFlags& config) {

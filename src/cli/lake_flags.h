@@ -54,10 +54,14 @@ void AddTableCatalogFlags(CLI::App& cmd, ConfigFlags& config, iceberg::TableCata
 // The catalog of the table of `columns` under `prefix` in `destination`, as `catalog` names it
 // (iceberg::OpenCatalog: the files catalog, or the sql catalog's row whose table name is the
 // prefix). Refuse, naming the flag, as CheckTableCatalog: sql without a URL (a usage error).
+// `read_only` for a command that only looks (info, orphans, verify, a dry run): it creates
+// nothing in the sql catalog's database, and a database without the catalog's tables holds no
+// table.
 Result<std::unique_ptr<iceberg::FilesCatalog>> TableCatalogOf(lake::Destination& destination,
                                                               const std::string& prefix,
                                                               const row::ColumnTable& columns,
-                                                              const iceberg::TableCatalog& catalog);
+                                                              const iceberg::TableCatalog& catalog,
+                                                              bool read_only = false);
 
 // Checks the flags (prefix and instance are single safe key tokens, levels in range) and builds the
 // writer options; `origin` is the default key prefix.

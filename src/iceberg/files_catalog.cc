@@ -201,6 +201,10 @@ Result<LoadedTable> FilesCatalog::Load() {
   return loaded;
 }
 
+std::string FilesCatalog::NoTableReason() const {
+  return "no metadata/v<N>.metadata.json";
+}
+
 Result<TableMetadata> FilesCatalog::Parsed(const std::string& key, std::string json) {
   if (cache_ && cache_->key == key && cache_->json == json) return cache_->metadata;
   Result<TableMetadata> parsed = ParseTableMetadata(json);
@@ -399,16 +403,14 @@ Result<CommitReport> FilesCatalog::Commit(const Append& append) {
 
 Result<CommitReport> FilesCatalog::CommitReplace(const Replace& replace) {
   if (replace.removed.empty()) return Status::Refuse("iceberg: a replace must remove a file");
-  // Positions are never lost: the replace's snapshot carries its base's, whatever they are then.
-  const auto carry = [](const TableMetadata* base) -> Result<Summary> {
+  // Its positions are its base's, whatever they are then: Run carries them into every snapshot.
+  const auto needs_table = [](const TableMetadata* base) -> Result<Summary> {
     if (base == nullptr || base->Current() == nullptr) {
       return Status::Refuse("iceberg: a replace needs a table with a snapshot");
     }
-    SINKD_ASSIGN_OR_RETURN(const Positions positions, CommittedPositions(base));
-    if (positions.empty()) return Summary{};
-    return Summary{{kPositionsKey, PositionsJson(positions)}};
+    return Summary{};
   };
-  return Run({&replace.added, &replace.removed, carry});
+  return Run({&replace.added, &replace.removed, needs_table});
 }
 
 Result<CommitReport> FilesCatalog::CommitMetadata(const MetadataChange& change) {
@@ -427,7 +429,9 @@ Result<CommitReport> FilesCatalog::CommitMetadata(const MetadataChange& change) 
       if (last.IsReject()) return last;
       continue;
     }
-    if (!base->metadata) return Status::NotFound("iceberg: no table at " + location());
+    if (!base->metadata) {
+      return Status::NotFound("iceberg: no table at " + location() + " (" + NoTableReason() + ")");
+    }
     SINKD_ASSIGN_OR_RETURN(std::optional<TableMetadata> next,
                            change(*base->metadata, Uri(base->key)));
     report.snapshot_id = base->metadata->current_snapshot_id.value_or(0);
@@ -542,6 +546,18 @@ Result<CommitReport> FilesCatalog::Run(const Change& change) {
         return marks.status();
       }
       extra.insert(extra.end(), marks->begin(), marks->end());
+    }
+    // Every snapshot sinkd writes carries the table's positions (positions.h), whatever the
+    // caller marks: an import's append records none of its own, and a current snapshot without
+    // them made expiry keep every snapshot down to one that had them.
+    if (std::none_of(extra.begin(), extra.end(),
+                     [](const auto& kv) { return kv.first == kPositionsKey; })) {
+      Result<Positions> carried = CommittedPositions(parent);
+      if (!carried.ok()) {
+        if (!unknown) drop_manifests();
+        return carried.status();
+      }
+      if (!carried->empty()) extra.emplace_back(kPositionsKey, PositionsJson(*carried));
     }
 
     // The parent's manifests, then ours under this attempt's snapshot and sequence number.

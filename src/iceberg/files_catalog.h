@@ -102,7 +102,7 @@ struct Append {
   // Called on every attempt with the newest metadata (nullptr for a table not created yet),
   // inside the retry loop: returns the keys sinkd adds to the snapshot's summary (its markers),
   // or an error that ends the commit with nothing committed (a batch found already committed).
-  // Empty: no keys.
+  // Empty: no keys. Keys without sinkd.positions: the base's positions are carried (positions.h).
   std::function<Result<Summary>(const TableMetadata* base)> marks;
   // Start a new table (a new UUID, this catalog's location, no snapshot before this one) as the
   // next metadata version instead of extending the newest metadata, whose file stays in the
@@ -174,6 +174,10 @@ class FilesCatalog : public Catalog {
   using MetadataChange = std::function<Result<std::optional<TableMetadata>>(
       const TableMetadata& base, const std::string& base_uri)>;
   Result<CommitReport> CommitMetadata(const MetadataChange& change);
+
+  // Why Load found no table (version 0), for the message that says so: here, no
+  // metadata/v<N>.metadata.json under the location; the sql catalog names its row or tables.
+  virtual std::string NoTableReason() const;
 
   // The URI of the lake object at `key`, as metadata names it.
   std::string Uri(const std::string& key) const { return lake_uri_ + "/" + key; }

@@ -5,7 +5,8 @@
 // Positions by Provenance.scope: "stream" — the sequences of the stream whose identity is its
 // name and the creation time given here (a re-created stream is another identity); "outbox" —
 // the sink named by source "outbox:<sink>", up to last_sequence; "run" (import, whose numbers
-// mean nothing across runs) — none: such a flush is committed and never filtered.
+// mean nothing across runs) — none: such a flush is committed and never filtered (its snapshot
+// carries the table's positions as they were, as every snapshot sinkd writes does).
 // Committed reads the newest metadata; Apply checks again inside the commit's retry loop, so a
 // position committed meanwhile by another writer fails the flush (the retry drops it).
 // Catalog: the files catalog unless `sql` is given, then the sql catalog at sql->url (each table

@@ -30,19 +30,24 @@ std::set<int64_t> Kept(const TableMetadata& m, const ExpireOptions& options, int
   for (const Snapshot& s : m.snapshots) {
     if (s.timestamp_ms >= cutoff) kept.insert(s.id);
   }
-  int newest = 0;
-  bool positions_kept = false;
-  for (const Snapshot* s = m.Current(); s != nullptr;) {
-    if (newest++ < options.retain_last) kept.insert(s->id);
-    // Every snapshot down to the nearest one carrying the positions: CommittedPositions finds
-    // them by walking parents from the current one, which a gap in the chain would end.
-    if (!positions_kept) {
-      kept.insert(s->id);
-      positions_kept = s->Find(kPositionsKey) != nullptr;
-    }
+  // The current snapshot and its ancestors, newest first (bounded: a cycle of parents ends it).
+  std::vector<const Snapshot*> chain;
+  for (const Snapshot* s = m.Current(); s != nullptr && chain.size() < m.snapshots.size();) {
+    chain.push_back(s);
     if (!s->parent_id) break;
     auto it = by_id.find(*s->parent_id);
     s = it == by_id.end() ? nullptr : it->second;
+  }
+  for (size_t i = 0; i < chain.size() && i < static_cast<size_t>(options.retain_last); ++i) {
+    kept.insert(chain[i]->id);
+  }
+  // Every snapshot down to the nearest one carrying the positions: CommittedPositions finds them
+  // by walking parents from the current one, which a gap in the chain would end. A chain carrying
+  // none (a table only imports wrote) has no positions to keep, and keeps nothing for them.
+  for (size_t i = 0; i < chain.size(); ++i) {
+    if (chain[i]->Find(kPositionsKey) == nullptr) continue;
+    for (size_t j = 0; j <= i; ++j) kept.insert(chain[j]->id);
+    break;
   }
   // A replace within the grace keeps its parent, which still names the replace's inputs.
   for (const Snapshot& s : m.snapshots) {
@@ -242,8 +247,10 @@ Result<OrphanReport> FindOrphans(FilesCatalog& catalog, lake::Destination& desti
                                  const OrphanOptions& options, int64_t now_ms) {
   SINKD_RETURN_IF_ERROR(options.Validate());
   SINKD_ASSIGN_OR_RETURN(const LoadedTable table, catalog.Load());
-  if (!table.metadata)
-    return Status::NotFound("orphans: no Iceberg table at " + catalog.location());
+  if (!table.metadata) {
+    return Status::NotFound("orphans: no Iceberg table at " + catalog.location() + " (" +
+                            catalog.NoTableReason() + ")");
+  }
   // Listed before the metadata's files are gathered: a commit landing in between names files
   // that are then known, and whatever the listing saw that it names is spared.
   SINKD_ASSIGN_OR_RETURN(std::string prefix, catalog.KeyOf(catalog.location()));

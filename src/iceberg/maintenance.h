@@ -6,7 +6,9 @@
 // the `retain_last` newest on the current snapshot's chain, not older than `older_than`, or on
 // the chain from the current one down to its nearest ancestor carrying sinkd.positions (so the
 // positions that make the table exactly-once are never lost, even under snapshots that carry
-// none: import's, another engine's — CommittedPositions walks that chain). The
+// none: another engine's, or sinkd's own written before every snapshot carried them —
+// CommittedPositions walks that chain); a chain carrying none (a table only imports wrote) keeps
+// nothing for them. The
 // shrunken metadata is committed first (a metadata-only commit, retried like any); only then are
 // files deleted, and only those the expired snapshots named that no kept snapshot names —
 // computed against the metadata that was committed, so a commit landing meanwhile (which builds

@@ -14,7 +14,9 @@
 // data they describe (time travel shows both at one point), a snapshot another engine writes
 // cannot silently carry stale ones (sinkd then takes them from the nearest ancestor it wrote),
 // and it is where Kafka Connect and Flink keep theirs, which Iceberg tools already show.
-// Compaction's and expiry's snapshots must copy them too (CommittedPositions of their base).
+// Every snapshot sinkd writes carries them: FilesCatalog's commit adds its base's when the caller
+// marks none (an import's append, a compaction's replace); expiry writes no snapshot and keeps
+// the current one.
 //
 // The check runs inside the commit's retry loop (Marks): each attempt reads the newest metadata's
 // positions and fails the commit when any of the batch's is already there, so two drains racing

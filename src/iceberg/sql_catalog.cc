@@ -74,7 +74,8 @@ Result<outbox::PgConn*> SqlCatalog::Conn() {
     SINKD_ASSIGN_OR_RETURN(outbox::PgConn conn, outbox::PgConn::Connect(target_.url, kApplication));
     conn_.emplace(std::move(conn));
   }
-  if (!schema_ready_) {
+  // Read-only: the tables are looked for by MetadataLocation instead, never created.
+  if (!schema_ready_ && !target_.read_only) {
     schema_ready_ = true;  // EnsureSchema asks for the connection again
     if (Status ensured = EnsureSchema(); !ensured.ok()) {
       schema_ready_ = false;
@@ -85,6 +86,10 @@ Result<outbox::PgConn*> SqlCatalog::Conn() {
 }
 
 Status SqlCatalog::EnsureSchema() {
+  if (target_.read_only) {
+    return Status::Internal("iceberg: the sql catalog was opened read-only; its tables are not "
+                            "created");
+  }
   SINKD_ASSIGN_OR_RETURN(outbox::PgConn * conn, Conn());
   // Two processes creating the tables at once can both pass IF NOT EXISTS and one then fails on
   // the catalog's unique index; the second round finds them there.
@@ -107,14 +112,40 @@ Status SqlCatalog::EnsureSchema() {
   return Status::OK();
 }
 
+Result<std::string> SqlCatalog::Where(outbox::PgConn& conn) {
+  SINKD_ASSIGN_OR_RETURN(
+      const outbox::PgResult r,
+      conn.Exec("SELECT current_database(), coalesce(current_schema(), '(none)')"));
+  if (r.rows() != 1) return Status::Internal("iceberg: the sql catalog's database has no name");
+  return fmt::format("database \"{}\", schema {}", r.Text(0, 0), r.Text(0, 1));
+}
+
 Result<std::string> SqlCatalog::MetadataLocation() {
+  no_table_.clear();
   SINKD_ASSIGN_OR_RETURN(outbox::PgConn * conn, Conn());
+  if (target_.read_only) {
+    // Resolved through the search path, as the unqualified SELECT below would be.
+    SINKD_ASSIGN_OR_RETURN(const outbox::PgResult found,
+                           conn->Exec("SELECT to_regclass('iceberg_tables') IS NOT NULL"));
+    if (found.rows() != 1 || found.Text(0, 0) != "t") {
+      SINKD_ASSIGN_OR_RETURN(const std::string where, Where(*conn));
+      no_table_ = "the sql catalog's " + where +
+                  ", has no table iceberg_tables: nothing was committed through it (a command "
+                  "that only looks creates none)";
+      return std::string();
+    }
+  }
   SINKD_ASSIGN_OR_RETURN(
       const outbox::PgResult row,
       conn->Exec("SELECT metadata_location FROM iceberg_tables WHERE catalog_name = $1 AND "
                  "table_namespace = $2 AND table_name = $3",
                  {target_.catalog_name, target_.namespace_name, table_key_}));
-  if (row.rows() == 0 || row.IsNull(0, 0)) return std::string();
+  if (row.rows() == 0 || row.IsNull(0, 0)) {
+    SINKD_ASSIGN_OR_RETURN(const std::string where, Where(*conn));
+    no_table_ = "no row for " + table_key_ + " in namespace " + target_.namespace_name +
+                " of the sql catalog, " + where;
+    return std::string();
+  }
   return std::string(row.Text(0, 0));
 }
 
@@ -195,6 +226,11 @@ Result<LoadedTable> SqlCatalog::Load() {
 }
 
 Result<Swapped> SqlCatalog::Swap(const LoadedTable& base, TableMetadata next, const std::string&) {
+  if (target_.read_only) {
+    return Status::Internal("iceberg: the sql catalog of " + location() +
+                            " was opened read-only (a command that only looks); nothing is "
+                            "committed");
+  }
   Swapped swapped;
   swapped.version = base.version + 1;
   const std::string key = fmt::format("{}/metadata/{:05d}-{}{}", table_key_, swapped.version,

@@ -19,6 +19,12 @@
 // race. A metadata file whose swap lost is deleted (nothing names it); one whose answer was lost
 // stays, and the next Load tells by the commit id whether it became current.
 //
+// Read-only (target.read_only): for a command that only looks (table info, orphans, a dry run of
+// expire or compact), which must leave the database as it found it. It never creates the tables
+// or the namespace's property row, and Swap refuses (Internal: a dry run that tried to commit).
+// A database without iceberg_tables then holds no table: Load finds none and NoTableReason names
+// the database and the missing catalog table.
+//
 // In a transaction with the caller: `in_swap` (if set) runs on the catalog's connection inside
 // the swap's transaction, after the pointer moved and before COMMIT, so that what it writes (an
 // outbox sink's cursor in the same database) commits with the pointer or not at all.
@@ -46,6 +52,7 @@ struct SqlCatalogTarget {
   std::string url;  // postgresql://… or libpq key=value pairs
   std::string catalog_name = kDefaultSqlCatalogName;
   std::string namespace_name = kDefaultSqlNamespace;
+  bool read_only = false;  // see "Read-only" above
 };
 
 // Whether connection strings `a` and `b` reach the same database of the same server: the same
@@ -85,11 +92,18 @@ class SqlCatalog final : public FilesCatalog {
   Result<std::string> AdoptFilesTable(bool any_location);
 
   // Creates iceberg_tables and iceberg_namespace_properties when missing and the namespace's
-  // exists=true property; done before the first Load or Swap, once per connection.
+  // exists=true property; done before the first Load or Swap, once per connection. Refused when
+  // read-only.
   Status EnsureSchema();
+
+  // Why the last Load found no table: no row for it, or (read-only) no iceberg_tables at all;
+  // names the database and schema, never the URL.
+  std::string NoTableReason() const override { return no_table_; }
 
  private:
   Result<outbox::PgConn*> Conn();
+  // "database \"d\", schema s" of the connection, for messages (never the URL).
+  Result<std::string> Where(outbox::PgConn& conn);
   // The version N of a metastore metadata file name <N>-<uuid>.metadata.json (or sinkd's files
   // catalog's v<N>.metadata.json, for a table adopted from it); Reject otherwise.
   Result<int64_t> VersionOf(const std::string& key) const;
@@ -97,6 +111,7 @@ class SqlCatalog final : public FilesCatalog {
   SqlCatalogTarget target_;
   std::optional<outbox::PgConn> conn_;
   bool schema_ready_ = false;
+  std::string no_table_;
   std::function<Status(outbox::PgConn&)> in_swap_;
 };
 

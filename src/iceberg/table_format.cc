@@ -19,9 +19,9 @@ Status CheckTableCatalog(const TableCatalog& catalog) {
   return Status::OK();
 }
 
-std::optional<SqlCatalogTarget> SqlTargetOf(const TableCatalog& catalog) {
+std::optional<SqlCatalogTarget> SqlTargetOf(const TableCatalog& catalog, bool read_only) {
   if (catalog.kind != "sql") return std::nullopt;
-  return SqlCatalogTarget{catalog.url, kDefaultSqlCatalogName, catalog.namespace_name};
+  return SqlCatalogTarget{catalog.url, kDefaultSqlCatalogName, catalog.namespace_name, read_only};
 }
 
 Result<std::optional<std::string>> FindTableMetadata(lake::Destination& destination,
@@ -49,13 +49,14 @@ Result<std::unique_ptr<table::Commit>> MakeTableCommit(std::string_view format,
 
 Result<std::unique_ptr<table::Rewrite>> MakeTableRewrite(std::string_view format,
                                                          lake::Destination& destination,
-                                                         const TableCatalog& catalog) {
+                                                         const TableCatalog& catalog,
+                                                         bool read_only) {
   SINKD_RETURN_IF_ERROR(table::CheckTableFormat(format));
   SINKD_RETURN_IF_ERROR(CheckTableCatalog(catalog));
   if (format != kIcebergCommitFormat) return std::unique_ptr<table::Rewrite>();
   // A compaction records no source positions of its own: it carries the table's.
-  return std::unique_ptr<table::Rewrite>(
-      std::make_unique<IcebergCommit>(destination, "", CommitOptions{}, SqlTargetOf(catalog)));
+  return std::unique_ptr<table::Rewrite>(std::make_unique<IcebergCommit>(
+      destination, "", CommitOptions{}, SqlTargetOf(catalog, read_only)));
 }
 
 }  // namespace sinkd::iceberg

@@ -38,8 +38,9 @@ std::vector<std::string> CatalogKinds();
 // Refuses a kind not in CatalogKinds(), sql without a URL, an empty namespace; the messages name
 // the flags. Never names the URL (it may hold a password).
 Status CheckTableCatalog(const TableCatalog& catalog);
-// The sql catalog's target `catalog` names; nullopt for the files catalog.
-std::optional<SqlCatalogTarget> SqlTargetOf(const TableCatalog& catalog);
+// The sql catalog's target `catalog` names; nullopt for the files catalog. `read_only`: for a
+// command that only looks, which must create nothing in the catalog's database (sql_catalog.h).
+std::optional<SqlCatalogTarget> SqlTargetOf(const TableCatalog& catalog, bool read_only = false);
 
 // The key of a metadata file under <table_key>/metadata/ — either catalog's naming
 // (v<N>.metadata.json, <N>-<uuid>.metadata.json) — or nullopt: whether the lake keeps a table
@@ -55,9 +56,11 @@ Result<std::unique_ptr<table::Commit>> MakeTableCommit(std::string_view format,
 
 // The commit step of `sinkd compact --table-format` (table/rewrite.h): nullptr for none (the hive
 // layout alone, compact/compactor.h's grace deleter), an IcebergCommit for iceberg, through the
-// catalog `catalog` names. Refuses as MakeTableCommit.
+// catalog `catalog` names. Refuses as MakeTableCommit. `read_only`: a dry run's, which reads the
+// table and commits nothing (SqlTargetOf).
 Result<std::unique_ptr<table::Rewrite>> MakeTableRewrite(std::string_view format,
                                                          lake::Destination& destination,
-                                                         const TableCatalog& catalog = {});
+                                                         const TableCatalog& catalog = {},
+                                                         bool read_only = false);
 
 }  // namespace sinkd::iceberg

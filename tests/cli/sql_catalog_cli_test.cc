@@ -280,6 +280,119 @@ TEST(IcebergCatalogFlags, AnImportCommitsThroughTheSqlCatalogItIsGiven) {
       << "no files-catalog table beside the sql one";
 }
 
+// The JDBC catalog's tables in the schema `pg` reaches (FreshDatabase gives each test a schema of
+// its own): what a command that only looks must never create.
+std::vector<std::string> CatalogRelations(const std::string& pg) {
+  Result<outbox::PgConn> conn = outbox::PgConn::Connect(pg, "sinkd-test");
+  EXPECT_TRUE(conn.ok()) << conn.status().ToString();
+  if (!conn.ok()) return {"(no connection)"};
+  Result<outbox::PgResult> r = conn->Exec(
+      "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+      "WHERE n.nspname = current_schema() AND c.relname LIKE 'iceberg%' ORDER BY 1");
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  std::vector<std::string> out;
+  for (int i = 0; r.ok() && i < r->rows(); ++i) out.emplace_back(r->Text(i, 0));
+  return out;
+}
+
+// Namespaces with a property row (EnsureSchema writes exists=true for the one it opens).
+std::vector<std::string> PropertyNamespaces(const std::string& pg) {
+  Result<outbox::PgConn> conn = outbox::PgConn::Connect(pg, "sinkd-test");
+  EXPECT_TRUE(conn.ok()) << conn.status().ToString();
+  if (!conn.ok()) return {};
+  Result<outbox::PgResult> r =
+      conn->Exec("SELECT DISTINCT namespace FROM iceberg_namespace_properties ORDER BY 1");
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  std::vector<std::string> out;
+  for (int i = 0; r.ok() && i < r->rows(); ++i) out.emplace_back(r->Text(i, 0));
+  return out;
+}
+
+// Every command that only looks at a table kept in the sql catalog — table info, table orphans
+// without --delete, table expire --dry-run, compact --dry-run --table-format iceberg, validate —
+// leaves an empty database empty: no iceberg_tables, no iceberg_namespace_properties, and a
+// missing catalog table reads as no table, named with its database. On a catalog that exists,
+// they add no namespace row. Failed before: each of the first four created both tables (and
+// the namespace's exists=true row).
+TEST(IcebergCatalogFlags, CommandsThatOnlyLookCreateNothingInTheSqlCatalogsDatabase) {
+  const std::string pg = PostgresServer::Shared().FreshDatabase();
+  ASSERT_FALSE(pg.empty());
+  const std::string schema = pg.substr(pg.rfind('=') + 1);
+  TempDir dir;
+  const std::string lake = (dir / "lake").string();
+  std::filesystem::create_directories(lake);
+  const std::vector<std::string> sql = {"--lake-dir", lake, "--iceberg-catalog", "sql",
+                                        "--iceberg-catalog-url", pg};
+  const auto with_sql = [&](std::vector<std::string> args) {
+    args.insert(args.end(), sql.begin(), sql.end());
+    return Sinkd(args);
+  };
+  const std::vector<std::string> nothing;
+
+  CommandResult info = with_sql({"table", "info", "ledger", "--json"});
+  EXPECT_EQ(info.exit_code, 1) << info.out << info.err;
+  EXPECT_NE(info.err.find("has no table iceberg_tables"), std::string::npos) << info.err;
+  EXPECT_NE(info.err.find("database \"postgres\", schema " + schema), std::string::npos)
+      << info.err;
+  EXPECT_EQ(CatalogRelations(pg), nothing) << "after table info";
+
+  CommandResult orphans = with_sql({"table", "orphans", "ledger", "--older-than", "0s"});
+  EXPECT_EQ(orphans.exit_code, 1) << orphans.out << orphans.err;
+  EXPECT_NE(orphans.err.find("has no table iceberg_tables"), std::string::npos) << orphans.err;
+  EXPECT_EQ(CatalogRelations(pg), nothing) << "after table orphans";
+
+  CommandResult expire =
+      with_sql({"table", "expire", "ledger", "--older-than", "0s", "--dry-run"});
+  EXPECT_EQ(expire.exit_code, 1) << expire.out << expire.err;
+  EXPECT_NE(expire.err.find("has no table iceberg_tables"), std::string::npos) << expire.err;
+  EXPECT_EQ(CatalogRelations(pg), nothing) << "after table expire --dry-run";
+
+  CommandResult compact =
+      with_sql({"compact", "ledger", "--dry-run", "--table-format", "iceberg"});
+  EXPECT_EQ(compact.exit_code, 0) << compact.out << compact.err;
+  EXPECT_NE(compact.out.find("nothing was changed"), std::string::npos) << compact.out;
+  EXPECT_EQ(CatalogRelations(pg), nothing) << "after compact --dry-run";
+
+  const std::string file = (dir / "sinkd.toml").string();
+  WriteFile(file, "[lake]\ndir = \"" + lake + "\"\ntable_format = \"iceberg\"\n[iceberg]\n" +
+                      "catalog = \"sql\"\ncatalog_url = \"" + pg + "\"\n");
+  CommandResult valid = Sinkd({"validate", "--config", file});
+  EXPECT_EQ(valid.exit_code, 0) << valid.out << valid.err;
+  EXPECT_EQ(CatalogRelations(pg), nothing) << "after validate";
+
+  // A catalog that exists, a namespace that has nothing: still nothing written.
+  auto dest = lake::DirDestination::Make(lake);
+  ASSERT_TRUE(dest.ok());
+  iceberg::SqlCatalog catalog(**dest, "file://" + lake, "ledger",
+                              iceberg::SpecOf(row::kLedgerColumns),
+                              iceberg::SqlCatalogTarget{pg, "sinkd", "lake"});
+  const iceberg::Committed committed = iceberg::CommitFlushes(
+      **dest, catalog, "t1", 2, 5, iceberg::StreamIdentity("GARM_LEDGER", "2026-01-01T00:00:00Z"));
+  ASSERT_EQ(committed.event_ids.size(), 10u);
+  const std::vector<std::string> lake_only = {"lake"};
+  ASSERT_EQ(PropertyNamespaces(pg), lake_only);
+  const std::string before = *catalog.MetadataLocation();
+  const auto elsewhere = [&](std::vector<std::string> args) {
+    return with_sql(Plus(args, {"--iceberg-namespace", "elsewhere"}));
+  };
+  info = elsewhere({"table", "info", "ledger"});
+  EXPECT_EQ(info.exit_code, 1) << info.out << info.err;
+  EXPECT_NE(info.err.find("no row for ledger in namespace elsewhere"), std::string::npos)
+      << info.err;
+  EXPECT_EQ(elsewhere({"table", "orphans", "ledger"}).exit_code, 1);
+  EXPECT_EQ(elsewhere({"table", "expire", "ledger", "--dry-run"}).exit_code, 1);
+  EXPECT_EQ(elsewhere({"compact", "ledger", "--dry-run", "--table-format", "iceberg"}).exit_code,
+            0);
+  EXPECT_EQ(PropertyNamespaces(pg), lake_only) << "no namespace row written by a look";
+  // And the table that is there reads, a dry run of its expiry moving nothing.
+  info = with_sql({"table", "info", "ledger", "--json"});
+  ASSERT_EQ(info.exit_code, 0) << info.out << info.err;
+  expire = with_sql({"table", "expire", "ledger", "--older-than", "0s", "--dry-run"});
+  ASSERT_EQ(expire.exit_code, 0) << expire.out << expire.err;
+  EXPECT_NE(expire.out.find("would expire 1 snapshots"), std::string::npos) << expire.out;
+  EXPECT_EQ(*catalog.MetadataLocation(), before) << "a dry run moved the pointer";
+}
+
 // A dispatch file's lake sinks take the catalog keys in their entries: validate refuses a kind
 // that is not one naming the entry and the key, and config show prints them with the URL's
 // password masked; without a URL the sql catalog is the outbox's own database, which is valid.

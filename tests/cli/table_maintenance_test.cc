@@ -1,7 +1,9 @@
 // `sinkd table expire` and `sinkd table orphans` on a directory table committed with the files
 // catalog (real Parts): expire drops the snapshots a compaction made old and deletes the inputs
 // only those named (a dry run first names them and deletes nothing); orphans lists a Part no
-// snapshot names and deletes it with --delete; both exit 1 where there is no table.
+// snapshot names and deletes it with --delete; both exit 1 where there is no table. A table whose
+// snapshots `sinkd import` committed (no source positions of its own) expires as a drain's does,
+// and one a drain began keeps its positions through imports and expiry.
 #include <gtest/gtest.h>
 
 #include <thread>
@@ -9,6 +11,7 @@
 #include "cli_help.h"
 #include "iceberg/committers.h"
 #include "lake/dir_destination.h"
+#include "table_files.h"
 
 namespace sinkd::testing {
 namespace {
@@ -124,6 +127,131 @@ TEST(TableMaintenance, ExpireDeletesACompactionsInputsAndOrphansFindsAnUncommitt
   ASSERT_EQ(by_file.exit_code, 0) << by_file.err;
   EXPECT_NE(by_file.out.find("deleted 1"), std::string::npos) << by_file.out;
   EXPECT_FALSE(std::filesystem::exists(second_orphan));
+}
+
+CommandResult RunSinkd(std::vector<std::string> args) {
+  args.insert(args.begin(), SinkdBinary().string());
+  return RunCommand(args, "", std::chrono::seconds(120),
+                    {"LAKE_DIR=", "AWS_ENDPOINT_URL=", "S3_BUCKET="});
+}
+
+nlohmann::json TableInfoJson(const std::string& lake) {
+  const CommandResult info = RunSinkd({"table", "info", "ledger", "--lake-dir", lake, "--json"});
+  EXPECT_EQ(info.exit_code, 0) << info.err;
+  return nlohmann::json::parse(info.out, nullptr, false);
+}
+
+// Imports `runs` recordings into the table of `lake`, each its own run and flush: one snapshot
+// each. Returns the good events imported.
+long ImportRuns(const TempDir& dir, const std::string& lake, int runs) {
+  long total = 0;
+  for (int run = 1; run <= runs; ++run) {
+    const std::string wire = (dir / ("run" + std::to_string(run) + ".bin")).string();
+    const CommandResult gen =
+        RunSinkd({"generate", "ledger", "--messages", "8", "--events-per-batch", "20", "--seed",
+                  std::to_string(40 + run), "-o", wire});
+    EXPECT_EQ(gen.exit_code, 0) << gen.err;
+    long good = 0, bad = 0;
+    EXPECT_EQ(std::sscanf(gen.out.c_str(), "generated 8 messages: %ld good events, %ld bad", &good,
+                          &bad),
+              2)
+        << gen.out;
+    const CommandResult r =
+        RunSinkd({"import", "ledger", "--lake-dir", lake, "--instance-id",
+                  "run" + std::to_string(run), "--table-format", "iceberg", wire});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    total += good;
+  }
+  return total;
+}
+
+// Failed before: every import snapshot carried no sinkd.positions, and expiry kept the whole chain
+// down to the nearest snapshot carrying them — for an import-only table, every snapshot ("expired
+// 0 snapshots"), so the Parts a compaction had replaced were never deleted.
+TEST(TableMaintenance, AnImportOnlyTableExpiresLikeADrainsAndKeepsTheCurrentSnapshotsFiles) {
+  TempDir tmp;
+  const std::string lake = (tmp / "lake").string();
+  const long good = ImportRuns(tmp, lake, 3);
+  ASSERT_GT(good, 0);
+  const nlohmann::json imported = TableInfoJson(lake);
+  ASSERT_EQ(imported["snapshots"], 3) << imported.dump();
+  // The imports' Parts, then a compaction replacing them: the inputs are named only by the
+  // snapshots before the replace.
+  const std::vector<std::string> inputs = ManifestFiles(imported["metadata"].get<std::string>());
+  const CommandResult compacted =
+      RunSinkd({"compact", "ledger", "--lake-dir", lake, "--table-format", "iceberg",
+                "--min-parts", "2", "--grace", "0s"});
+  ASSERT_EQ(compacted.exit_code, 0) << compacted.err;
+  const nlohmann::json before = TableInfoJson(lake);
+  const long snapshots = before["snapshots"].get<long>();
+  ASSERT_GT(snapshots, 3) << "no replace committed: " << compacted.out;
+  const std::vector<std::string> current = ManifestFiles(before["metadata"].get<std::string>());
+  std::set<std::string> replaced(inputs.begin(), inputs.end());
+  for (const std::string& f : current) replaced.erase(f);
+  ASSERT_FALSE(replaced.empty()) << compacted.out;
+
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));  // every snapshot older than 1s
+  const CommandResult r =
+      RunSinkd({"table", "expire", "ledger", "--lake-dir", lake, "--older-than", "1s",
+                "--retain-last", "1", "--grace", "0s"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("expired " + std::to_string(snapshots - 1) + " snapshots"),
+            std::string::npos)
+      << r.out;
+  const nlohmann::json after = TableInfoJson(lake);
+  EXPECT_EQ(after["snapshots"], 1) << after.dump();
+  EXPECT_EQ(after["current_snapshot"], before["current_snapshot"]);
+  EXPECT_EQ(after["records"], good);
+  for (const std::string& f : replaced) {
+    EXPECT_FALSE(std::filesystem::exists(f)) << "only expired snapshots named " << f;
+  }
+  // Every file the kept snapshot names is there: DuckDB reads each event once from the manifests'
+  // list, and icebird reads the table itself.
+  const std::vector<std::string> kept = ManifestFiles(after["metadata"].get<std::string>(), true);
+  EXPECT_EQ(std::set<std::string>(kept.begin(), kept.end()),
+            std::set<std::string>(current.begin(), current.end()));
+  std::string list;
+  for (const std::string& f : kept) {
+    EXPECT_TRUE(std::filesystem::exists(f)) << f;
+    list += (list.empty() ? "" : ", ") + SqlQuote(f);
+  }
+  const QueryResult q =
+      DuckDb("SELECT count(*), count(DISTINCT event_id) FROM read_parquet([" + list + "])");
+  ASSERT_TRUE(q.ok) << q.error;
+  EXPECT_EQ(q.rows[0][0], std::to_string(good));
+  EXPECT_EQ(q.rows[0][1], std::to_string(good));
+  const nlohmann::json read = iceberg::IcebirdRead("file://" + lake + "/ledger");
+  EXPECT_EQ(read["rows"].size(), static_cast<size_t>(good));
+}
+
+// A table a drain began (its snapshot carries the stream's positions) and imports continued:
+// expiry leaves the one current snapshot and the positions with it. Failed before: the imports'
+// snapshots carried none, so expiry kept every one of them down to the drain's.
+TEST(TableMaintenance, ImportsOnTopOfADrainsSnapshotCarryItsPositionsThroughExpiry) {
+  TempDir tmp;
+  const std::string lake = (tmp / "lake").string();
+  auto dir = lake::DirDestination::Make(lake);
+  ASSERT_TRUE(dir.ok());
+  ASSERT_TRUE((*dir)->Ensure().ok());
+  iceberg::FilesCatalog catalog(**dir, (*dir)->Uri(), "ledger",
+                                iceberg::SpecOf(row::kLedgerColumns));
+  const std::string stream = iceberg::StreamIdentity("GARM_LEDGER", "2026-01-01T00:00:00Z");
+  ASSERT_EQ(iceberg::CommitFlushes(**dir, catalog, "drain", 1, 6, stream).commit_ids.size(), 1u);
+  const long good = ImportRuns(tmp, lake, 2);
+  const nlohmann::json before = TableInfoJson(lake);
+  ASSERT_EQ(before["snapshots"], 3) << before.dump();
+  EXPECT_EQ(before["positions"]["streams"][stream], nlohmann::json::parse("[[1,6]]"));
+
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  const CommandResult r = RunSinkd(
+      {"table", "expire", "ledger", "--lake-dir", lake, "--older-than", "1s", "--grace", "0s"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("expired 2 snapshots"), std::string::npos) << r.out;
+  const nlohmann::json after = TableInfoJson(lake);
+  EXPECT_EQ(after["snapshots"], 1) << after.dump();
+  EXPECT_EQ(after["records"], 6 + good);
+  EXPECT_EQ(after["positions"]["streams"][stream], nlohmann::json::parse("[[1,6]]"))
+      << "the drain's positions survive in the one snapshot left: " << after.dump();
 }
 
 }  // namespace

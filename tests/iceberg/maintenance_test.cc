@@ -62,11 +62,27 @@ TEST(Expire, OldSnapshotsGoThenOnlyTheFilesNoKeptSnapshotNamesAndThePositionsSta
   for (const DataFile& f : inputs) replace.removed.push_back(f.path);
   replace.added = Rewritten(*lake, catalog, "a", 0, 30, "compactor");
   ASSERT_TRUE(catalog.CommitReplace(replace).ok());
-  // Two snapshots without positions on top (as import's or another engine's are): the replace,
-  // which carries them, must then be kept although it is neither recent nor the newest, and so
-  // must the snapshot between, or the walk from the newest to the positions breaks.
+  // Two snapshots without positions on top (as another engine's are, or sinkd's imports' before
+  // every snapshot carried them): the replace, which carries them, must then be kept although it
+  // is neither recent nor the newest, and so must the snapshot between, or the walk from the
+  // newest to the positions breaks. sinkd's appends carry them now: they are taken out here.
   Committed later = CommitFlushes(*lake, catalog, "b", 2, 10);
   ASSERT_EQ(later.commit_ids.size(), 2u);
+  const std::set<std::string> others(later.commit_ids.begin(), later.commit_ids.end());
+  ASSERT_TRUE(catalog
+                  .CommitMetadata([&](const TableMetadata& base, const std::string& base_uri)
+                                      -> Result<std::optional<TableMetadata>> {
+                    TableMetadata next = base;
+                    next.metadata_log.push_back({base_uri, 0, base.last_updated_ms});
+                    for (Snapshot& snapshot : next.snapshots) {
+                      const std::string* id = snapshot.Find(kCommitIdKey);
+                      if (id == nullptr || others.count(*id) == 0) continue;
+                      std::erase_if(snapshot.summary,
+                                    [](const auto& kv) { return kv.first == kPositionsKey; });
+                    }
+                    return std::optional<TableMetadata>(std::move(next));
+                  })
+                  .ok());
   Result<LoadedTable> was = catalog.Load();
   ASSERT_TRUE(was.ok());
   ASSERT_EQ(was->metadata->snapshots.size(), 6u);

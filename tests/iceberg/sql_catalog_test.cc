@@ -116,6 +116,39 @@ TEST(SqlCatalog, CreatesIcebergsJdbcCatalogTablesAndTheNamespaceAsIcebergDoes) {
   EXPECT_EQ(still->version, 0);
 }
 
+// Opened read-only (a command that only looks), the catalog finds no table in a database without
+// the JDBC tables, says which database, creates neither, and refuses to move a pointer: a dry
+// run that tried to commit fails instead of committing.
+TEST(SqlCatalog, OpenedReadOnlyItCreatesNoTableAndRefusesToCommit) {
+  const std::string url = testing::PostgresServer::Shared().FreshDatabase();
+  ASSERT_FALSE(url.empty());
+  testing::TempDir tmp;
+  auto lake = SqlDirLake(tmp);
+  SqlCatalogTarget target{url};
+  target.read_only = true;
+  SqlCatalog looking(*lake, SqlLakeUri(tmp), "ledger", SpecOf(row::kLedgerColumns), target);
+  Result<LoadedTable> none = looking.Load();
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_EQ(none->version, 0);
+  EXPECT_NE(looking.NoTableReason().find("has no table iceberg_tables"), std::string::npos)
+      << looking.NoTableReason();
+  EXPECT_EQ(looking.NoTableReason().find(url), std::string::npos) << "never the URL";
+  EXPECT_FALSE(looking.EnsureSchema().ok());
+  LoadedTable base;
+  const Result<Swapped> swapped = looking.Swap(base, TableMetadata{}, "id");
+  EXPECT_FALSE(swapped.ok()) << "a read-only catalog moved a pointer";
+
+  Result<outbox::PgConn> conn = outbox::PgConn::Connect(url, "sinkd-test");
+  ASSERT_TRUE(conn.ok());
+  Result<outbox::PgResult> found =
+      conn->Exec("SELECT to_regclass('iceberg_tables') IS NULL AND "
+                 "to_regclass('iceberg_namespace_properties') IS NULL");
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  EXPECT_EQ(found->Text(0, 0), "t") << "a read-only catalog created the JDBC tables";
+  EXPECT_FALSE(std::filesystem::exists(tmp.path() / "ledger/metadata"))
+      << "nothing written to the lake either";
+}
+
 TEST(SqlCatalog, CommittersRacingThroughTheSqlCatalogEachCommitEveryAppendOnceOnOneChain) {
   const std::string url = testing::PostgresServer::Shared().FreshDatabase();
   ASSERT_FALSE(url.empty());
