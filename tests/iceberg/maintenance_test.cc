@@ -143,6 +143,25 @@ TEST(Expire, OldSnapshotsGoThenOnlyTheFilesNoKeptSnapshotNamesAndThePositionsSta
   EXPECT_FALSE(catalog.Commit(again).ok());
 }
 
+// A table no snapshot of which carries positions (an import's, another engine's) has none to
+// keep: its old snapshots expire like any. Failed before: the walk to the nearest carrier found
+// none and kept the whole chain, so such a table was never expired (seen by
+// TableCompactS3.EachMergeOfABucketTableIsOneReplaceAndTheOldSnapshotReadsUntilExpiry).
+TEST(Expire, ATableWhoseSnapshotsCarryNoPositionsExpiresDownToTheNewest) {
+  testing::TempDir tmp;
+  auto lake = MaintLake(tmp);
+  FilesCatalog catalog = MaintCatalog(*lake, tmp);
+  Committed appended = CommitFlushes(*lake, catalog, "import", 4, 10);
+  ASSERT_EQ(appended.commit_ids.size(), 4u);
+  Result<ExpireReport> report = ExpireSnapshots(catalog, *lake, {}, WallMs() + 10 * kDayMs);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->expired.size(), 3u);
+  Result<LoadedTable> is = catalog.Load();
+  ASSERT_TRUE(is.ok() && is->metadata);
+  EXPECT_EQ(is->metadata->snapshots.size(), 1u);
+  EXPECT_EQ(MaintReadIds(tmp), appended.event_ids) << "the newest snapshot still holds every row";
+}
+
 TEST(Expire, ACompactionsInputsOutliveTheirReplaceByTheGlobGraceThenGo) {
   testing::TempDir tmp;
   auto lake = MaintLake(tmp);
