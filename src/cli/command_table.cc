@@ -375,7 +375,8 @@ Status RunTableRegister(const TableRegisterFlags& flags, Invocation& invocation)
   }
   SINKD_ASSIGN_OR_RETURN(OpenTable open,
                          OpenTableOf(flags.destination, flags.table, flags.key_prefix,
-                                     flags.catalog, "table register", invocation));
+                                     flags.catalog, /*read_only=*/false, "table register",
+                                     invocation));
   if (flags.use_nats) {
     // The stream's creation time from the server: the table of a drain keys positions by it.
     std::optional<StreamOrigin> origin;
