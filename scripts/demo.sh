@@ -130,7 +130,7 @@ rm -rf "$adopted"
 mkdir -p "$adopted"
 cp -r lake/ledger "$adopted/ledger"
 rm -rf "$adopted/ledger/metadata"
-"$sinkd" table register ledger --lake-dir "$adopted" 2>"$run/register.log" ||
+"$sinkd" table register ledger --lake-dir "$adopted" --nats-url "$NATS_URL" 2>"$run/register.log" ||
   { echo "table register failed; see $run/register.log" >&2; exit 1; }
 info=$("$sinkd" table info ledger --lake-dir "$adopted" --json)
 snapshots=$(node -e 'console.log(JSON.parse(process.argv[1]).snapshots)' "$info")
@@ -141,7 +141,7 @@ verdict="rows = the copy's rows"
 [ "$records" = "$rows" ] || verdict="MISMATCH: table rows $records, the copy's rows $rows"
 echo "  ledger (adopted): snapshots $snapshots, $records rows in the current snapshot; $rows rows in the copy's Parts: $verdict"
 [ "$records" = "$rows" ] || exit 1
-"$sinkd" lake verify ledger --lake-dir "$adopted" --table-format iceberg >"$run/verify-adopted.log" 2>&1 ||
+"$sinkd" lake verify ledger --lake-dir "$adopted" --table-format iceberg --nats-url "$NATS_URL" >"$run/verify-adopted.log" 2>&1 ||
   { echo "lake verify of the adopted table failed; see $run/verify-adopted.log" >&2; exit 1; }
 echo "  lake verify --table-format iceberg: passed ($run/verify-adopted.log)"
 dead=$(curl -sf "$monitor/jsz?streams=true" |
