@@ -27,6 +27,14 @@ cleanup() {
   for pid in "${pids[@]}"; do stop_pid "$pid"; done
 }
 trap cleanup EXIT
+
+field() {  # JSON FIELD: the value of FIELD in the JSON object JSON
+  node -e 'console.log(JSON.parse(process.argv[1])[process.argv[2]])' "$1" "$2"
+}
+scalar() {  # SQL: the one value DuckDB's answer to SQL holds
+  node tools/duckdb-query.mjs "$1" |
+    node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).rows[0][0]))'
+}
 trap 'exit 130' INT TERM
 
 rm -rf lake "$run"
@@ -109,10 +117,9 @@ echo
 echo "== Iceberg tables (lake/<table>/metadata/, one append snapshot per flush)"
 for table in ledger audit; do
   info=$("$sinkd" table info "$table" --lake-dir lake --json)
-  snapshots=$(node -e 'console.log(JSON.parse(process.argv[1]).snapshots)' "$info")
-  records=$(node -e 'console.log(JSON.parse(process.argv[1]).records)' "$info")
-  unique=$(node tools/duckdb-query.mjs "SELECT count(DISTINCT event_id) FROM read_parquet('lake/$table/**/*.parquet')" |
-    node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).rows[0][0]))')
+  snapshots=$(field "$info" snapshots)
+  records=$(field "$info" records)
+  unique=$(scalar "SELECT count(DISTINCT event_id) FROM read_parquet('lake/$table/**/*.parquet')")
   verdict="rows = unique events"
   [ "$records" = "$unique" ] || verdict="MISMATCH: rows $records, unique events $unique"
   echo "  $table: snapshots $snapshots, $records rows in the current snapshot; $unique unique events in the hive glob: $verdict"
@@ -133,10 +140,9 @@ rm -rf "$adopted/ledger/metadata"
 "$sinkd" table register ledger --lake-dir "$adopted" --nats-url "$NATS_URL" 2>"$run/register.log" ||
   { echo "table register failed; see $run/register.log" >&2; exit 1; }
 info=$("$sinkd" table info ledger --lake-dir "$adopted" --json)
-snapshots=$(node -e 'console.log(JSON.parse(process.argv[1]).snapshots)' "$info")
-records=$(node -e 'console.log(JSON.parse(process.argv[1]).records)' "$info")
-rows=$(node tools/duckdb-query.mjs "SELECT count(*) FROM read_parquet('$adopted/ledger/**/*.parquet')" |
-  node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).rows[0][0]))')
+snapshots=$(field "$info" snapshots)
+records=$(field "$info" records)
+rows=$(scalar "SELECT count(*) FROM read_parquet('$adopted/ledger/**/*.parquet')")
 verdict="rows = the copy's rows"
 [ "$records" = "$rows" ] || verdict="MISMATCH: table rows $records, the copy's rows $rows"
 echo "  ledger (adopted): snapshots $snapshots, $records rows in the current snapshot; $rows rows in the copy's Parts: $verdict"
