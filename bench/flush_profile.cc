@@ -23,8 +23,8 @@
 #include "bench_flags.h"
 #include "base/memory.h"
 #include "base/work_pool.h"
-#include "batch/part_schema.h"
-#include "batch/partitioner.h"
+#include "partition/part_schema.h"
+#include "partition/partitioner.h"
 #include "contract/wire_decoder.h"
 #include "lake/dir_destination.h"
 #include "lake/lake_writer.h"
@@ -88,12 +88,12 @@ int main(int argc, char** argv) {
   options.expected_events = events;
   sinkd::traffic::TrafficGenerator generator(options);
   sinkd::contract::WireDecoder decoder;
-  sinkd::row::RowBatch batch(sinkd::row::kLedgerColumns);
+  sinkd::row::RowBuffer batch(sinkd::row::kLedgerColumns);
   std::vector<sinkd::contract::Reject> rejects;
   for (int64_t n = 0; n < events; n += options.events_per_batch) {
     decoder.Decode(sinkd::contract::Envelope::kBatch, generator.NextLedgerMessage(), batch, rejects);
   }
-  const auto partitions = sinkd::batch::PartitionRows(batch);
+  const auto partitions = sinkd::partition::PartitionRows(batch);
   std::vector<uint32_t> order;
   for (const auto& p : partitions) order.insert(order.end(), p.rows.begin(), p.rows.end());
   const auto& times = batch.column(1).int64s;
@@ -105,8 +105,8 @@ int main(int argc, char** argv) {
   lake_options.instance = "profile";
   lake_options.parquet.created_by = "sinkd version bench (build bench)";
   lake_options.encode_threads = threads;
-  const auto schema = sinkd::batch::FileSchema(sinkd::row::kLedgerColumns);
-  const auto view = sinkd::batch::FileView(batch);
+  const auto schema = sinkd::partition::FileSchema(sinkd::row::kLedgerColumns);
+  const auto view = sinkd::partition::FileView(batch);
   sinkd::WorkPool pool(threads);
 
   std::vector<double> seconds, cpu, caller;
@@ -118,7 +118,7 @@ int main(int argc, char** argv) {
     if (!destination.ok() || !(*destination)->Ensure().ok()) return 1;
     sinkd::lake::LakeWriter writer(**destination, lake_options);
     // A flush reorders the batch it is given: each round starts from the batch as decoded.
-    sinkd::row::RowBatch work = batch;
+    sinkd::row::RowBuffer work = batch;
     const auto start = Clock::now();
     const double cpu_start = ProcessCpu();
     const double caller_start = ThreadCpu();
@@ -130,9 +130,9 @@ int main(int argc, char** argv) {
       bytes = out.data().size();
     } else if (mode == "parts") {
       // As a flush does it: partition, put each Part's rows together, encode.
-      auto parts = sinkd::batch::PartitionRows(work);
-      sinkd::batch::OrderByPartition(work, parts, pool);
-      const auto work_view = sinkd::batch::FileView(work);
+      auto parts = sinkd::partition::PartitionRows(work);
+      sinkd::partition::OrderByPartition(work, parts, pool);
+      const auto work_view = sinkd::partition::FileView(work);
       std::vector<uint64_t> sizes(parts.size());
       pool.ParallelFor(parts.size(), [&](size_t i, size_t) {
         sinkd::parquet::MemoryOutputStream out;

@@ -36,8 +36,8 @@
 #define SINKD_BENCH_HAS_WORK_POOL 1
 #endif
 #include "base/memory.h"
-#include "batch/part_schema.h"
-#include "batch/partitioner.h"
+#include "partition/part_schema.h"
+#include "partition/partitioner.h"
 #include "bench_support.h"
 #include "contract/delimited.h"
 #include "contract/wire_decoder.h"
@@ -225,7 +225,7 @@ int main(int argc, char** argv) {
   // Decoded once (not timed): the one-file encode starts from columns, as DuckDB and polars
   // start from their in-memory tables.
   sinkd::contract::WireDecoder decoder;
-  sinkd::row::RowBatch batch(sinkd::row::kLedgerColumns);
+  sinkd::row::RowBuffer batch(sinkd::row::kLedgerColumns);
   std::vector<sinkd::contract::Reject> rejects;
   for (const std::string& m : messages) {
     decoder.Decode(sinkd::contract::Envelope::kBatch, m, batch, rejects);
@@ -233,7 +233,7 @@ int main(int argc, char** argv) {
   const size_t rows = batch.rows();
   std::vector<uint32_t> order;
   order.reserve(rows);
-  for (const auto& p : sinkd::batch::PartitionRows(batch)) {
+  for (const auto& p : sinkd::partition::PartitionRows(batch)) {
     order.insert(order.end(), p.rows.begin(), p.rows.end());
   }
   const auto& times = batch.column(1).int64s;
@@ -243,8 +243,8 @@ int main(int argc, char** argv) {
   sinkd::parquet::WriterOptions writer_options = sinkd::lake::LakePartOptions();
   writer_options.zstd_level = zstd_level;
   writer_options.created_by = "sinkd version bench (build bench)";
-  const auto schema = sinkd::batch::FileSchema(sinkd::row::kLedgerColumns);
-  const auto view = sinkd::batch::FileView(batch);
+  const auto schema = sinkd::partition::FileSchema(sinkd::row::kLedgerColumns);
+  const auto view = sinkd::partition::FileView(batch);
 #ifdef SINKD_BENCH_HAS_WORK_POOL
   sinkd::WorkPool pool(cores);
   sinkd::WorkPool* encode_pool = &pool;

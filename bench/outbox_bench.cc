@@ -107,7 +107,7 @@ void InsertEvents(outbox::PgConn& conn, int first, int count) {
        {std::to_string(first), std::to_string(first + count - 1)});
 }
 
-std::unique_ptr<sinks::EventSink> LakeSink(const std::string& id, const fs::path& root) {
+std::unique_ptr<sinks::EventSink> LakeRowStore(const std::string& id, const fs::path& root) {
   auto dest = lake::DirDestination::Make(root.string());
   lake::LakeWriterOptions o;
   o.key_prefix = "outbox_events";
@@ -129,7 +129,7 @@ Run Drain(const std::string& conninfo, const std::vector<std::string>& ids, int 
   outbox::SteadyClock clock;
   Logger log(stderr, LogLevel::kWarn);
   std::vector<outbox::EventSinkEntry> sinks;
-  for (const std::string& id : ids) sinks.push_back({LakeSink(id, lakes / id), batch_size});
+  for (const std::string& id : ids) sinks.push_back({LakeRowStore(id, lakes / id), batch_size});
   outbox::DispatcherOptions o;
   o.conninfo = conninfo;
   o.holder = "bench";
@@ -237,7 +237,7 @@ int main(int argc, char** argv) {
     outbox::SteadyClock clock;
     Logger log(stderr, LogLevel::kWarn);
     std::vector<outbox::EventSinkEntry> sinks;
-    sinks.push_back({LakeSink("steady", tmp.path() / "s"), a.batch_size});
+    sinks.push_back({LakeRowStore("steady", tmp.path() / "s"), a.batch_size});
     outbox::DispatcherOptions o;
     o.conninfo = conninfo;
     o.holder = "bench";

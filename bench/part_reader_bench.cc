@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "bench_flags.h"
-#include "batch/part_schema.h"
+#include "partition/part_schema.h"
 #include "contract/wire_decoder.h"
 #include "lake/lake_writer.h"
 #include "parquet/part_reader.h"
@@ -34,7 +34,7 @@ std::string SinkdPart(int64_t rows) {
   options.expected_events = rows;
   sinkd::traffic::TrafficGenerator generator(options);
   sinkd::contract::WireDecoder decoder;
-  sinkd::row::RowBatch batch(sinkd::row::kLedgerColumns);
+  sinkd::row::RowBuffer batch(sinkd::row::kLedgerColumns);
   std::vector<sinkd::contract::Reject> rejects;
   while (static_cast<int64_t>(batch.rows()) < rows) {
     decoder.Decode(sinkd::contract::Envelope::kBatch, generator.NextLedgerMessage(), batch, rejects);
@@ -42,9 +42,9 @@ std::string SinkdPart(int64_t rows) {
   std::vector<uint32_t> order(batch.rows());
   for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
   sinkd::parquet::MemoryOutputStream out;
-  sinkd::parquet::PartWriter writer(sinkd::batch::FileSchema(sinkd::row::kLedgerColumns),
+  sinkd::parquet::PartWriter writer(sinkd::partition::FileSchema(sinkd::row::kLedgerColumns),
                                     sinkd::lake::LakePartOptions(), out);
-  if (!writer.WriteRows(sinkd::batch::FileView(batch), order).ok() || !writer.Finish({}).ok()) {
+  if (!writer.WriteRows(sinkd::partition::FileView(batch), order).ok() || !writer.Finish({}).ok()) {
     std::fprintf(stderr, "part_reader_bench: writing the Part failed\n");
     std::exit(1);
   }

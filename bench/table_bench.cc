@@ -48,7 +48,7 @@
 #include <thread>
 #include <vector>
 
-#include "batch/civil_date.h"
+#include "partition/civil_date.h"
 #include "bench_flags.h"
 #include "bench_support.h"
 #include "iceberg/data_file.h"
@@ -125,9 +125,9 @@ ice::DataFile TemplateFile(const fs::path& scratch, const ice::TableSpec& spec, 
   options.instance = "bench";
   options.encode_threads = 1;
   sinkd::lake::LakeWriter writer(*dest, options);
-  sinkd::row::RowBatch batch(sinkd::row::kLedgerColumns);
+  sinkd::row::RowBuffer batch(sinkd::row::kLedgerColumns);
   for (int i = 0; i < rows; ++i) {
-    const int64_t micros = kFirstDay * sinkd::batch::kMicrosPerDay + int64_t{1'000'000} * i;
+    const int64_t micros = kFirstDay * sinkd::partition::kMicrosPerDay + int64_t{1'000'000} * i;
     sinkd::testing::AddLedgerRow(batch, "evt-" + std::to_string(i), micros, "app-00");
   }
   auto report = Must(writer.Flush(batch, {"GARM_LEDGER", 1, uint64_t(rows)}), "template flush");
@@ -143,11 +143,11 @@ std::vector<ice::DataFile> FilesOf(const ice::DataFile& tmpl, const ice::TableSp
   std::vector<ice::DataFile> files;
   const int64_t day = kFirstDay + c / kCommitsPerDay;
   const int64_t start =
-      day * sinkd::batch::kMicrosPerDay + int64_t{300'000'000} * (c % kCommitsPerDay);
+      day * sinkd::partition::kMicrosPerDay + int64_t{300'000'000} * (c % kCommitsPerDay);
   for (int j = 0; j < model.apps_per_commit; ++j) {
     ice::DataFile f = tmpl;
     const std::string app = AppName((c * model.apps_per_commit + j) % model.apps);
-    f.path = lake_uri + "/ledger/date=" + sinkd::batch::FormatDay(day) + "/app=" + app + "/c" +
+    f.path = lake_uri + "/ledger/date=" + sinkd::partition::FormatDay(day) + "/app=" + app + "/c" +
              std::to_string(c) + "-" + std::to_string(j) + ".parquet";
     f.day = static_cast<int32_t>(day);
     f.values = {app};
@@ -452,7 +452,7 @@ Glob ListGlob(const fs::path& lake, int64_t day, const std::string& app) {
   g.seconds = bench::Seconds(start);
   g.listed = objects.size();
   g.list_requests = (objects.size() + 999) / 1000;
-  const std::string dir = "ledger/date=" + sinkd::batch::FormatDay(day) + "/app=" + app + "/";
+  const std::string dir = "ledger/date=" + sinkd::partition::FormatDay(day) + "/app=" + app + "/";
   for (const auto& o : objects) g.files += o.key.compare(0, dir.size(), dir) == 0;
   return g;
 }
@@ -736,7 +736,7 @@ int main(int argc, char** argv) {
   const int64_t day = kFirstDay + (priors.back() + samples) / kCommitsPerDay / 2;
   const std::string app = AppName(3);
   std::printf("\nPlanning %s on %s after %d commits (%d data files):\n", app.c_str(),
-              sinkd::batch::FormatDay(day).c_str(), priors.back() + samples,
+              sinkd::partition::FormatDay(day).c_str(), priors.back() + samples,
               (priors.back() + samples) * model.apps_per_commit);
   for (size_t m = 0; m < modes.size(); ++m) {
     const Planning p = Plan(root / ("lake-" + std::to_string(m)), spec, day, app);

@@ -19,7 +19,7 @@
 #include "contract/wire_decoder.h"
 #include "garm/ledger/v1/event.pb.h"
 #include "row/ledger_columns.h"
-#include "row/row_batch.h"
+#include "row/row_buffer.h"
 
 namespace {
 
@@ -28,7 +28,7 @@ using sinkd::contract::EnvelopeName;
 using sinkd::contract::Reject;
 using sinkd::row::ColumnBuffer;
 using sinkd::row::ColumnType;
-using sinkd::row::RowBatch;
+using sinkd::row::RowBuffer;
 
 [[noreturn]] void Mismatch(Envelope envelope, const std::string& what) {
   std::fprintf(stderr,
@@ -61,7 +61,7 @@ bool SameValues(const std::vector<T>& a, const std::vector<T>& b) {
   return true;
 }
 
-void CompareRows(Envelope envelope, const RowBatch& hand, const RowBatch& ref) {
+void CompareRows(Envelope envelope, const RowBuffer& hand, const RowBuffer& ref) {
   if (hand.rows() != ref.rows()) {
     Mismatch(envelope, "rows " + std::to_string(hand.rows()) + " vs " + std::to_string(ref.rows()));
   }
@@ -135,8 +135,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Reused across inputs, as a drain reuses them across messages: a decoder that leaked state
   // from one message into the next would show up as a difference here.
   static sinkd::contract::WireDecoder decoder;
-  static RowBatch hand(sinkd::row::kLedgerColumns);
-  static RowBatch ref(sinkd::row::kLedgerColumns);
+  static RowBuffer hand(sinkd::row::kLedgerColumns);
+  static RowBuffer ref(sinkd::row::kLedgerColumns);
   const std::string_view message(reinterpret_cast<const char*>(data), size);
   for (Envelope envelope : {Envelope::kBatch, Envelope::kEvent}) {
     hand.Clear();

@@ -1,5 +1,5 @@
 // Fuzz target for the metrics listener as a client meets it: the input is every byte a client
-// sends on one connection, served by http::HttpListener::ServeConnection over a socketpair
+// sends on one connection, served by http::Listener::ServeConnection over a socketpair
 // (cpp-httplib parses; our stream, limits, routing and error handling answer). The answer is empty
 // (no request line came) or one well-formed HTTP/1.1 response: a status we expect, Content-Length
 // equal to the body (or no body, to a HEAD), /metrics rendered only for a GET or HEAD, 405 only for
@@ -15,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-#include "http/http_listener.h"
+#include "http/listener.h"
 
 namespace {
 
@@ -70,7 +70,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // One listener for every input: building cpp-httplib's routes (std::regex) costs more than a run.
   static bool ready = false;
   static int renders = 0;
-  static sinkd::http::HttpListener listener(
+  static sinkd::http::Listener listener(
       [] {
         ++renders;
         return std::string("sinkd_up 1\n");

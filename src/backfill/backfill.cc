@@ -25,7 +25,7 @@ Backfill::Backfill(lake::Destination& destination, BackfillOptions options, Logg
                    table::Commit& commit)
     : options_(std::move(options)),
       log_(log),
-      sink_(destination, options_.lake, commit),
+      store_(destination, options_.lake, commit),
       dead_letters_(destination, options_.lake.key_prefix, options_.lake.instance),
       backoff_(Backoff{}),
       decode_pool_(std::make_unique<WorkPool>(std::max<size_t>(1, options_.decode_threads))),
@@ -34,7 +34,7 @@ Backfill::Backfill(lake::Destination& destination, BackfillOptions options, Logg
     b.SetAcknowledger(std::make_unique<RunProgress>(report_.landed));
     b.SetMaxPartitions(options_.max_partitions_per_flush);
   }
-  drain::SettleContext context{dead_letters_, sink_, log_, backoff_, nullptr, options_.stream};
+  drain::SettleContext context{dead_letters_, store_, log_, backoff_, nullptr, options_.stream};
   context.scope = "run";  // numbered from 1 on every run: meaningful with the instance only
   settler_ = std::make_unique<drain::Settler>(std::move(context), std::chrono::nanoseconds(0));
 }

@@ -2,7 +2,7 @@
 // exactly as a drain would have written them: the drain's own Batch (drain/batch.h: decoding,
 // sequence range, rejects with the message each came from), the same batch limit in rows, the
 // same LakeWriter and keys, landed by the drain's own Settle (drain/settle.h: place Parts →
-// commit → acknowledge) through a drain::LakeSink. Messages are numbered from 1 in the order
+// commit → acknowledge) through a drain::LakeRowStore. Messages are numbered from 1 in the order
 // given; those numbers stand in for stream sequences in keys and footers. A batch holds their
 // bytes only while it decodes them, and their acknowledger (RunProgress) counts what landed:
 // a recording has no one to ack. What cannot be read is kept in a dead-letter file
@@ -44,12 +44,12 @@
 #include "base/log.h"
 #include "base/status.h"
 #include "base/work_pool.h"
-#include "batch/partition_cap.h"
+#include "partition/partition_cap.h"
 #include "contract/wire_decoder.h"
 #include "drain/batch.h"
 #include "drain/parallel_decoder.h"
 #include "drain/settler.h"
-#include "drain/sink.h"
+#include "drain/row_store.h"
 #include "lake/lake_writer.h"
 #include "table/acknowledger.h"
 #include "table/commit.h"
@@ -68,7 +68,7 @@ struct BackfillOptions {
   // Partitions one flush may write, as a drain's (drain/batch.h): a message that would take a
   // batch past it starts the next one, and the events of a message spanning more than that alone
   // go to the dead-letter file (too_many_partitions). At least 1.
-  size_t max_partitions_per_flush = batch::kDefaultMaxPartitionsPerFlush;
+  size_t max_partitions_per_flush = partition::kDefaultMaxPartitionsPerFlush;
   lake::LakeWriterOptions lake;       // key prefix, instance, Parquet options
   // Threads decoding each run of messages; the command sets it to --encode-threads.
   size_t decode_threads = 1;
@@ -146,7 +146,7 @@ class Backfill {
 
   BackfillOptions options_;
   Logger& log_;
-  drain::LakeSink sink_;
+  drain::LakeRowStore store_;
   DeadLetterFile dead_letters_;
   BackoffCounter backoff_;  // Settle's nak delay: nothing waits on it, a failure stops the import
   // `messages` is counted by the caller's thread, the rest from the Settler's reports.

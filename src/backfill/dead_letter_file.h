@@ -6,7 +6,7 @@
 // The file is placed through the lake's Destination under table::DeadLetterKey,
 //   dead-letters/<prefix>/dead-<instance>[.<k>]-<firstSeq>-<lastSeq>.jsonl
 // with the same placement as a Part (never replacing a key), so DuckDB's read_json reads it.
-// DeadLetterFile is import's drain::DeadLetters (drain/sink.h): Settle hands it a batch's rejects
+// DeadLetterFile is import's drain::DeadLetters (drain/row_store.h): Settle hands it a batch's rejects
 // one by one and then Syncs it with the batch's range, which places the batch's one file and
 // syncs the destination, before the batch's Parts are placed.
 // Threads: one thread at a time.
@@ -20,7 +20,7 @@
 
 #include "base/result.h"
 #include "contract/wire_decoder.h"
-#include "drain/sink.h"
+#include "drain/row_store.h"
 #include "lake/destination.h"
 #include "lake/lake_writer.h"
 

@@ -30,7 +30,7 @@
 #include "cli/lake_flags.h"
 #include "cli/size_flags.h"
 #include "compact/compactor.h"
-#include "http/http_listener.h"
+#include "http/listener.h"
 #include "iceberg/table_format.h"
 #include "lake/destination.h"
 #include "lake/lake_writer.h"
@@ -411,7 +411,7 @@ Status RunCompact(const CompactFlags& flags, const CompactTable& table,
     SINKD_RETURN_IF_ERROR(refuse_around_a_table());
     return DryRun(*destination, o, table, log);
   }
-  http::HttpListener listener([&metrics] { return metrics.Render(); },
+  http::Listener listener([&metrics] { return metrics.Render(); },
                                  [&metrics](std::string* why) {
                                    *why = metrics.Readiness();
                                    return metrics.ready();

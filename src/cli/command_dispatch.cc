@@ -20,7 +20,7 @@
 #include "cli/destination_flags.h"
 #include "cli/lake_flags.h"
 #include "config/config.h"
-#include "http/http_listener.h"
+#include "http/listener.h"
 #include "table/key.h"
 #include "outbox/dispatcher.h"
 #include "outbox/schema.h"
@@ -178,7 +178,7 @@ Status RunDispatch(const DispatchFlags& flags) {
     }
     return status_conn ? &*status_conn : nullptr;
   };
-  http::HttpListener endpoint(
+  http::Listener endpoint(
       [&]() -> std::string {
         std::lock_guard<std::mutex> lock(status_mu);
         outbox::PgConn* conn = status_connection();

@@ -8,7 +8,7 @@
 #include "base/log.h"
 #include "base/redact.h"
 #include "base/shutdown_signals.h"
-#include "batch/partition_cap.h"
+#include "partition/partition_cap.h"
 #include "config/config.h"
 #include "cli/command.h"
 #include "cli/config_flags.h"
@@ -18,8 +18,8 @@
 #include "cli/destination_flags.h"
 #include "cli/lake_flags.h"
 #include "drain/drain.h"
-#include "drain/sink.h"
-#include "http/http_listener.h"
+#include "drain/row_store.h"
+#include "http/listener.h"
 #include "iceberg/iceberg_commit.h"
 #include "iceberg/table_format.h"
 #include "outbox/pg.h"
@@ -43,7 +43,7 @@ struct DrainFlags {
   std::string batch_interval = "5m";
   int fetch_max = 512;
   std::string flush_timeout = "5m";
-  size_t max_partitions_per_flush = batch::kDefaultMaxPartitionsPerFlush;
+  size_t max_partitions_per_flush = partition::kDefaultMaxPartitionsPerFlush;
   std::string ack_wait = "0";
   int64_t max_ack_pending = 0;
   std::string metrics_listen;
@@ -176,21 +176,21 @@ Status RunDrain(const DrainFlags& flags, const StreamOrigin& origin, const std::
             {"flush_timeout", FormatDuration(options.flush_timeout)},
             {"max_partitions_per_flush", static_cast<uint64_t>(options.max_partitions_per_flush)},
             {"metrics_listen", flags.metrics_listen}});
-  http::HttpListener listener(metrics);
+  http::Listener listener(metrics);
   if (!flags.metrics_listen.empty()) {
     SINKD_RETURN_IF_ERROR(listener.Start(flags.metrics_listen));
     log.Info("metrics listening", {{"address", flags.metrics_listen}, {"port", listener.port()}});
   }
 
-  drain::LakeSink sink(*destination, lake_options, *commit);
+  drain::LakeRowStore store(*destination, lake_options, *commit);
   drain::StreamDeadLetters dead_letters(publisher);
-  drain::Drain drain(options, *consumer, dead_letters, sink, log, &metrics);
+  drain::Drain drain(options, *consumer, dead_letters, store, log, &metrics);
   Status status = drain.Run(ShutdownSignals::stop());
   // Acks are small publishes the client may still hold; hand them to the server before leaving.
   (void)connection->FlushPending(std::chrono::seconds(5));
   if (drain.flush_stuck()) {
     // A thread is still inside a flush that cannot be interrupted (a hung mount, a store that
-    // never answers), using the sink, the destination and a batch: returning would destroy them
+    // never answers), using the row store, the destination and a batch: returning would destroy them
     // under it. Everything it held was nak'd, so leaving now loses nothing, as a second SIGTERM.
     log.Error("sinkd drain stopped with a flush stuck; exiting without it",
               {{"error", status.message()}});

@@ -9,7 +9,7 @@
 #include "backfill/backfill.h"
 #include "base/log.h"
 #include "base/progress.h"
-#include "batch/partition_cap.h"
+#include "partition/partition_cap.h"
 #include "cli/command.h"
 #include "cli/config_flags.h"
 #include "cli/destination_flags.h"
@@ -18,7 +18,7 @@
 #include "cli/stream_origin.h"
 #include "contract/delimited.h"
 #include "iceberg/table_format.h"
-#include "row/row_batch.h"
+#include "row/row_buffer.h"
 
 namespace sinkd::cli {
 
@@ -30,7 +30,7 @@ struct ImportFlags {
   LakeFlags lake;
   size_t batch_max_rows = 250'000;
   size_t batch_max_bytes = row::kDefaultBatchBytes;
-  size_t max_partitions_per_flush = batch::kDefaultMaxPartitionsPerFlush;
+  size_t max_partitions_per_flush = partition::kDefaultMaxPartitionsPerFlush;
   std::vector<std::string> files;
 };
 

@@ -8,7 +8,7 @@
 #include <memory>
 #include <numeric>
 
-#include "batch/part_schema.h"
+#include "partition/part_schema.h"
 #include "compact/id_set.h"
 #include "lake/lake_writer.h"
 #include "parquet/part_reader.h"
@@ -754,7 +754,7 @@ Result<MergeOutcome> Merger::Run(const std::function<void(const OutputReport&)>&
 
   // The output's shape: the table's, a column OPTIONAL where some input cannot give every row a
   // value (it lacks the column, or holds NULLs in it).
-  schema_ = batch::FileSchema(table_);
+  schema_ = partition::FileSchema(table_);
   uint64_t input_bytes = 0;
   for (size_t i = 0; i < cursors_.size(); ++i) {
     const parquet::FileFooter& footer = cursors_[i].reader->footer();

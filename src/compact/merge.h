@@ -12,7 +12,7 @@
 // table's: a column the table does not have, a type that differs, or a Part without the time, id
 // or copy column is refused; a missing column is NULL (the output's column is then OPTIONAL: NULL
 // is "not recorded", never ''); a missing partition column takes the key's value. The output has
-// the table's own shape (batch/part_schema.h: types, field ids, Bloom filter, UTC timestamps).
+// the table's own shape (partition/part_schema.h: types, field ids, Bloom filter, UTC timestamps).
 // A merge of one input that is a sinkd Part first reads its time, id and copy columns: when they
 // are in order and no record has two rows, the Part is left as it is (kLeftAlone) rather than
 // rewritten one-for-one into the same rows.

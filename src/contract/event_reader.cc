@@ -290,7 +290,7 @@ std::string EventReader::BatchFramingError(std::string_view message) {
 
 // Values are copied out of locals: the appends write `char`s, which may alias anything, so
 // without them the compiler reloads every vector's bounds after each append.
-void EventReader::AppendRow(row::RowBatch& batch) {
+void EventReader::AppendRow(row::RowBuffer& batch) {
   const Slot* const slot = slots_.data();
   const uint32_t event = event_;
   const auto is_seen = [slot, event](uint16_t c) { return slot[c].event == event; };

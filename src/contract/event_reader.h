@@ -1,5 +1,5 @@
 // Internal to contract/ (the engine of WireDecoder): reads one garm.ledger.v1.Event's wire bytes
-// into one slot per column, judges whether they are a row, and appends that row to a RowBatch; it
+// into one slot per column, judges whether they are a row, and appends that row to a RowBuffer; it
 // also steps through a Batch to each of its events. Dispatch comes from the ColumnTable
 // (contract/field_plan.h) and every limit of the wire format is libprotobuf's
 // (contract/wire_format.h).
@@ -19,7 +19,7 @@
 #include "contract/wire_format.h"
 #include "row/column_table.h"
 #include "row/json_text.h"
-#include "row/row_batch.h"
+#include "row/row_buffer.h"
 
 namespace sinkd::contract {
 
@@ -39,7 +39,7 @@ class EventReader {
   // Appends the event last read as one row.
   // REQUIRES: the last ReadEvent returned kRow, and its bytes are still alive.
   // Sorts the tag entries in place, hence not const.
-  void AppendRow(row::RowBatch& batch);
+  void AppendRow(row::RowBuffer& batch);
 
   // The Reject for the event last read, with `payload` and `index` as given.
   // REQUIRES: `verdict` is what the last ReadEvent returned, and is not kRow.

@@ -124,7 +124,7 @@ void AppendColumn(const Message& event, const row::ColumnSpec& spec, row::Column
   }
 }
 
-size_t DecodeOneEvent(std::string_view payload, int index, row::RowBatch& batch,
+size_t DecodeOneEvent(std::string_view payload, int index, row::RowBuffer& batch,
                       std::vector<Reject>& rejects) {
   garm::ledger::v1::Event event;
   if (payload.size() > INT_MAX ||
@@ -142,7 +142,7 @@ size_t DecodeOneEvent(std::string_view payload, int index, row::RowBatch& batch,
 
 }  // namespace
 
-bool EventToRow(const garm::ledger::v1::Event& event, row::RowBatch& batch, Reject* why) {
+bool EventToRow(const garm::ledger::v1::Event& event, row::RowBuffer& batch, Reject* why) {
   const row::ColumnTable& table = batch.table();
   const Reflection* r = event.GetReflection();
   const FieldDescriptor* time_field = FieldOf(event, table.columns[table.time_column].wire_field);
@@ -174,7 +174,7 @@ bool EventToRow(const garm::ledger::v1::Event& event, row::RowBatch& batch, Reje
   return true;
 }
 
-size_t DecodeWithLibprotobuf(Envelope envelope, std::string_view message, row::RowBatch& batch,
+size_t DecodeWithLibprotobuf(Envelope envelope, std::string_view message, row::RowBuffer& batch,
                              std::vector<Reject>& rejects) {
   if (envelope == Envelope::kEvent) return DecodeOneEvent(message, -1, batch, rejects);
   // The Batch is split by parsing it as google.protobuf.Empty: every field becomes an unknown

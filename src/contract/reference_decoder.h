@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "contract/reject.h"
-#include "row/row_batch.h"
+#include "row/row_buffer.h"
 
 namespace garm::ledger::v1 {
 class Event;
@@ -25,12 +25,12 @@ namespace sinkd::contract {
 // why->reason and why->error and returns false (index and payload are left to the caller).
 // REQUIRES: CheckWireShapes(batch.table()).ok() and every wire_field exists in Event with a type
 // that fits the column (tests/contract checks this for kLedgerColumns).
-bool EventToRow(const garm::ledger::v1::Event& event, row::RowBatch& batch, Reject* why);
+bool EventToRow(const garm::ledger::v1::Event& event, row::RowBuffer& batch, Reject* why);
 
 // The same contract as WireDecoder::Decode (contract/wire_decoder.h), decided by
 // garm::ledger::v1::Event::ParseFromArray. Rows, reasons, indexes and payloads are identical to the
 // hot path's; error texts are not.
-size_t DecodeWithLibprotobuf(Envelope envelope, std::string_view message, row::RowBatch& batch,
+size_t DecodeWithLibprotobuf(Envelope envelope, std::string_view message, row::RowBuffer& batch,
                              std::vector<Reject>& rejects);
 
 }  // namespace sinkd::contract

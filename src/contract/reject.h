@@ -26,7 +26,7 @@ enum class RejectReason : uint8_t {
   kMissingEventId,  // event_id is empty: the lake deduplicates on it, so no row may lack it
   kMissingTime,     // time is absent: the row is never back-dated to the epoch or to ingest time
   // A readable event its flush had no room for: the batch already held the most partitions
-  // (date and app) one flush may write (--max-partitions-per-flush, batch/partition_cap.h).
+  // (date and app) one flush may write (--max-partitions-per-flush, partition/partition_cap.h).
   kTooManyPartitions,
 };
 

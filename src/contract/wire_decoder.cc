@@ -15,7 +15,7 @@ WireDecoder::WireDecoder(const row::ColumnTable& table) : state_(std::make_uniqu
 
 WireDecoder::~WireDecoder() = default;
 
-size_t WireDecoder::Decode(Envelope envelope, std::string_view message, row::RowBatch& batch,
+size_t WireDecoder::Decode(Envelope envelope, std::string_view message, row::RowBuffer& batch,
                            std::vector<Reject>& rejects) {
   EventReader& reader = state_->reader;
   assert(batch.table().columns.size() == reader.columns() && "a batch of another table");

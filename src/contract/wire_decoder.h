@@ -1,4 +1,4 @@
-// WireDecoder turns garm.ledger.v1 wire messages into rows of a RowBatch, or into Rejects. It is
+// WireDecoder turns garm.ledger.v1 wire messages into rows of a RowBuffer, or into Rejects. It is
 // the drain's hot path: it reads the protobuf wire format itself and appends straight into the
 // batch's column buffers, with no allocation per field or per row once its scratch space has grown
 // (each event's values are views into the message until the event is known to be a row). It accepts
@@ -18,7 +18,7 @@
 #include "contract/reject.h"
 #include "row/column_table.h"
 #include "row/ledger_columns.h"
-#include "row/row_batch.h"
+#include "row/row_buffer.h"
 
 namespace sinkd::contract {
 
@@ -45,7 +45,7 @@ class WireDecoder {
   // (its own nesting budget of 100 levels).
   // kEvent: the message is one event; a reject has index -1 and carries the whole message.
   // REQUIRES: batch.table() has the columns this decoder was built for.
-  size_t Decode(Envelope envelope, std::string_view message, row::RowBatch& batch,
+  size_t Decode(Envelope envelope, std::string_view message, row::RowBuffer& batch,
                 std::vector<Reject>& rejects);
 
   // Appends the events of a kBatch `message` to `events`, in order, as views into it (valid as

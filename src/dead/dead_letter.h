@@ -25,7 +25,7 @@
 #include "base/result.h"
 #include "contract/reject.h"
 #include "row/ledger_columns.h"
-#include "row/row_batch.h"
+#include "row/row_buffer.h"
 
 namespace sinkd::dead {
 
@@ -72,7 +72,7 @@ Result<ReplayPlan> PlanReplay(const DeadLetter& letter);
 // What the drain's decoder makes of the replay payload now: the rows it would write and the
 // records it would dead-letter again.
 struct DecodeAttempt {
-  row::RowBatch rows{row::kLedgerColumns};
+  row::RowBuffer rows{row::kLedgerColumns};
   std::vector<contract::Reject> rejects;
   bool decodable() const { return rejects.empty(); }
 };

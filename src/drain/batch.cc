@@ -15,7 +15,7 @@ Batch::Batch(std::unique_ptr<table::Acknowledger> acks)
       acks_(acks != nullptr ? std::move(acks) : std::make_unique<table::NoAcknowledger>()),
       cap_(row::kLedgerColumns, 0) {}
 
-void Batch::SetMaxPartitions(size_t max) { cap_ = batch::PartitionCap(row::kLedgerColumns, max); }
+void Batch::SetMaxPartitions(size_t max) { cap_ = partition::PartitionCap(row::kLedgerColumns, max); }
 
 Added Batch::Add(const Record& record, contract::Envelope envelope,
                  std::chrono::steady_clock::time_point now) {
@@ -116,7 +116,7 @@ void Batch::RejectCapped(std::string_view message, size_t rows_before,
                      return a.index < b.index;
                    });
   // The kept rows close up behind the first refused one, in order.
-  row::RowBatch kept(rows.table());
+  row::RowBuffer kept(rows.table());
   size_t k = 0;
   for (uint32_t capped : capped_) {
     if (capped > k) kept.AppendRows(rows, rows_before + k, capped - k);
@@ -143,7 +143,7 @@ size_t Batch::DropCommitted(const std::vector<lake::SequenceRange>& committed) {
   if (count == 0) return 0;
   // A message's rows are consecutive, in the order the messages were held: the kept ones close
   // up, in order.
-  row::RowBatch kept(rows.table());
+  row::RowBuffer kept(rows.table());
   size_t row = 0;
   for (size_t i = 0; i < held.size(); ++i) {
     if (!dropped[i] && held[i].rows > 0) kept.AppendRows(rows, row, held[i].rows);

@@ -5,7 +5,7 @@
 // what became of each once the batch is settled (drain/settle.h). It knows nothing of JetStream:
 // a drain's acknowledger holds the messages (drain/message_acks.h), import's counts progress. It closes on rows (not messages: one ledger message holds hundreds
 // of events), on bytes held, on the age of its first message, or on partitions.
-// Partitions: with a cap (SetMaxPartitions, batch/partition_cap.h) a batch holds rows of at most
+// Partitions: with a cap (SetMaxPartitions, partition/partition_cap.h) a batch holds rows of at most
 // that many partitions, so its flush writes at most that many Parts. A message whose rows would
 // take a batch that already holds rows past the cap is not taken (Add returns held = false): the
 // caller closes the batch and adds the message to the next one. Only a message that alone spans
@@ -29,9 +29,9 @@
 #include "contract/reject.h"
 #include "contract/wire_decoder.h"
 #include "drain/parallel_decoder.h"
-#include "batch/partition_cap.h"
+#include "partition/partition_cap.h"
 #include "lake/stamp.h"
-#include "row/row_batch.h"
+#include "row/row_buffer.h"
 #include "table/acknowledger.h"
 
 namespace sinkd::drain {
@@ -116,7 +116,7 @@ class Batch {
 
   std::vector<Held> held;
   std::vector<HeldReject> rejects;
-  row::RowBatch rows;
+  row::RowBuffer rows;
   // The stream's creation time (jetstream::StreamState::created) when the batch was handed over
   // to be settled: with the stream's name, its identity in the flush's positions.
   std::string source_created;
@@ -133,7 +133,7 @@ class Batch {
   std::unique_ptr<table::Acknowledger> acks_;
   contract::WireDecoder decoder_;
   std::vector<contract::Reject> scratch_;
-  batch::PartitionCap cap_;
+  partition::PartitionCap cap_;
   bool turned_away_ = false;
   std::vector<uint32_t> capped_;  // RejectCapped's input
   size_t message_bytes_ = 0;

@@ -58,11 +58,11 @@ int64_t DrainOptions::EffectiveMaxAckPending() const {
 }
 
 Drain::Drain(DrainOptions options, jetstream::PullConsumer& source, DeadLetters& dead_letters,
-             Sink& sink, Logger& log, metrics::DrainMetrics* metrics)
+             RowStore& store, Logger& log, metrics::DrainMetrics* metrics)
     : options_(std::move(options)),
       source_(source),
       dead_letters_(dead_letters),
-      sink_(sink),
+      store_(store),
       log_(log),
       metrics_(metrics),
       nak_backoff_(options_.nak_backoff),
@@ -82,7 +82,7 @@ Status Drain::Run(const std::atomic<bool>& stop) {
     batches_[i].SetAcknowledger(std::move(acks));
   }
   settler_ = std::make_unique<Settler>(
-      SettleContext{dead_letters_, sink_, log_, nak_backoff_, metrics_, options_.stream},
+      SettleContext{dead_letters_, store_, log_, nak_backoff_, metrics_, options_.stream},
       options_.flush_timeout);
   // Stopped (and emptied) while a flush is stuck, started again once it returned.
   std::optional<Prefetcher> prefetcher;

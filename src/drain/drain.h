@@ -9,7 +9,7 @@
 // max_partitions_per_flush partitions; a message that would take it past that waits, fetched,
 // for the next batch (drain/batch.h: only a message spanning more partitions alone loses events,
 // each to a dead letter of its own).
-// Ownership: borrows the consumer, sinks, logger and metrics (all must outlive Run).
+// Ownership: borrows the consumer, the row and dead-letter stores, logger and metrics (all must outlive Run).
 // Keep-alives: every message Run holds unacked (fetched ahead, buffered, settling) is kept alive
 // by one KeepAlive (drain/keep_alive.h) from its delivery until it is settled.
 // Pipeline: Run decodes batch N+1 while batch N settles (is flushed to the lake and acknowledged)
@@ -26,7 +26,7 @@
 // (metrics flush_in_time) stays false until a flush succeeds again. A thread inside a hung write
 // cannot be interrupted, so on stop Run waits kStuckShutdownWait for it and then returns Retry with
 // flush_stuck() true, leaving that thread in the flush: the caller must then neither destroy the
-// Drain nor its Sink (sinkd drain exits the process instead, as a second SIGTERM does).
+// Drain nor its RowStore (sinkd drain exits the process instead, as a second SIGTERM does).
 // A lost durable: one deleted under the running drain (fetches from it only time out) is found
 // by the next consumer check and made again with the drain's settings, delivering from past the
 // last ack floor the drain saw (everything at or below it is in the lake; messages acked since
@@ -57,7 +57,7 @@
 #include "base/log.h"
 #include "base/status.h"
 #include "base/work_pool.h"
-#include "batch/partition_cap.h"
+#include "partition/partition_cap.h"
 #include "contract/reject.h"
 #include "drain/batch.h"
 #include "drain/keep_alive.h"
@@ -65,10 +65,10 @@
 #include "drain/parallel_decoder.h"
 #include "drain/prefetcher.h"
 #include "drain/settler.h"
-#include "drain/sink.h"
+#include "drain/row_store.h"
 #include "jetstream/pull_consumer.h"
 #include "metrics/drain_metrics.h"
-#include "row/row_batch.h"
+#include "row/row_buffer.h"
 
 namespace sinkd::drain {
 
@@ -95,7 +95,7 @@ struct DrainOptions {
   std::chrono::nanoseconds flush_timeout = std::chrono::minutes(5);
   // Partitions (date and app) one flush may write, so Parts per flush: a publisher controls both,
   // and one 250,000-event message of distinct apps or dates would otherwise be 250,000 Parts.
-  size_t max_partitions_per_flush = batch::kDefaultMaxPartitionsPerFlush;
+  size_t max_partitions_per_flush = partition::kDefaultMaxPartitionsPerFlush;
   // The consumer's AckWait; 0 = batch_interval + flush_timeout + 1 minute (11m by default).
   // Keep-alives (one InProgress per held message every ack_wait/3, from its delivery until it is
   // settled) cover messages held longer, so a shorter value only shortens how long a crashed
@@ -121,7 +121,7 @@ struct DrainOptions {
 class Drain {
  public:
   Drain(DrainOptions options, jetstream::PullConsumer& source, DeadLetters& dead_letters,
-        Sink& sink, Logger& log, metrics::DrainMetrics* metrics = nullptr);
+        RowStore& store, Logger& log, metrics::DrainMetrics* metrics = nullptr);
 
   // How long a stop waits for a flush abandoned past flush_timeout before Run gives up on it.
   // Short: everything was nak'd already, so waiting longer only delays the exit.
@@ -184,7 +184,7 @@ class Drain {
   DrainOptions options_;
   jetstream::PullConsumer& source_;
   DeadLetters& dead_letters_;
-  Sink& sink_;
+  RowStore& store_;
   Logger& log_;
   metrics::DrainMetrics* metrics_;
   Batch batches_[2];                    // one filling, the other settling or idle

@@ -44,7 +44,7 @@ void ParallelDecoder::DecodeAlongside(std::span<const std::string_view> payloads
   });
 }
 
-size_t ParallelDecoder::TakeInto(size_t i, row::RowBatch& rows,
+size_t ParallelDecoder::TakeInto(size_t i, row::RowBuffer& rows,
                                  std::vector<contract::Reject>& rejects) {
   const Decoded& d = decoded_[i];
   Slot& slot = slots_[d.slot];

@@ -22,7 +22,7 @@
 #include "contract/reject.h"
 #include "contract/wire_decoder.h"
 #include "row/ledger_columns.h"
-#include "row/row_batch.h"
+#include "row/row_buffer.h"
 
 namespace sinkd::drain {
 
@@ -80,12 +80,12 @@ class ParallelDecoder {
   contract::Envelope envelope() const { return envelope_; }
   // Appends payload i's rows to `rows` and its rejects to `rejects` (moved: once per payload);
   // returns the number of rows appended.
-  size_t TakeInto(size_t i, row::RowBatch& rows, std::vector<contract::Reject>& rejects);
+  size_t TakeInto(size_t i, row::RowBuffer& rows, std::vector<contract::Reject>& rejects);
 
  private:
   struct Slot {
     contract::WireDecoder decoder;
-    row::RowBatch rows{row::kLedgerColumns};
+    row::RowBuffer rows{row::kLedgerColumns};
     std::vector<contract::Reject> rejects;
   };
   struct Decoded {

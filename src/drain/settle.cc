@@ -111,7 +111,7 @@ SettleReport Settle(Batch& batch, SettleContext& c) {
   // 0. Messages whose rows the table holds already (their commit landed, their acks were lost)
   // leave the batch before anything is written, and are acked with it (table/commit.h). A table
   // that cannot say fails the batch like a failed flush. The `none` table never holds any.
-  auto committed = c.sink.Committed(ProvenanceOf(batch, c.source, c.scope));
+  auto committed = c.store.Committed(ProvenanceOf(batch, c.source, c.scope));
   if (!committed.ok()) {
     report.status = committed.status().IsInternal() ? committed.status()
                                                     : committed.status().As(Status::Redeliver);
@@ -172,7 +172,7 @@ SettleReport Settle(Batch& batch, SettleContext& c) {
   if (!batch.rows.empty()) {
     const lake::Provenance provenance = ProvenanceOf(batch, c.source, c.scope);
     if (c.watch != nullptr) c.watch->Begin(std::chrono::steady_clock::now() + c.flush_timeout);
-    auto flushed = c.sink.Flush(batch.rows, provenance);
+    auto flushed = c.store.Flush(batch.rows, provenance);
     // Abandoned meanwhile: its messages were nak'd by Abandon and are someone else's now. Even an
     // OK here acks nothing, and the batch is left for its owner, who clears it.
     if (c.watch != nullptr && !c.watch->Landed()) {

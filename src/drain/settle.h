@@ -1,11 +1,11 @@
 // Settle lands a closed Batch: the one path every batch takes into the lake, whoever read it (a
 // drain's JetStream messages, `import`'s recording: backfill/backfill.h), all or nothing, in this
 // order:
-//   0. ask the table what it holds already (drain::Sink::Committed, table/commit.h): those
+//   0. ask the table what it holds already (drain::RowStore::Committed, table/commit.h): those
 //      records leave the batch unwritten, to be acked in 4;  any failure: nak the whole batch
 //   1. dead letters, one per reject, then DeadLetters::Sync; any failure: nak the whole batch
 //   2. Term every record that produced only rejects;      (its record is stored elsewhere now)
-//   3. place the rows' Parts and commit them (drain::Sink::Flush: returns when durable and
+//   3. place the rows' Parts and commit them (drain::RowStore::Flush: returns when durable and
 //      committed);                                        any failure: nak everything not termed
 //   4. Ack every other record (rows, mixed, empty Batch).
 // Acks, terms and naks go to the batch's Acknowledger (table/acknowledger.h): for a drain
@@ -41,7 +41,7 @@
 #include "base/log.h"
 #include "base/status.h"
 #include "drain/batch.h"
-#include "drain/sink.h"
+#include "drain/row_store.h"
 #include "lake/lake_writer.h"
 #include "metrics/drain_metrics.h"
 
@@ -74,7 +74,7 @@ class FlushWatch {
 
 struct SettleContext {
   DeadLetters& dead_letters;
-  Sink& sink;
+  RowStore& store;
   Logger& log;
   BackoffCounter& backoff;                  // Next() on failure, Reset() on success
   metrics::DrainMetrics* metrics = nullptr;  // may be null

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "batch/civil_date.h"
+#include "partition/civil_date.h"
 
 namespace sinkd::iceberg {
 
@@ -44,8 +44,8 @@ Result<DataFile> DataFileOf(const TableSpec& spec, std::string path, uint64_t fi
     return Status::Internal("iceberg: " + file.path +
                             " has no minimum and maximum of time in its statistics");
   }
-  const int64_t day = batch::DayOf(*min_time);
-  if (batch::DayOf(*max_time) != day) {
+  const int64_t day = partition::DayOf(*min_time);
+  if (partition::DayOf(*max_time) != day) {
     return Status::Internal("iceberg: " + file.path + " holds rows of more than one day");
   }
   file.day = static_cast<int32_t>(day);

@@ -5,8 +5,8 @@
 #include <span>
 #include <utility>
 
-#include "batch/part_schema.h"
-#include "batch/partitioner.h"
+#include "partition/part_schema.h"
+#include "partition/partitioner.h"
 #include "table/footer.h"
 #include "table/key.h"
 
@@ -83,34 +83,34 @@ struct FlushPlan {
   // Every Part's footer metadata; the last entry, the stamp, is filled per Part (PartMetadata).
   std::vector<parquet::KeyValue> metadata;
   table::PartKeyFields key_fields;           // all but the partition, number and alternative
-  std::vector<batch::Partition> partitions;  // in Part order; the batch reordered to match
+  std::vector<partition::Partition> partitions;  // in Part order; the batch reordered to match
   FlushStamp stamp;                          // all but the Part's own fields
 };
 
-// Step 1: partitions the batch and reorders its rows into Part order (batch::OrderByPartition,
+// Step 1: partitions the batch and reorders its rows into Part order (partition::OrderByPartition,
 // on the pool), and fills what every Part's key and footer share.
-FlushPlan PlanFlush(row::RowBatch& batch, const Provenance& provenance,
+FlushPlan PlanFlush(row::RowBuffer& batch, const Provenance& provenance,
                     const LakeWriterOptions& options, WorkPool& pool) {
   const row::ColumnTable& table = batch.table();
   FlushPlan plan;
-  plan.schema = batch::FileSchema(table);
+  plan.schema = partition::FileSchema(table);
   plan.metadata = table::FooterHead(table, provenance.source);
   plan.metadata.emplace_back(table::kFirstSequenceKey, std::to_string(provenance.first_sequence));
   plan.metadata.emplace_back(table::kLastSequenceKey, std::to_string(provenance.last_sequence));
   plan.metadata.emplace_back(table::kStampsKey, "");  // per Part
 
   plan.key_fields.prefix = options.key_prefix;
-  for (int c : batch::PartitionColumns(table)) {
+  for (int c : partition::PartitionColumns(table)) {
     plan.key_fields.columns.emplace_back(table.columns[c].name);
   }
   plan.key_fields.instance = options.instance;
   plan.key_fields.first_sequence = provenance.first_sequence;
   plan.key_fields.last_sequence = provenance.last_sequence;
 
-  plan.partitions = batch::PartitionRows(batch);
+  plan.partitions = partition::PartitionRows(batch);
   // False leaves the batch as it was: a column past its offsets' limit, which the Part writer
   // refuses naming the column.
-  batch::OrderByPartition(batch, plan.partitions, pool);
+  partition::OrderByPartition(batch, plan.partitions, pool);
 
   FlushStamp& stamp = plan.stamp;
   stamp.instance = options.instance;
@@ -265,7 +265,7 @@ Result<PartReport> PlacePart(Destination& destination, const FlushPlan& plan,
                              const parquet::TableView& view, const LakeWriterOptions& options,
                              WorkPool& pool, AheadEncoder& encoder, size_t n, bool& placed_new) {
   const AheadEncoder::Encoded& e = encoder.Next(n);
-  const batch::Partition& partition = plan.partitions[n];
+  const partition::Partition& partition = plan.partitions[n];
   table::PartKeyFields key_fields = plan.key_fields;
   key_fields.date = partition.date;
   key_fields.values = partition.values;
@@ -301,13 +301,13 @@ Result<PartReport> PlacePart(Destination& destination, const FlushPlan& plan,
 // The steps: plan (PlanFlush), encode (AheadEncoder and EncodePart) and place (PlacePart) each
 // Part in order, sync the Destination, commit (the table's step), or, on any failure, take back
 // what this flush placed (RemovePlaced).
-Result<FlushReport> LakeWriter::Flush(row::RowBatch& batch, const Provenance& provenance) {
+Result<FlushReport> LakeWriter::Flush(row::RowBuffer& batch, const Provenance& provenance) {
   FlushReport report;
   if (batch.empty()) return report;
 
   const row::ColumnTable& table = batch.table();
   FlushPlan plan = PlanFlush(batch, provenance, options_, *pool_);
-  const parquet::TableView view = batch::FileView(batch);
+  const parquet::TableView view = partition::FileView(batch);
 
   // The Parts this flush placed itself: the only ones it may take back.
   std::vector<std::string> placed_here;

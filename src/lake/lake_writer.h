@@ -9,7 +9,7 @@
 // taken by other bytes (a fixed instance re-flushing a range that now holds other rows) moves
 // the Part to the key's next alternative (table/key.h), never over it.
 // Steps of a flush (lake_writer.cc): plan (partition the rows, reorder them into Part order with
-// batch::OrderByPartition, column by column on the pool, so that each Part reads its values in
+// partition::OrderByPartition, column by column on the pool, so that each Part reads its values in
 // order), then for each Part in order encode and place it, then sync the Destination once, then
 // commit. Parallel encode: the writer owns a WorkPool of options.encode_threads threads (started
 // with it, reused by every flush). A Part of at most one row group is encoded ahead, on the pool,
@@ -48,7 +48,7 @@
 #include "lake/destination.h"
 #include "lake/stamp.h"
 #include "parquet/part_writer.h"
-#include "row/row_batch.h"
+#include "row/row_buffer.h"
 #include "table/commit.h"
 #include "table/flush.h"
 
@@ -108,10 +108,10 @@ class LakeWriter {
              table::Commit& commit = table::NoTableCommit());
 
   // Writes every row of `batch`. No rows: no Part, no I/O, an empty report. Reorders the batch's
-  // rows into Part order first (batch::OrderByPartition): the same rows, each Part's together,
+  // rows into Part order first (partition::OrderByPartition): the same rows, each Part's together,
   // so that encoding reads every Part's values in order. A batch flushed again (a retry) gives
   // the same Parts.
-  Result<FlushReport> Flush(row::RowBatch& batch, const Provenance& provenance);
+  Result<FlushReport> Flush(row::RowBuffer& batch, const Provenance& provenance);
 
   const LakeWriterOptions& options() const { return options_; }
   table::Commit& commit() const { return commit_; }

@@ -3,7 +3,7 @@
 // reset, refused connection), how long each took (a histogram per operation) and how many were
 // retries. An operator reads throttling (503 SlowDown), lost permissions (403) or a slow store off
 // it without the store's own metrics. There is one set per process (Process()): every S3 client
-// records into it, and every /metrics page the process serves (http/http_listener.h) renders
+// records into it, and every /metrics page the process serves (http/listener.h) renders
 // it, from the moment the first client exists, whichever command runs.
 // Why S3 operations and not methods: PUT is a Part, a piece of a multipart upload or a bucket;
 // the label says which, as the store's own request logs and AWS's metrics do.

@@ -139,7 +139,7 @@ std::span<const T> GatherValues(std::span<const T> values, std::span<const uint3
 // chunk; one tight copy loop overlaps those misses and every later pass reads memory in order.
 // perf put 19% of a 50-Part encode in XXH3 (the dictionary's hash, the first to touch each value)
 // against 2% for one file of the same rows. A contiguous run needs no copy: a lake flush reorders
-// its batch so that every Part is one (batch::OrderByPartition), which costs less than this copy.
+// its batch so that every Part is one (partition::OrderByPartition), which costs less than this copy.
 ColumnArray Gather(const ColumnArray& column, std::span<const uint32_t> rows, Gathered& out) {
   if (const auto* strings = std::get_if<StringArray>(&column)) {
     const uint32_t* offsets = strings->offsets.data();

@@ -11,8 +11,8 @@ namespace sinkd::sinks {
 
 namespace {
 
-void PushString(row::RowBatch& b, int col, std::string_view v) { b.column(col).strings.push_back(v); }
-void PushInt(row::RowBatch& b, int col, int64_t v) { b.column(col).int64s.push_back(v); }
+void PushString(row::RowBuffer& b, int col, std::string_view v) { b.column(col).strings.push_back(v); }
+void PushInt(row::RowBuffer& b, int col, int64_t v) { b.column(col).int64s.push_back(v); }
 
 std::string_view JsonOrNull(const std::string& json) {
   return json.empty() ? std::string_view("null") : std::string_view(json);
@@ -51,7 +51,7 @@ lake::Provenance ProvenanceOf(const std::string& id, std::span<const Record> rec
 // Retry.
 template <typename Record, typename Push>
 Status FlushInRanges(std::span<const Record> records, const std::string& id,
-                     lake::LakeWriter& writer, row::RowBatch& rows, batch::PartitionCap& cap,
+                     lake::LakeWriter& writer, row::RowBuffer& rows, partition::PartitionCap& cap,
                      size_t batch_max_bytes, const Push& push) {
   rows.Clear();
   cap.Clear();

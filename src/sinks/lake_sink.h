@@ -41,10 +41,10 @@
 #include <string>
 #include <vector>
 
-#include "batch/partition_cap.h"
+#include "partition/partition_cap.h"
 #include "lake/destination.h"
 #include "lake/lake_writer.h"
-#include "row/row_batch.h"
+#include "row/row_buffer.h"
 #include "sinks/event_sink.h"
 #include "table/commit.h"
 
@@ -57,7 +57,7 @@ class LakeEventSink final : public EventSink {
   // REQUIRES: max_partitions >= 1 (the registry checks it).
   LakeEventSink(std::string id, std::unique_ptr<lake::Destination> destination,
                 lake::LakeWriterOptions options, size_t batch_max_bytes = row::kDefaultBatchBytes,
-                size_t max_partitions = batch::kDefaultMaxPartitionsPerFlush,
+                size_t max_partitions = partition::kDefaultMaxPartitionsPerFlush,
                 table::Commit& commit = table::NoTableCommit());
   // The same, owning its commit (made over *destination: iceberg/table_format.h).
   LakeEventSink(std::string id, std::unique_ptr<lake::Destination> destination,
@@ -80,8 +80,8 @@ class LakeEventSink final : public EventSink {
   std::unique_ptr<table::Commit> owned_commit_;  // null when the commit is borrowed
   lake::LakeWriter writer_;
   size_t batch_max_bytes_;
-  row::RowBatch batch_;  // reused between calls
-  batch::PartitionCap cap_;  // of batch_
+  row::RowBuffer batch_;  // reused between calls
+  partition::PartitionCap cap_;  // of batch_
   std::vector<int64_t> micros_;  // each event's time, parsed before anything is written
   CursorSaver* cursor_ = nullptr;
   bool cursor_in_commit_ = false;
@@ -91,7 +91,7 @@ class LakeAuditSink final : public AuditSink {
  public:
   LakeAuditSink(std::string id, std::unique_ptr<lake::Destination> destination,
                 lake::LakeWriterOptions options, size_t batch_max_bytes = row::kDefaultBatchBytes,
-                size_t max_partitions = batch::kDefaultMaxPartitionsPerFlush,
+                size_t max_partitions = partition::kDefaultMaxPartitionsPerFlush,
                 table::Commit& commit = table::NoTableCommit());
   // The same, owning its commit (made over *destination: iceberg/table_format.h).
   LakeAuditSink(std::string id, std::unique_ptr<lake::Destination> destination,
@@ -110,8 +110,8 @@ class LakeAuditSink final : public AuditSink {
   std::unique_ptr<table::Commit> owned_commit_;  // null when the commit is borrowed
   lake::LakeWriter writer_;
   size_t batch_max_bytes_;
-  row::RowBatch batch_;
-  batch::PartitionCap cap_;  // of batch_
+  row::RowBuffer batch_;
+  partition::PartitionCap cap_;  // of batch_
   CursorSaver* cursor_ = nullptr;
   bool cursor_in_commit_ = false;
 };

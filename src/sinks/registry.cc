@@ -5,7 +5,7 @@
 
 #include "iceberg/table_format.h"
 #include "lake/lake_writer.h"
-#include "row/row_batch.h"
+#include "row/row_buffer.h"
 #include "sinks/jetstream_sink.h"
 #include "sinks/lake_sink.h"
 
@@ -48,7 +48,7 @@ Result<size_t> BatchMaxBytes(const config::SinkConfig& entry, config::OptionRead
 Result<size_t> MaxPartitions(config::OptionReader& o) {
   SINKD_ASSIGN_OR_RETURN(int64_t n,
                          o.Int("max_partitions_per_flush",
-                               static_cast<int64_t>(batch::kDefaultMaxPartitionsPerFlush), 1,
+                               static_cast<int64_t>(partition::kDefaultMaxPartitionsPerFlush), 1,
                                std::numeric_limits<int64_t>::max()));
   return static_cast<size_t>(n);
 }

@@ -5,7 +5,7 @@
 
 #include <climits>
 
-#include "batch/civil_date.h"
+#include "partition/civil_date.h"
 
 namespace sinkd::table {
 
@@ -158,7 +158,7 @@ std::optional<int64_t> DateEndUnixMs(std::string_view date) {
   const int64_t day = DaysFromCivil(parts[0], static_cast<unsigned>(parts[1]),
                                     static_cast<unsigned>(parts[2]));
   // Reject 2026-02-31 and the like: the day must print back as itself.
-  if (batch::FormatDay(day) != date) return std::nullopt;
+  if (partition::FormatDay(day) != date) return std::nullopt;
   return (day + 1) * 86'400'000;
 }
 

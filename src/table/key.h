@@ -34,7 +34,7 @@ inline constexpr size_t kMaxSegmentBytes = 255;
 // "<column>=<escaped value>": exact whenever it fits kMaxSegmentBytes (`app=` + 251 escaped bytes
 // fits). Past it, the escaped value is cut on an escape boundary to a prefix plus "~" and 16 hex
 // digits of the raw value's XXH64, so the segment fits and stays unique. Nothing is lost: the
-// exact value is also a column inside every Part (batch/part_schema.h), and readers that ignore
+// exact value is also a column inside every Part (partition/part_schema.h), and readers that ignore
 // the path (hive_partitioning=false) read it there. REQUIRES: column is a safe key token much
 // shorter than kMaxSegmentBytes (the tables' partition columns are `app` and `type`).
 std::string PartitionSegment(std::string_view column, std::string_view value);

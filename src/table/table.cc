@@ -2,7 +2,7 @@
 
 #include <array>
 
-#include "batch/partitioner.h"
+#include "partition/partitioner.h"
 #include "row/ledger_columns.h"
 #include "row/outbox_columns.h"
 
@@ -46,7 +46,7 @@ std::vector<std::string> TableNames(Writer writer) {
 
 std::vector<PartitionField> PartitionSpec(const row::ColumnTable& columns) {
   std::vector<PartitionField> spec = {{"date", columns.time_column, Transform::kDay}};
-  for (int c : batch::PartitionColumns(columns)) {
+  for (int c : partition::PartitionColumns(columns)) {
     spec.push_back({columns.columns[c].name, c, Transform::kIdentity});
   }
   return spec;

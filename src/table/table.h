@@ -49,7 +49,7 @@ struct PartitionField {
 };
 
 // `date` (the day of the time column), then every partition column, in table order: the key
-// segments of a Part in their order, and what batch::PartitionRows groups rows by.
+// segments of a Part in their order, and what partition::PartitionRows groups rows by.
 std::vector<PartitionField> PartitionSpec(const row::ColumnTable& columns);
 
 }  // namespace sinkd::table

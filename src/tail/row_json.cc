@@ -5,17 +5,17 @@
 
 #include <fmt/format.h>
 
-#include "batch/civil_date.h"
+#include "partition/civil_date.h"
 #include "row/json_text.h"
 
 namespace sinkd::tail {
 
 std::string Rfc3339Micros(int64_t micros) {
-  const int64_t day = batch::DayOf(micros);
-  int64_t in_day = micros - day * batch::kMicrosPerDay;
+  const int64_t day = partition::DayOf(micros);
+  int64_t in_day = micros - day * partition::kMicrosPerDay;
   const int64_t frac = in_day % 1'000'000;
   int64_t secs = in_day / 1'000'000;
-  std::string out = batch::FormatDay(day);
+  std::string out = partition::FormatDay(day);
   out += fmt::format("T{:02}:{:02}:{:02}", secs / 3600, secs / 60 % 60, secs % 60);
   if (frac != 0) {
     std::string digits = fmt::format("{:06}", frac);
@@ -43,7 +43,7 @@ std::string GoFloat(double v) {
 
 namespace {
 
-void AppendValue(std::string& out, const row::RowBatch& rows, size_t row, int column) {
+void AppendValue(std::string& out, const row::RowBuffer& rows, size_t row, int column) {
   const row::ColumnBuffer& c = rows.column(column);
   switch (c.type) {
     case row::ColumnType::kString: row::AppendJsonString(out, c.strings.at(row)); break;
@@ -59,7 +59,7 @@ void AppendValue(std::string& out, const row::RowBatch& rows, size_t row, int co
 
 }  // namespace
 
-std::string ColumnText(const row::RowBatch& rows, size_t row, int column) {
+std::string ColumnText(const row::RowBuffer& rows, size_t row, int column) {
   const row::ColumnBuffer& c = rows.column(column);
   switch (c.type) {
     case row::ColumnType::kString: return std::string(c.strings.at(row));
@@ -72,7 +72,7 @@ std::string ColumnText(const row::RowBatch& rows, size_t row, int column) {
   return "";
 }
 
-void AppendRowJson(std::string& out, const row::RowBatch& rows, size_t row,
+void AppendRowJson(std::string& out, const row::RowBuffer& rows, size_t row,
                    const RowJsonOptions& options) {
   const auto& columns = rows.table().columns;
   out += '{';

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-#include "row/row_batch.h"
+#include "row/row_buffer.h"
 
 namespace sinkd::tail {
 
@@ -21,7 +21,7 @@ std::string GoFloat(double v);
 
 // The text a filter compares with: strings as they are, numbers and bools as printed, time as
 // Rfc3339Micros.
-std::string ColumnText(const row::RowBatch& rows, size_t row, int column);
+std::string ColumnText(const row::RowBuffer& rows, size_t row, int column);
 
 struct RowJsonOptions {
   bool pretty = false;     // two-space indentation, one key per line
@@ -29,7 +29,7 @@ struct RowJsonOptions {
 };
 
 // Appends the object and a trailing newline.
-void AppendRowJson(std::string& out, const row::RowBatch& rows, size_t row,
+void AppendRowJson(std::string& out, const row::RowBuffer& rows, size_t row,
                    const RowJsonOptions& options);
 
 }  // namespace sinkd::tail

@@ -130,7 +130,7 @@ Status RunTail(jetstream::Connection& connection, const TailOptions& options, st
 
   const std::vector<Filter> filters = Effective(options.filters);
   contract::WireDecoder decoder;
-  row::RowBatch rows(row::kLedgerColumns);
+  row::RowBuffer rows(row::kLedgerColumns);
   std::vector<contract::Reject> rejects;
   std::vector<jetstream::Message> messages;
   std::string text;

@@ -89,7 +89,7 @@ TEST(TableMaintenance, ExpireDeletesACompactionsInputsAndOrphansFindsAnUncommitt
   options.instance = "failed";
   options.encode_threads = 1;
   lake::LakeWriter writer(**dir, options);
-  row::RowBatch batch(row::kLedgerColumns);
+  row::RowBuffer batch(row::kLedgerColumns);
   AddLedgerRow(batch, "failed-1", 1'767'225'600'000'000, "billing");
   Result<lake::FlushReport> flushed = writer.Flush(batch, {"GARM_LEDGER", 25, 25});
   ASSERT_TRUE(flushed.ok());
@@ -114,7 +114,7 @@ TEST(TableMaintenance, ExpireDeletesACompactionsInputsAndOrphansFindsAnUncommitt
   EXPECT_TRUE(std::filesystem::exists(tmp / "lake/ledger/metadata/version-hint.text"));
 
   // The timer's way: the [iceberg] keys, no flags.
-  row::RowBatch again(row::kLedgerColumns);
+  row::RowBuffer again(row::kLedgerColumns);
   AddLedgerRow(again, "failed-2", 1'767'225'600'000'000, "billing");
   Result<lake::FlushReport> second = writer.Flush(again, {"GARM_LEDGER", 26, 26});
   ASSERT_TRUE(second.ok());

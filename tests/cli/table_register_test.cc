@@ -183,7 +183,7 @@ TEST(TableRegister, PartsOfAStreamSeedItsPositionsAndCarryTheirWritersStatistics
   std::map<std::string, iceberg::DataFile> written;
   const char* apps[] = {"billing", "crm-sync", "web"};
   for (int f = 0; f < 3; ++f) {
-    row::RowBatch batch(row::kLedgerColumns);
+    row::RowBuffer batch(row::kLedgerColumns);
     for (int i = 0; i < 30; ++i) {
       const int n = f * 30 + i;
       AddLedgerRow(batch, "e-" + std::to_string(n),

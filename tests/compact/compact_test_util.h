@@ -15,7 +15,7 @@
 
 #include <gtest/gtest.h>
 
-#include "batch/civil_date.h"
+#include "partition/civil_date.h"
 #include "compact/compactor.h"
 #include "lake/dir_destination.h"
 #include "lake/lake_writer.h"
@@ -40,9 +40,9 @@ struct TestRow {
 
 // Every column filled from the row's id, so two rows of one id hold the same values unless the
 // test says otherwise.
-inline row::RowBatch LedgerRows(const std::vector<TestRow>& rows) {
+inline row::RowBuffer LedgerRows(const std::vector<TestRow>& rows) {
   const row::ColumnTable& table = row::kLedgerColumns;
-  row::RowBatch batch(table);
+  row::RowBuffer batch(table);
   for (const TestRow& r : rows) {
     for (size_t c = 0; c < table.columns.size(); ++c) {
       row::ColumnBuffer& col = batch.column(static_cast<int>(c));
@@ -90,7 +90,7 @@ inline uint64_t Flush(lake::Destination& destination, const std::vector<TestRow>
   options.instance = instance;
   options.parquet.created_by = "sinkd version 0.0.0 (build test)";
   lake::LakeWriter writer(destination, options);
-  row::RowBatch batch = LedgerRows(rows);
+  row::RowBuffer batch = LedgerRows(rows);
   auto report = writer.Flush(batch, {"GARM_LEDGER", first_sequence,
                                                 first_sequence + rows.size() - 1});
   EXPECT_TRUE(report.ok()) << report.status().ToString();

@@ -25,7 +25,7 @@ struct AuditRow {
 // rows of one position are byte-identical, as a redelivery's are.
 void FlushAudit(lake::Destination& lake, const std::vector<AuditRow>& rows, uint64_t first) {
   const row::ColumnTable& table = row::kOutboxAuditColumns;
-  row::RowBatch batch(table);
+  row::RowBuffer batch(table);
   for (const AuditRow& r : rows) {
     const std::string position = "7:" + std::to_string(r.seq);
     for (size_t c = 0; c < table.columns.size(); ++c) {

@@ -9,7 +9,7 @@
 #include <numeric>
 
 #include "compact/compact_test_util.h"
-#include "batch/part_schema.h"
+#include "partition/part_schema.h"
 #include "parquet/part_reader.h"
 
 namespace sinkd::compact {
@@ -112,16 +112,16 @@ TEST(Merge, ASinkdPartFoundOutOfOrderIsSortedInMemoryAndItsStampsAreCarried) {
   auto lake = DirLake(dir.path());
   Flush(*lake, {{"b", kDayMicros + 5}, {"d", kDayMicros + 20}}, 1);
   // A Part that claims to be sinkd's but lists its rows backwards.
-  row::RowBatch rows = LedgerRows({{"a", kDayMicros + 1}, {"b", kDayMicros + 2},
+  row::RowBuffer rows = LedgerRows({{"a", kDayMicros + 1}, {"b", kDayMicros + 2},
                                    {"c", kDayMicros + 30}, {"d", kDayMicros + 40}});
   const std::string key = "ledger/date=2026-09-22/app=svc/part-odd-1-4-0.parquet";
   auto upload = lake->Begin(key);
   ASSERT_TRUE(upload.ok());
   parquet::WriterOptions options = lake::LakePartOptions();
   options.created_by = "sinkd version 0.0.0 (build test)";
-  parquet::PartWriter writer(batch::FileSchema(row::kLedgerColumns), options, **upload);
+  parquet::PartWriter writer(partition::FileSchema(row::kLedgerColumns), options, **upload);
   const std::vector<uint32_t> backwards = {3, 2, 1, 0};
-  ASSERT_TRUE(writer.WriteRows(batch::FileView(rows), backwards).ok());
+  ASSERT_TRUE(writer.WriteRows(partition::FileView(rows), backwards).ok());
   const std::vector<parquet::KeyValue> metadata = {{"sinkd.stamps", R"([{"part":"odd","n":0}])"}};
   ASSERT_TRUE(writer.Finish(metadata).ok());
   auto placed = (*upload)->Commit();
@@ -200,11 +200,11 @@ TEST(Merge, APartReadWholeWithMoreStringBytesInAColumnThanTheLimitIsRefusedNamin
   parquet::WriterOptions options = lake::LakePartOptions();
   options.created_by = "DuckDB version v1.1.3 (build 19864453f7)";
   options.row_group_rows = 4;
-  row::RowBatch batch = LedgerRows(LongTenantRows(0, 20, 500));
-  parquet::PartWriter writer(batch::FileSchema(row::kLedgerColumns), options, **upload);
+  row::RowBuffer batch = LedgerRows(LongTenantRows(0, 20, 500));
+  parquet::PartWriter writer(partition::FileSchema(row::kLedgerColumns), options, **upload);
   std::vector<uint32_t> all(20);
   std::iota(all.begin(), all.end(), 0u);
-  ASSERT_TRUE(writer.WriteRows(batch::FileView(batch), all).ok());
+  ASSERT_TRUE(writer.WriteRows(partition::FileView(batch), all).ok());
   ASSERT_TRUE(writer.Finish({}).ok());
   ASSERT_TRUE((*upload)->Commit().ok());
   const std::vector<std::string> before = Files(dir.path());

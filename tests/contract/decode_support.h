@@ -11,7 +11,7 @@
 #include "contract/reject.h"
 #include "garm/ledger/v1/event.pb.h"
 #include "row/ledger_columns.h"
-#include "row/row_batch.h"
+#include "row/row_buffer.h"
 
 namespace sinkd::contract::testing {
 
@@ -33,7 +33,7 @@ garm::ledger::v1::Event FullEvent(const std::string& id = "evt-1");
 std::string MinimalEvent(std::string_view id = "evt-min");
 
 struct Decoded {
-  row::RowBatch rows{row::kLedgerColumns};
+  row::RowBuffer rows{row::kLedgerColumns};
   std::vector<Reject> rejects;
   size_t returned = 0;
 

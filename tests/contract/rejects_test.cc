@@ -80,7 +80,7 @@ TEST(Rejects, ABrokenBatchTakesBackOnlyWhatItsOwnEventsAdded) {
   const std::string broken = Len(1, MinimalEvent("c")) + Len(1, MinimalEvent("")) +
                              Len(1, MinimalEvent("d")) + "\x0a\x7f";
   WireDecoder decoder;
-  row::RowBatch rows(row::kLedgerColumns);
+  row::RowBuffer rows(row::kLedgerColumns);
   std::vector<Reject> rejects;
   EXPECT_EQ(decoder.Decode(Envelope::kBatch, good, rows, rejects), 2u);
   EXPECT_EQ(decoder.Decode(Envelope::kBatch, broken, rows, rejects), 0u);

@@ -190,7 +190,7 @@ TEST(Rows, DoublesKeepTheirExactBits) {
 // One decoder drains a whole stream: nothing of one message may leak into the next row.
 TEST(Rows, NothingOfOneMessageLeaksIntoTheNext) {
   WireDecoder decoder;
-  row::RowBatch rows(row::kLedgerColumns);
+  row::RowBuffer rows(row::kLedgerColumns);
   std::vector<Reject> rejects;
   ASSERT_EQ(decoder.Decode(Envelope::kEvent, FullEvent("full").SerializeAsString(), rows, rejects),
             1u);

@@ -52,7 +52,7 @@ double ThreadSeconds() {
 // The best of five timed runs of `rounds` decodes each: contention only ever slows a run down.
 template <typename Decode>
 double RowsPerSecond(const std::string& message, size_t events, int rounds, Decode decode) {
-  row::RowBatch rows(row::kLedgerColumns);
+  row::RowBuffer rows(row::kLedgerColumns);
   std::vector<Reject> rejects;
   decode(message, rows, rejects);  // warm up: grow the buffers once
   double best = 1e300;
@@ -73,10 +73,10 @@ TEST(Throughput, TheHotPathDecodesRealisticBatchesFarFasterThanTheTarget) {
   constexpr int kEvents = 500;
   const int rounds = SINKD_TIMING_IS_MEANINGFUL ? 400 : 4;
   WireDecoder decoder;
-  const auto hand = [&](std::string_view m, row::RowBatch& b, std::vector<Reject>& r) {
+  const auto hand = [&](std::string_view m, row::RowBuffer& b, std::vector<Reject>& r) {
     decoder.Decode(Envelope::kBatch, m, b, r);
   };
-  const auto reference = [](std::string_view m, row::RowBatch& b, std::vector<Reject>& r) {
+  const auto reference = [](std::string_view m, row::RowBuffer& b, std::vector<Reject>& r) {
     DecodeWithLibprotobuf(Envelope::kBatch, m, b, r);
   };
   const std::string shared = RealisticBatch(kEvents, true);

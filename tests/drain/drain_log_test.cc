@@ -95,7 +95,7 @@ TEST(DrainLog, AStopIsLoggedWithWhatItFlushedAndWhatItHandedBack) {
   testing::PublishLedger(*failing.connection, events);
   ASSERT_TRUE(failing.Start());
   ASSERT_TRUE(WaitUntil([&] { return failing.metrics.buffered_rows.load() == 6; }, 10s));
-  failing.sink->failures = 1;
+  failing.store->failures = 1;
   failing.Stop();
   EXPECT_EQ(failing.drain->stop_summary().rows_flushed, 0u);
   EXPECT_EQ(failing.drain->stop_summary().messages_held_back, 2u);

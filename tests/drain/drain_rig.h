@@ -12,7 +12,7 @@
 
 #include "base/log.h"
 #include "drain/drain.h"
-#include "drain/sink.h"
+#include "drain/row_store.h"
 #include "jetstream/dead_letter_publisher.h"
 #include "jetstream/jetstream_test_support.h"
 #include "lake/dir_destination.h"
@@ -24,10 +24,10 @@ namespace sinkd::testing {
 // waits while `hang` is set (a write into a hung mount: nothing the drain does ends it), then
 // writes through; records rows and sequence range per successful flush. The drain's thread
 // writes the records, the test's reads them: only through the locked accessors.
-class ScriptedSink : public drain::Sink {
+class ScriptedRowStore : public drain::RowStore {
  public:
-  explicit ScriptedSink(drain::Sink& real) : real_(real) {}
-  Result<lake::FlushReport> Flush(row::RowBatch& rows,
+  explicit ScriptedRowStore(drain::RowStore& real) : real_(real) {}
+  Result<lake::FlushReport> Flush(row::RowBuffer& rows,
                                   const lake::Provenance& provenance) override {
     ++attempts;
     InFlight flying(in_flight);
@@ -78,7 +78,7 @@ class ScriptedSink : public drain::Sink {
     ~InFlight() { --n_; }
     std::atomic<int>& n_;
   };
-  drain::Sink& real_;
+  drain::RowStore& real_;
   std::mutex mu_;
   Status failure;  // OK: fail with Redeliver
   std::vector<size_t> flushed_rows_;
@@ -122,13 +122,13 @@ class DrainRig {
     publisher = std::make_unique<jetstream::DeadLetterPublisher>(*connection, options.origin);
     real_dead = std::make_unique<drain::StreamDeadLetters>(*publisher);
     dead = std::make_unique<ScriptedDeadLetters>(*real_dead);
-    real_sink = std::make_unique<drain::LakeSink>(*destination, lake);
-    sink = std::make_unique<ScriptedSink>(*real_sink);
+    real_store = std::make_unique<drain::LakeRowStore>(*destination, lake);
+    store = std::make_unique<ScriptedRowStore>(*real_store);
   }
   ~DrainRig() {
     // A hung flush must end before the drain is destroyed (its Settler waits for it), also when
     // a test stops early.
-    if (sink) sink->hang = false;
+    if (store) store->hang = false;
     Stop();
     if (::testing::Test::HasFailure()) std::fprintf(stderr, "drain log:\n%s", LogText().c_str());
     if (log_file != nullptr) std::fclose(log_file);
@@ -154,7 +154,7 @@ class DrainRig {
     if (!reachable.ok()) return ::testing::AssertionFailure() << reachable.ToString();
     metrics.consumer_bound = true;
     metrics.destination_reachable = true;
-    drain = std::make_unique<drain::Drain>(options, *consumer, *dead, *sink, log, &metrics);
+    drain = std::make_unique<drain::Drain>(options, *consumer, *dead, *store, log, &metrics);
     thread = std::thread([this] { run_status = drain->Run(stop); });
     return ::testing::AssertionSuccess();
   }
@@ -189,8 +189,8 @@ class DrainRig {
   std::unique_ptr<jetstream::DeadLetterPublisher> publisher;
   std::unique_ptr<drain::StreamDeadLetters> real_dead;
   std::unique_ptr<ScriptedDeadLetters> dead;
-  std::unique_ptr<drain::LakeSink> real_sink;
-  std::unique_ptr<ScriptedSink> sink;
+  std::unique_ptr<drain::LakeRowStore> real_store;
+  std::unique_ptr<ScriptedRowStore> store;
   std::unique_ptr<drain::Drain> drain;
   std::atomic<bool> stop{false};
   std::thread thread;

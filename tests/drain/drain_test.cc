@@ -42,11 +42,11 @@ TEST(Drain, TheBatchLimitCountsRowsAndNotMessages) {
   rig.options.batch_interval = 1h;
   for (int m = 0; m < 3; ++m) testing::PublishLedger(*rig.connection, Events("m" + std::to_string(m) + "-", 4));
   ASSERT_TRUE(rig.Start());
-  ASSERT_TRUE(WaitUntil([&] { return rig.sink->flushes() > 0; }, 10s))
+  ASSERT_TRUE(WaitUntil([&] { return rig.store->flushes() > 0; }, 10s))
       << "no flush: the row limit never closed the batch";
   rig.Stop();
-  EXPECT_EQ(rig.sink->flushed_rows()[0], 8u) << "4 would mean rows per message; 12 all messages";
-  EXPECT_EQ(rig.sink->ranges()[0], std::make_pair(uint64_t{1}, uint64_t{2}));
+  EXPECT_EQ(rig.store->flushed_rows()[0], 8u) << "4 would mean rows per message; 12 all messages";
+  EXPECT_EQ(rig.store->ranges()[0], std::make_pair(uint64_t{1}, uint64_t{2}));
 }
 
 // A quiet stream must not hold records forever: a partial batch flushes when the interval since
@@ -57,7 +57,7 @@ TEST(Drain, APartialBatchIsFlushedWhenTheIntervalExpires) {
   testing::PublishLedger(*rig.connection, Events("a", 2));
   ASSERT_TRUE(rig.Start());
   ASSERT_TRUE(WaitUntil([&] { return rig.Drained(); }, 10s)) << "never acked after the interval";
-  EXPECT_EQ(rig.sink->flushes(), 1u);
+  EXPECT_EQ(rig.store->flushes(), 1u);
   EXPECT_EQ(RowsInLake(rig.lake_dir()), 2u);
 }
 
@@ -65,11 +65,11 @@ TEST(Drain, APartialBatchIsFlushedWhenTheIntervalExpires) {
 TEST(Drain, AFailedFlushIsRedeliveredRatherThanAcked) {
   DrainRig rig;
   ASSERT_TRUE(rig.server.ok()) << rig.server.error();
-  rig.sink->failures = 1;
+  rig.store->failures = 1;
   testing::PublishLedger(*rig.connection, Events("f", 3));
   ASSERT_TRUE(rig.Start());
   ASSERT_TRUE(WaitUntil([&] { return rig.Drained(); }, 15s)) << "the batch never landed";
-  EXPECT_GE(rig.sink->attempts.load(), 2) << "premise: the first flush must have failed";
+  EXPECT_GE(rig.store->attempts.load(), 2) << "premise: the first flush must have failed";
   EXPECT_GE(rig.metrics.naks.load(), 1u) << "a failed flush is nak'd";
   EXPECT_GE(rig.metrics.redeliveries.load(), 1u) << "the nak'd message came back";
   EXPECT_EQ(RowsInLake(rig.lake_dir()), 3u) << "every id lands, once, after the retry";
@@ -86,7 +86,7 @@ TEST(Drain, ASinkSlowerThanTwiceTheAckWaitGetsEveryMessageDeliveredOnce) {
   rig.options.batch_max_rows = 2;
   rig.options.fetch_max = 2;
   rig.options.batch_interval = 1h;
-  rig.sink->delay = 7s;
+  rig.store->delay = 7s;
   for (int m = 0; m < 4; ++m) testing::PublishLedger(*rig.connection, Events("k" + std::to_string(m) + "-", 1));
   ASSERT_TRUE(rig.Start());
   int64_t most_redelivered = 0;
@@ -100,7 +100,7 @@ TEST(Drain, ASinkSlowerThanTwiceTheAckWaitGetsEveryMessageDeliveredOnce) {
   rig.Stop();
   EXPECT_EQ(most_redelivered, 0) << "a held message outlived its ack wait";
   EXPECT_EQ(rig.metrics.redeliveries.load(), 0u) << "the drain was handed a message twice";
-  EXPECT_EQ(rig.sink->flushed_rows(), (std::vector<size_t>{2, 2})) << "each row written once";
+  EXPECT_EQ(rig.store->flushed_rows(), (std::vector<size_t>{2, 2})) << "each row written once";
   EXPECT_EQ(RowsInLake(rig.lake_dir()), 4u);
 }
 
@@ -110,8 +110,8 @@ TEST(Drain, ASinkSlowerThanTwiceTheAckWaitGetsEveryMessageDeliveredOnce) {
 TEST(Drain, AnInternalErrorIsLoggedAsABugWithItsBatchAndStage) {
   DrainRig rig;
   ASSERT_TRUE(rig.server.ok()) << rig.server.error();
-  rig.sink->failures = 1;
-  rig.sink->FailWith(Status::Internal("parquet: column amount has the wrong array type"));
+  rig.store->failures = 1;
+  rig.store->FailWith(Status::Internal("parquet: column amount has the wrong array type"));
   testing::PublishLedger(*rig.connection, Events("b", 3));
   ASSERT_TRUE(rig.Start());
   ASSERT_TRUE(WaitUntil([&] { return rig.Drained(); }, 15s)) << "the batch never landed";
@@ -145,7 +145,7 @@ TEST(Drain, AnInternalErrorIsLoggedAsABugWithItsBatchAndStage) {
 TEST(Drain, ARedeliverIsLoggedAsARedeliveryNotAsABug) {
   DrainRig rig;
   ASSERT_TRUE(rig.server.ok()) << rig.server.error();
-  rig.sink->failures = 1;
+  rig.store->failures = 1;
   testing::PublishLedger(*rig.connection, Events("c", 2));
   ASSERT_TRUE(rig.Start());
   ASSERT_TRUE(WaitUntil([&] { return rig.Drained(); }, 15s)) << "the batch never landed";
@@ -178,7 +178,7 @@ TEST(Drain, AnUnreadableMessageIsDeadLetteredBeforeItIsTerminated) {
   EXPECT_EQ(dead[0].headers["Garm-Dead-Event-Index"], "-1");
   EXPECT_EQ(dead[0].headers["Nats-Msg-Id"], "GARM_LEDGER-" + std::to_string(seq) + "--1");
   EXPECT_EQ(rig.metrics.dead_unmarshal.load(), 1u);
-  EXPECT_TRUE(rig.sink->flushes() == 0) << "no rows, so no Part";
+  EXPECT_TRUE(rig.store->flushes() == 0) << "no rows, so no Part";
 }
 
 // The blast radius is one event: 2 rows, one dead letter holding the bad event's own bytes (a
@@ -217,7 +217,7 @@ TEST(Drain, NothingIsTerminatedWhenTheDeadLetterWriteFails) {
   auto state = rig.State();
   EXPECT_EQ(state.ack_floor_stream, 0u) << "nothing may be acked or terminated";
   EXPECT_TRUE(ReadStream(*rig.connection, jetstream::kDeadStream).empty());
-  EXPECT_TRUE(rig.sink->flushes() == 0) << "the good rows of that batch wait too";
+  EXPECT_TRUE(rig.store->flushes() == 0) << "the good rows of that batch wait too";
   rig.dead->fail = false;
   ASSERT_TRUE(WaitUntil([&] { return rig.Drained(); }, 15s)) << "it lands once the DLQ is back";
   EXPECT_EQ(ReadStream(*rig.connection, jetstream::kDeadStream).size(), 1u);
@@ -230,10 +230,10 @@ TEST(Drain, ADeadLetterIsWrittenOnceHoweverOftenItIsRetried) {
   auto events = Events("r", 2);
   events[0].clear_time();
   testing::PublishLedger(*rig.connection, events);
-  rig.sink->failures = 3;
+  rig.store->failures = 3;
   ASSERT_TRUE(rig.Start());
   ASSERT_TRUE(WaitUntil([&] { return rig.Drained(); }, 20s));
-  EXPECT_GE(rig.sink->attempts.load(), 4) << "premise: the batch was retried three times";
+  EXPECT_GE(rig.store->attempts.load(), 4) << "premise: the batch was retried three times";
   auto dead = ReadStream(*rig.connection, jetstream::kDeadStream);
   EXPECT_EQ(dead.size(), 1u) << "one record, one dead letter, however many attempts";
 }
@@ -247,7 +247,7 @@ TEST(Drain, ShutdownFlushesWhatIsBuffered) {
   testing::PublishLedger(*rig.connection, Events("s", 3));
   ASSERT_TRUE(rig.Start());
   ASSERT_TRUE(WaitUntil([&] { return rig.metrics.buffered_rows.load() == 3; }, 10s));
-  EXPECT_TRUE(rig.sink->flushes() == 0) << "premise: nothing flushed before the stop";
+  EXPECT_TRUE(rig.store->flushes() == 0) << "premise: nothing flushed before the stop";
   rig.Stop();
   EXPECT_TRUE(rig.run_status.ok()) << rig.run_status.ToString();
   EXPECT_EQ(RowsInLake(rig.lake_dir()), 3u);
@@ -263,7 +263,7 @@ TEST(Drain, AnEmptyBatchIsAckedRatherThanRedeliveredForever) {
   ASSERT_TRUE(WaitUntil([&] { return rig.Drained(); }, 10s));
   EXPECT_EQ(rig.State().ack_floor_stream, 1u);
   EXPECT_TRUE(ReadStream(*rig.connection, jetstream::kDeadStream).empty());
-  EXPECT_TRUE(rig.sink->flushes() == 0);
+  EXPECT_TRUE(rig.store->flushes() == 0);
 }
 
 // GARM_AUDIT carries one Event per message, and a bad audit Event is one whole-message reject.
@@ -314,12 +314,12 @@ TEST(Drain, TheNextBatchIsDecodedWhileThePreviousOneSettlesAndAcksKeepBatchOrder
   rig.options.batch_max_rows = 2;
   rig.options.fetch_max = 2;
   rig.options.batch_interval = 1h;
-  rig.sink->delay = 6s;
+  rig.store->delay = 6s;
   for (int m = 0; m < 6; ++m) {
     testing::PublishLedger(*rig.connection, Events("p" + std::to_string(m) + "-", 1));
   }
   ASSERT_TRUE(rig.Start());
-  ASSERT_TRUE(WaitUntil([&] { return rig.sink->in_flight.load() == 1; }, 10s))
+  ASSERT_TRUE(WaitUntil([&] { return rig.store->in_flight.load() == 1; }, 10s))
       << "premise: the first batch never started to settle";
   EXPECT_TRUE(WaitUntil([&] { return rig.metrics.messages.load() >= 4; }, 5s))
       << "batch 2 was not decoded while batch 1 settled (" << rig.metrics.messages.load()
@@ -327,12 +327,12 @@ TEST(Drain, TheNextBatchIsDecodedWhileThePreviousOneSettlesAndAcksKeepBatchOrder
   // Sampled for a second, still inside the first flush.
   uint64_t most = 0;
   (void)WaitUntil([&] { most = std::max(most, rig.metrics.messages.load()); return false; }, 1s);
-  EXPECT_EQ(rig.sink->flushes(), 0u) << "premise: batch 1 was still settling meanwhile";
+  EXPECT_EQ(rig.store->flushes(), 0u) << "premise: batch 1 was still settling meanwhile";
   EXPECT_EQ(most, 4u) << "one batch filling while one settles: 4 messages decoded, no more";
   ASSERT_TRUE(WaitUntil([&] { return rig.Drained(); }, 60s)) << "not drained";
   rig.Stop();
   using Ranges = std::vector<std::pair<uint64_t, uint64_t>>;
-  EXPECT_EQ(rig.sink->ranges(), (Ranges{{1, 2}, {3, 4}, {5, 6}})) << "durable in batch order";
+  EXPECT_EQ(rig.store->ranges(), (Ranges{{1, 2}, {3, 4}, {5, 6}})) << "durable in batch order";
   using Lines = std::vector<std::pair<std::string, uint64_t>>;
   EXPECT_EQ(SettleLines(rig.LogText()), (Lines{{"acked", 1}, {"acked", 3}, {"acked", 5}}))
       << rig.LogText();
@@ -348,13 +348,13 @@ TEST(Drain, AFailedBatchIsNakedWholeBeforeTheNextBatchIsAcked) {
   rig.options.batch_max_rows = 2;
   rig.options.fetch_max = 2;
   rig.options.batch_interval = 1h;
-  rig.sink->failures = 1;
-  rig.sink->delay = 1s;
+  rig.store->failures = 1;
+  rig.store->delay = 1s;
   for (int m = 0; m < 4; ++m) {
     testing::PublishLedger(*rig.connection, Events("n" + std::to_string(m) + "-", 1));
   }
   ASSERT_TRUE(rig.Start());
-  ASSERT_TRUE(WaitUntil([&] { return rig.sink->flushes() >= 2; }, 30s)) << "not landed";
+  ASSERT_TRUE(WaitUntil([&] { return rig.store->flushes() >= 2; }, 30s)) << "not landed";
   ASSERT_TRUE(WaitUntil([&] { return rig.Drained(); }, 30s)) << "not drained";
   rig.Stop();
   const auto settled = SettleLines(rig.LogText());
@@ -502,11 +502,11 @@ class ScriptedTable final : public table::Commit {
   std::string asked_created;
 };
 
-// Puts `commit` behind the rig's lake sink.
+// Puts `commit` behind the rig's lake row store.
 void CommitTo(DrainRig& rig, table::Commit& commit) {
-  auto real = std::make_unique<drain::LakeSink>(*rig.destination, rig.lake, commit);
-  rig.sink = std::make_unique<testing::ScriptedSink>(*real);
-  rig.real_sink = std::move(real);
+  auto real = std::make_unique<drain::LakeRowStore>(*rig.destination, rig.lake, commit);
+  rig.store = std::make_unique<testing::ScriptedRowStore>(*real);
+  rig.real_store = std::move(real);
 }
 
 // A redelivered message whose rows the table holds already (its commit landed, its ack was lost)

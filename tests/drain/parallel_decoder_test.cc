@@ -42,7 +42,7 @@ jetstream::Message Delivered(std::string_view payload, uint64_t sequence) {
 std::string Describe(const drain::Batch& batch) {
   std::string out = std::to_string(batch.rows.rows()) + " rows, " +
                     std::to_string(batch.bytes()) + " bytes\n";
-  const row::RowBatch& rows = batch.rows;
+  const row::RowBuffer& rows = batch.rows;
   for (size_t c = 0; c < rows.table().columns.size(); ++c) {
     const row::ColumnBuffer& col = rows.column(static_cast<int>(c));
     out += rows.table().columns[c].name;

@@ -28,7 +28,7 @@ std::pair<size_t, size_t> DistinctAndRows(const std::filesystem::path& lake) {
 }
 
 // A second drain on the rig's durable, in this process: its own binding, dead-letter publisher,
-// destination and lake sink (another instance id into the same lake directory) and metrics, run
+// destination and lake row store (another instance id into the same lake directory) and metrics, run
 // on its own thread until stopped.
 class OtherDrain {
  public:
@@ -45,7 +45,7 @@ class OtherDrain {
     dead_ = std::make_unique<drain::StreamDeadLetters>(*publisher_);
     lake::LakeWriterOptions lake = rig.lake;
     lake.instance = "box-88";
-    sink_ = std::make_unique<drain::LakeSink>(*destination_, lake);
+    sink_ = std::make_unique<drain::LakeRowStore>(*destination_, lake);
     metrics.destination_reachable = true;
     drain_ = std::make_unique<drain::Drain>(rig.options, *consumer_, *dead_, *sink_, rig.log,
                                             &metrics);
@@ -63,7 +63,7 @@ class OtherDrain {
   std::unique_ptr<lake::DirDestination> destination_;
   std::unique_ptr<jetstream::DeadLetterPublisher> publisher_;
   std::unique_ptr<drain::StreamDeadLetters> dead_;
-  std::unique_ptr<drain::LakeSink> sink_;
+  std::unique_ptr<drain::LakeRowStore> sink_;
   std::unique_ptr<drain::Drain> drain_;
   std::atomic<bool> stop_{false};
   std::thread thread_;
@@ -79,12 +79,12 @@ TEST(StuckFlush, AFlushPastItsTimeoutIsAbandonedAndAnotherDrainWritesItsMessages
   DrainRig rig;
   ASSERT_TRUE(rig.server.ok()) << rig.server.error();
   rig.options.flush_timeout = 1s;
-  rig.sink->hang = true;
+  rig.store->hang = true;
   for (int m = 0; m < 3; ++m) {
     testing::PublishLedger(*rig.connection, StuckEvents("h" + std::to_string(m) + "-", 2));
   }
   ASSERT_TRUE(rig.Start());
-  ASSERT_TRUE(WaitUntil([&] { return rig.sink->in_flight.load() == 1; }, 10s))
+  ASSERT_TRUE(WaitUntil([&] { return rig.store->in_flight.load() == 1; }, 10s))
       << "premise: the first flush must have started and hung";
   const auto hung_at = std::chrono::steady_clock::now();
   OtherDrain other(rig);
@@ -106,12 +106,12 @@ TEST(StuckFlush, AFlushPastItsTimeoutIsAbandonedAndAnotherDrainWritesItsMessages
   ASSERT_TRUE(WaitUntil([&] { return rig.Drained(); }, 10s))
       << "a message published while the flush hung was held by the stuck drain";
   EXPECT_EQ(DistinctAndRows(rig.lake_dir()).first, 8u);
-  EXPECT_EQ(rig.sink->attempts.load(), 1) << "the stuck drain was handed no second flush";
+  EXPECT_EQ(rig.store->attempts.load(), 1) << "the stuck drain was handed no second flush";
 
   // The hung flush returns OK and lands its Part late (a copy): nothing is acked for it, and the
   // drain stays not ready until a flush of its own succeeds.
-  rig.sink->hang = false;
-  ASSERT_TRUE(WaitUntil([&] { return rig.sink->flushes() == 1; }, 10s))
+  rig.store->hang = false;
+  ASSERT_TRUE(WaitUntil([&] { return rig.store->flushes() == 1; }, 10s))
       << "premise: the late flush itself succeeded";
   EXPECT_TRUE(WaitUntil([&] { return !rig.metrics.flush_stuck.load(); }, 10s));
   EXPECT_EQ(rig.metrics.flushes.load(), 0u) << "the abandoned batch was acked after its flush";
@@ -135,10 +135,10 @@ TEST(StuckFlush, AStopWithAFlushStuckReturnsAfterABoundedWait) {
   DrainRig rig;
   ASSERT_TRUE(rig.server.ok()) << rig.server.error();
   rig.options.flush_timeout = 1s;
-  rig.sink->hang = true;
+  rig.store->hang = true;
   testing::PublishLedger(*rig.connection, StuckEvents("s", 2));
   ASSERT_TRUE(rig.Start());
-  ASSERT_TRUE(WaitUntil([&] { return rig.sink->in_flight.load() == 1; }, 10s));
+  ASSERT_TRUE(WaitUntil([&] { return rig.store->in_flight.load() == 1; }, 10s));
   // Something buffered besides the stuck batch, to be nak'd by the stop.
   testing::PublishLedger(*rig.connection, StuckEvents("t", 2));
   const auto stopped_at = std::chrono::steady_clock::now();
@@ -153,7 +153,7 @@ TEST(StuckFlush, AStopWithAFlushStuckReturnsAfterABoundedWait) {
   EXPECT_GE(rig.metrics.naks.load(), 2u)
       << "both messages held (the stuck batch's and the one fetched after) are nak'd, not left "
          "to the ack wait";
-  rig.sink->hang = false;  // lets the Drain be destroyed
+  rig.store->hang = false;  // lets the Drain be destroyed
 }
 
 }  // namespace

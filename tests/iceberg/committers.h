@@ -52,7 +52,7 @@ inline Committed CommitFlushes(lake::Destination& destination, FilesCatalog& cat
   const TableSpec spec = SpecOf(row::kLedgerColumns);
   const char* apps[] = {"billing", "crm-sync"};
   for (int f = 0; f < flushes; ++f) {
-    row::RowBatch batch(row::kLedgerColumns);
+    row::RowBuffer batch(row::kLedgerColumns);
     std::vector<std::string> ids;
     for (int i = 0; i < rows; ++i) {
       const int n = f * rows + i;
@@ -156,7 +156,7 @@ inline std::vector<DataFile> Rewritten(lake::Destination& destination, FilesCata
   options.encode_threads = 1;
   lake::LakeWriter writer(destination, options);
   const char* apps[] = {"billing", "crm-sync"};
-  row::RowBatch batch(row::kLedgerColumns);
+  row::RowBuffer batch(row::kLedgerColumns);
   for (int n = first; n < first + count; ++n) {
     testing::AddLedgerRow(batch, instance + "-" + std::to_string(n),
                           1'767'225'600'000'000 + int64_t{1'000'000} * n, apps[n % 2]);

@@ -14,8 +14,8 @@ namespace {
 
 constexpr char kCreated[] = "2026-01-01T00:00:00Z";
 
-row::RowBatch Rows(int first, int count) {
-  row::RowBatch batch(row::kLedgerColumns);
+row::RowBuffer Rows(int first, int count) {
+  row::RowBuffer batch(row::kLedgerColumns);
   for (int n = first; n < first + count; ++n) {
     testing::AddLedgerRow(batch, "e-" + std::to_string(n),
                           1'767'225'600'000'000 + int64_t{1'000'000} * n,
@@ -38,9 +38,9 @@ TEST(IcebergCommit, EachFlushIsOneSnapshotAndACommittedRangeIsNeverCommittedTwic
   options.encode_threads = 1;
   lake::LakeWriter writer(dir, options, commit);
 
-  row::RowBatch first = Rows(1, 20);
+  row::RowBuffer first = Rows(1, 20);
   ASSERT_TRUE(writer.Flush(first, {"GARM_LEDGER", 1, 20}).ok());
-  row::RowBatch second = Rows(21, 10);
+  row::RowBuffer second = Rows(21, 10);
   ASSERT_TRUE(writer.Flush(second, {"GARM_LEDGER", 21, 30}).ok());
 
   // A redelivery of 15-35 (acks of 15-30 lost): 15-30 are reported committed before placing.
@@ -59,7 +59,7 @@ TEST(IcebergCommit, EachFlushIsOneSnapshotAndACommittedRangeIsNeverCommittedTwic
   lake::LakeWriterOptions other = options;
   other.instance = "box-2";
   lake::LakeWriter late(dir, other, commit);
-  row::RowBatch again = Rows(25, 6);
+  row::RowBuffer again = Rows(25, 6);
   Result<lake::FlushReport> failed = late.Flush(again, {"GARM_LEDGER", 25, 30});
   ASSERT_FALSE(failed.ok());
   EXPECT_NE(failed.status().message().find("already committed"), std::string::npos)

@@ -66,7 +66,7 @@ inline LedgerTable WriteLedgerTable(const std::filesystem::path& lake_root, int 
   std::string previous = write_metadata();
   const char* apps[] = {"billing", "crm-sync", "search"};
   for (int f = 0; f < flushes; ++f) {
-    row::RowBatch rows(row::kLedgerColumns);
+    row::RowBuffer rows(row::kLedgerColumns);
     for (int i = 0; i < rows_per_flush; ++i) {
       const int n = f * rows_per_flush + i;
       const int64_t micros =

@@ -207,7 +207,7 @@ TEST(Orphans, FilesNoSnapshotNamesAreFoundAndDeletedButNotTheVersionChainOrParts
   std::vector<std::string> before_keys;
   {
     lake::LakeWriter writer(*lake, options);
-    row::RowBatch batch(row::kLedgerColumns);
+    row::RowBuffer batch(row::kLedgerColumns);
     testing::AddLedgerRow(batch, "before-1", 1'767'225'600'000'000, "billing");
     Result<lake::FlushReport> flushed = writer.Flush(batch, {"GARM_LEDGER", 1, 1});
     ASSERT_TRUE(flushed.ok());
@@ -225,7 +225,7 @@ TEST(Orphans, FilesNoSnapshotNamesAreFoundAndDeletedButNotTheVersionChainOrParts
   {
     options.instance = "failed";
     lake::LakeWriter writer(*lake, options);
-    row::RowBatch batch(row::kLedgerColumns);
+    row::RowBuffer batch(row::kLedgerColumns);
     testing::AddLedgerRow(batch, "failed-1", 1'767'225'600'000'000, "crm-sync");
     Result<lake::FlushReport> flushed = writer.Flush(batch, {"GARM_LEDGER", 2, 2});
     ASSERT_TRUE(flushed.ok());

@@ -318,8 +318,8 @@ TEST(SqlCatalog, ASwapRolledBackByWhatRunsInItsTransactionMovesNothing) {
 namespace sinkd::iceberg {
 namespace {
 
-row::RowBatch SqlRows(int first, int count) {
-  row::RowBatch batch(row::kLedgerColumns);
+row::RowBuffer SqlRows(int first, int count) {
+  row::RowBuffer batch(row::kLedgerColumns);
   for (int n = first; n < first + count; ++n) {
     testing::AddLedgerRow(batch, "e-" + std::to_string(n),
                           1'767'225'600'000'000 + int64_t{1'000'000} * n,
@@ -360,16 +360,16 @@ TEST(SqlCatalog, IcebergCommitThroughTheSqlCatalogMovesACursorWithThePointerOrNo
     return r.ok() && r->rows() == 1 ? r->Int(0, 0) : int64_t{-1};
   };
 
-  row::RowBatch first = SqlRows(1, 20);
+  row::RowBuffer first = SqlRows(1, 20);
   pending = 20;
   ASSERT_TRUE(writer.Flush(first, {"GARM_LEDGER", 1, 20}).ok());
-  row::RowBatch second = SqlRows(21, 10);
+  row::RowBuffer second = SqlRows(21, 10);
   pending = 30;
   ASSERT_TRUE(writer.Flush(second, {"GARM_LEDGER", 21, 30}).ok());
   EXPECT_EQ(cursor(), 30);
 
   fail_save = true;
-  row::RowBatch third = SqlRows(31, 5);
+  row::RowBuffer third = SqlRows(31, 5);
   pending = 35;
   EXPECT_FALSE(writer.Flush(third, {"GARM_LEDGER", 31, 35}).ok());
   EXPECT_EQ(cursor(), 30) << "the failed save moved nothing";

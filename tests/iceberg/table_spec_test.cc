@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "batch/part_schema.h"
+#include "partition/part_schema.h"
 #include "iceberg/table_metadata.h"
 #include "row/ledger_columns.h"
 
@@ -14,7 +14,7 @@ namespace {
 
 TEST(TableSpec, TheSchemasFieldIdsAreThePartsParquetFieldIdsAndTimeIsTimestamptz) {
   const TableSpec spec = SpecOf(row::kLedgerColumns);
-  const parquet::Schema parquet = batch::FileSchema(row::kLedgerColumns);
+  const parquet::Schema parquet = partition::FileSchema(row::kLedgerColumns);
   const auto& fields = spec.schema["fields"];
   ASSERT_EQ(fields.size(), parquet.size());
   for (size_t i = 0; i < parquet.size(); ++i) {

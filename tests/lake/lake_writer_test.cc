@@ -14,7 +14,7 @@
 #include <set>
 #include <thread>
 
-#include "batch/partitioner.h"
+#include "partition/partitioner.h"
 #include "lake/dir_destination.h"
 #include "support/lake_files.h"
 #include "support/ledger_rows.h"
@@ -58,7 +58,7 @@ std::unique_ptr<DirDestination> Dir(const fs::path& root) {
 // The premise of every redelivery: it must never put a second copy of a Part's rows in the lake.
 // A flush that fails at its last Part has placed the others; they are deleted before it returns.
 TEST(LakeWriter, AFailedFlushRemovesThePartsItHadPlacedBeforeItReturns) {
-  row::RowBatch rows = testing::GeneratedLedgerRows(3, 10);
+  row::RowBuffer rows = testing::GeneratedLedgerRows(3, 10);
   TempDir scratch;
   auto probe_dest = Dir(scratch.path());
   auto probe = LakeWriter(*probe_dest, Options()).Flush(rows, {"GARM_LEDGER", 1, 10});
@@ -85,7 +85,7 @@ TEST(LakeWriter, AFailedFlushRemovesThePartsItHadPlacedBeforeItReturns) {
 TEST(LakeWriter, ABatchFlushedAgainFindsItsPartsInPlaceAndWritesNothing) {
   TempDir tmp;
   auto dest = Dir(tmp.path());
-  row::RowBatch rows = testing::GeneratedLedgerRows(4, 6);
+  row::RowBuffer rows = testing::GeneratedLedgerRows(4, 6);
   LakeWriter writer(*dest, Options());
   auto first = writer.Flush(rows, {"GARM_LEDGER", 1, 6});
   ASSERT_TRUE(first.ok());
@@ -103,8 +103,8 @@ TEST(LakeWriter, ABatchFlushedAgainFindsItsPartsInPlaceAndWritesNothing) {
 TEST(LakeWriter, AKeyHoldingOtherBytesIsKeptAndTheNewPartGoesUnderTheNextAlternative) {
   TempDir tmp;
   auto dest = Dir(tmp.path());
-  row::RowBatch a = testing::GeneratedLedgerRows(5, 4);
-  row::RowBatch b = testing::GeneratedLedgerRows(6, 4);
+  row::RowBuffer a = testing::GeneratedLedgerRows(5, 4);
+  row::RowBuffer b = testing::GeneratedLedgerRows(6, 4);
   LakeWriter writer(*dest, Options());
   auto first = writer.Flush(a, {"GARM_LEDGER", 1, 4});
   ASSERT_TRUE(first.ok());
@@ -152,7 +152,7 @@ TEST(LakeWriter, RetriesThroughAFullDiskLeaveAtMostFivePercentExtraRows) {
   while (after < 5) {
     ASSERT_LT(batch, 2'000) << "the premise: flushes fail on the full disk (the ballast leaves "
                                "only after five failures)";
-    row::RowBatch rows = testing::GeneratedLedgerRows(100 + batch, 8);
+    row::RowBuffer rows = testing::GeneratedLedgerRows(100 + batch, 8);
     if (batch == 3 && !filled) {
       // Leave ~150 KiB: a flush's first Parts fit, its later ones do not.
       const auto space = fs::space(mount);
@@ -213,11 +213,11 @@ std::map<std::string, std::string> Contents(const fs::path& root) {
 // every Part reads its values in order. The batch it leaves holds the same rows in Part order,
 // and the Parts are those of the same rows given in that order: arrival order never shows.
 TEST(LakeWriter, AFlushLeavesItsBatchInPartOrderAndItsPartsAreThoseOfThatOrder) {
-  row::RowBatch rows = testing::GeneratedLedgerRows(9, 6);
-  const std::vector<batch::Partition> before = batch::PartitionRows(rows);
+  row::RowBuffer rows = testing::GeneratedLedgerRows(9, 6);
+  const std::vector<partition::Partition> before = partition::PartitionRows(rows);
   ASSERT_GE(before.size(), 3u) << "the premise: several Parts";
   bool interleaved = false;
-  for (const batch::Partition& p : before) {
+  for (const partition::Partition& p : before) {
     for (size_t k = 1; k < p.rows.size(); ++k) interleaved |= p.rows[k] != p.rows[k - 1] + 1;
   }
   ASSERT_TRUE(interleaved) << "the premise: the Parts' rows arrive interleaved";
@@ -227,14 +227,14 @@ TEST(LakeWriter, AFlushLeavesItsBatchInPartOrderAndItsPartsAreThoseOfThatOrder) 
   ASSERT_TRUE(flushed.ok()) << flushed.status().ToString();
 
   uint32_t next = 0;
-  const std::vector<batch::Partition> after = batch::PartitionRows(rows);
+  const std::vector<partition::Partition> after = partition::PartitionRows(rows);
   ASSERT_EQ(after.size(), before.size());
-  for (const batch::Partition& p : after) {
+  for (const partition::Partition& p : after) {
     for (uint32_t r : p.rows) EXPECT_EQ(r, next++) << "each Part's rows are one run, in order";
   }
   EXPECT_EQ(next, rows.rows());
 
-  row::RowBatch ordered = rows;  // already in Part order: the flush's reorder changes nothing
+  row::RowBuffer ordered = rows;  // already in Part order: the flush's reorder changes nothing
   TempDir part_order;
   auto dest2 = Dir(part_order.path());
   ASSERT_TRUE(LakeWriter(*dest2, Options()).Flush(ordered, {"GARM_LEDGER", 1, 6}).ok());
@@ -249,7 +249,7 @@ TEST(LakeWriter, APartsBytesAreTheSameAtOneTwoAndFourEncodeThreads) {
   for (size_t row_group_rows : {size_t{122'880}, size_t{64}}) {
     std::map<std::string, std::string> one_thread;
     for (size_t threads : {1, 2, 4}) {
-      row::RowBatch rows =
+      row::RowBuffer rows =
           testing::GeneratedLedgerRows(8, 12);  // in arrival order each time: a flush reorders it
       TempDir tmp;
       auto dest = Dir(tmp.path());
@@ -297,7 +297,7 @@ TEST(LakeWriter, APlacedPartsBytesAreFreedBeforeTheNextPartIsPlaced) {
   // The sanitizers bring their own allocator, which glibc's mallinfo2 does not see (it reads 0).
   GTEST_SKIP() << "heap in use is glibc's mallinfo2, which a sanitizer's allocator bypasses";
 #endif
-  row::RowBatch rows = testing::GeneratedLedgerRows(21, 300);
+  row::RowBuffer rows = testing::GeneratedLedgerRows(21, 300);
   TempDir tmp;
   auto dir = Dir(tmp.path());
   HeapAtBegin dest(*dir);
@@ -322,7 +322,7 @@ TEST(LakeWriter, APlacedPartsBytesAreFreedBeforeTheNextPartIsPlaced) {
 TEST(LakeWriter, AFailedFlushUnderParallelEncodeRemovesOnlyItsOwnPartsAndKeepsTheFailuresKind) {
   LakeWriterOptions options = Options();
   options.encode_threads = 4;
-  row::RowBatch rows = testing::GeneratedLedgerRows(3, 10);
+  row::RowBuffer rows = testing::GeneratedLedgerRows(3, 10);
   TempDir scratch;
   auto probe_dest = Dir(scratch.path());
   auto probe = LakeWriter(*probe_dest, options).Flush(rows, {"GARM_LEDGER", 1, 10});
@@ -349,7 +349,7 @@ TEST(LakeWriter, AFailedFlushUnderParallelEncodeRemovesOnlyItsOwnPartsAndKeepsTh
       << "the Part found in place stays, the flush's own go";
 
   // One event id that is not UTF-8, in a Part encoded ahead while others were placed.
-  row::RowBatch bad = testing::GeneratedLedgerRows(3, 10);
+  row::RowBuffer bad = testing::GeneratedLedgerRows(3, 10);
   row::StringBuffer& ids = bad.column(bad.table().id_column).strings;
   ids.bytes[ids.offsets[bad.rows() / 2]] = '\xFF';
   TempDir tmp2;
@@ -402,7 +402,7 @@ TEST(LakeWriterCommit, TheCommitIsHandedEveryPlacedPartWithItsStatisticsAndThePo
   TempDir tmp;
   auto dest = Dir(tmp.path());
   RecordingCommit commit(tmp.path());
-  row::RowBatch rows = testing::GeneratedLedgerRows(5, 6);
+  row::RowBuffer rows = testing::GeneratedLedgerRows(5, 6);
   Provenance provenance{"GARM_LEDGER", 3, 9};
   provenance.acknowledged = {{3, 5}, {7, 9}};
   auto flushed = LakeWriter(*dest, Options(), commit).Flush(rows, provenance);
@@ -435,7 +435,7 @@ TEST(LakeWriterCommit, AFailedCommitFailsTheFlushAndRemovesOnlyThePartsItPlaced)
   auto dest = Dir(tmp.path());
   RecordingCommit commit(tmp.path());
   commit.fail = Status::Reject("the table refused");
-  row::RowBatch rows = testing::GeneratedLedgerRows(6, 6);
+  row::RowBuffer rows = testing::GeneratedLedgerRows(6, 6);
   auto failed = LakeWriter(*dest, Options(), commit).Flush(rows, {"GARM_LEDGER", 1, 6});
   ASSERT_FALSE(failed.ok());
   EXPECT_EQ(commit.calls, 1);
@@ -462,7 +462,7 @@ TEST(LakeWriterCommit, TheDefaultCommitIsNoneWhichHoldsNothingAndNeverFails) {
   auto dest = Dir(tmp.path());
   LakeWriter writer(*dest, Options());
   EXPECT_EQ(writer.commit().format(), "none");
-  row::RowBatch rows = testing::GeneratedLedgerRows(7, 2);
+  row::RowBuffer rows = testing::GeneratedLedgerRows(7, 2);
   auto flushed = writer.Flush(rows, {"GARM_LEDGER", 1, 2});
   ASSERT_TRUE(flushed.ok()) << flushed.status().ToString();
   auto committed = writer.commit().Committed("ledger", {"GARM_LEDGER", 1, 2});

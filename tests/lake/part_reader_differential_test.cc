@@ -249,7 +249,7 @@ TEST(PartReaderDifferential, TheDrainsPartsAndOlderSubsetPartsReadEqualToDuckDb)
   LakeWriterOptions options;
   options.key_prefix = "ledger";
   options.instance = "diff-1";
-  row::RowBatch rows = testing::GeneratedLedgerRows(42, 1000);  // 100,000 rows over a few apps
+  row::RowBuffer rows = testing::GeneratedLedgerRows(42, 1000);  // 100,000 rows over a few apps
   auto flushed = LakeWriter(**made, options).Flush(rows, {"GARM_LEDGER", 1, 1000});
   ASSERT_TRUE(flushed.ok()) << flushed.status().ToString();
   auto parts = (*made)->List("ledger/");

@@ -42,7 +42,7 @@ TEST(PartReport, EveryPartCarriesItsPartitionAndTheWritersStatisticsAheadStreame
   options.parquet.row_group_rows = 40;  // the large Part streams, the small ones go ahead
   LakeWriter writer(**made, options);
 
-  row::RowBatch rows(row::kLedgerColumns);
+  row::RowBuffer rows(row::kLedgerColumns);
   const int time = row::ColumnIndex(row::kLedgerColumns, "time");
   for (int i = 0; i < 130; ++i) {
     std::string app = "big";

@@ -32,7 +32,7 @@ void WriteThree(const TempDir& tmp, const std::string& exact, const std::string&
   options.key_prefix = "ledger";
   options.instance = "box-1";
   LakeWriter writer(**dest, options);
-  row::RowBatch batch(row::kLedgerColumns);
+  row::RowBuffer batch(row::kLedgerColumns);
   testing::AddLedgerRow(batch, "e1", k2026_09_29, exact);
   testing::AddLedgerRow(batch, "e2", k2026_09_29, past);
   testing::AddLedgerRow(batch, "e3", k2026_09_29, "a/b");

@@ -67,7 +67,7 @@ TEST(FlushStamp, EveryPartOfAFlushNamesTheFlushAndItselfInItsFooter) {
   LakeWriterOptions options;
   options.key_prefix = "ledger";
   options.instance = "box-5";
-  row::RowBatch rows = testing::GeneratedLedgerRows(21, 8);
+  row::RowBuffer rows = testing::GeneratedLedgerRows(21, 8);
   Provenance provenance{"GARM_LEDGER", 3, 12};
   provenance.acknowledged = {{3, 7}, {9, 12}};  // 8 went to another flush
   auto report = LakeWriter(**dest, options).Flush(rows, provenance);
@@ -119,9 +119,9 @@ TEST(FlushStamp, APartUnderAnAlternativeNamesThePlainKeyAndIsFoundInPlaceAgain) 
   options.key_prefix = "ledger";
   options.instance = "box-6";
   LakeWriter writer(**dest, options);
-  row::RowBatch first = testing::GeneratedLedgerRows(31, 2);
+  row::RowBuffer first = testing::GeneratedLedgerRows(31, 2);
   ASSERT_TRUE(writer.Flush(first, {"GARM_LEDGER", 1, 2}).ok());
-  row::RowBatch other = testing::GeneratedLedgerRows(32, 2);
+  row::RowBuffer other = testing::GeneratedLedgerRows(32, 2);
   auto moved = writer.Flush(other, {"GARM_LEDGER", 1, 2});
   ASSERT_TRUE(moved.ok()) << moved.status().ToString();
   const PartReport& part = moved->parts[0];

@@ -10,7 +10,7 @@
 
 #include "drain/drain.h"
 #include "drain/drain_rig.h"
-#include "http/http_listener.h"
+#include "http/listener.h"
 
 namespace sinkd {
 namespace {
@@ -49,7 +49,7 @@ double Sample(const std::string& text, const std::string& series) {
 TEST(Metrics, EveryNamedMetricIsScrapedAndCountsWhatHappened) {
   testing::DrainRig rig;
   ASSERT_TRUE(rig.server.ok()) << rig.server.error();
-  http::HttpListener listener(rig.metrics);
+  http::Listener listener(rig.metrics);
   rig.metrics.origin = "ledger";
   ASSERT_TRUE(listener.Start("127.0.0.1:0").ok());
   auto events =
@@ -57,7 +57,7 @@ TEST(Metrics, EveryNamedMetricIsScrapedAndCountsWhatHappened) {
   events[1].clear_time();
   testing::PublishLedger(*rig.connection, events);
   testing::Publish(*rig.connection, "garm.v1.ledger.acme.svc", std::string("\x0f\xff", 2));
-  rig.sink->failures = 1;
+  rig.store->failures = 1;
   ASSERT_TRUE(rig.Start());
   ASSERT_TRUE(testing::WaitUntil([&] { return rig.Drained(); }, 15s));
   ASSERT_TRUE(testing::WaitUntil([&] { return rig.metrics.consumer_ack_pending.load() == 0; }, 8s));
@@ -101,7 +101,7 @@ TEST(Metrics, EveryNamedMetricIsScrapedAndCountsWhatHappened) {
 TEST(Metrics, TheDeadLetterStreamsFillAndLimitsAreServed) {
   testing::DrainRig rig;
   ASSERT_TRUE(rig.server.ok()) << rig.server.error();
-  http::HttpListener listener(rig.metrics);
+  http::Listener listener(rig.metrics);
   rig.metrics.origin = "ledger";
   ASSERT_TRUE(listener.Start("127.0.0.1:0").ok());
   const std::string l = "{origin=\"ledger\"}";
@@ -129,7 +129,7 @@ TEST(Metrics, TheOldestBufferedRowHasAnAge) {
   testing::DrainRig rig;
   ASSERT_TRUE(rig.server.ok()) << rig.server.error();
   rig.options.batch_interval = std::chrono::hours(1);
-  http::HttpListener listener(rig.metrics);
+  http::Listener listener(rig.metrics);
   rig.metrics.origin = "ledger";
   ASSERT_TRUE(listener.Start("127.0.0.1:0").ok());
   testing::PublishLedger(*rig.connection, {testing::MakeEvent("o1")});
@@ -166,7 +166,7 @@ TEST(Metrics, FlushDurationBucketsReachPastTheFlushTimeout) {
 TEST(Metrics, ReadyzIsUnavailableUntilConnectedBoundAndReachable) {
   metrics::DrainMetrics m;
   m.origin = "audit";
-  http::HttpListener listener(m);
+  http::Listener listener(m);
   ASSERT_TRUE(listener.Start("127.0.0.1:0").ok());
   m.connected = true;
   m.consumer_bound = true;
@@ -186,7 +186,7 @@ TEST(Metrics, StalledClientsNeitherStallTheDrainNorKeepAScrapeWaiting) {
   testing::DrainRig rig;
   ASSERT_TRUE(rig.server.ok()) << rig.server.error();
   rig.options.batch_interval = 100ms;
-  http::HttpListener listener(rig.metrics);
+  http::Listener listener(rig.metrics);
   rig.metrics.origin = "ledger";
   ASSERT_TRUE(listener.Start("127.0.0.1:0").ok());
   ASSERT_TRUE(rig.Start());
@@ -206,7 +206,7 @@ TEST(Metrics, StalledClientsNeitherStallTheDrainNorKeepAScrapeWaiting) {
   for (int i = 0; i < 3; ++i) {
     testing::PublishLedger(*rig.connection, {testing::MakeEvent("s" + std::to_string(i))});
     const size_t want = static_cast<size_t>(i) + 1;
-    EXPECT_TRUE(testing::WaitUntil([&] { return rig.sink->flushes() >= want; }, 10s))
+    EXPECT_TRUE(testing::WaitUntil([&] { return rig.store->flushes() >= want; }, 10s))
         << "flush " << want << " while " << stalled.size() << " clients stall";
     if (i == 0) {
       int still_waiting = 0;

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "base/build_info.h"
-#include "http/http_listener.h"
+#include "http/listener.h"
 #include "outbox/process.h"
 
 namespace sinkd {
@@ -40,7 +40,7 @@ struct Page {
     const size_t at = body.find("\n" + name + " ");
     return at == std::string::npos ? -1 : std::stod(body.substr(at + name.size() + 2));
   }
-  http::HttpListener listener;
+  http::Listener listener;
   bool started = false;
 };
 

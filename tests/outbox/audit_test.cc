@@ -12,7 +12,7 @@ using testing::Journal;
 using testing::One;
 using testing::OutboxDb;
 using testing::ScriptedAuditSink;
-using testing::ScriptedSink;
+using testing::ScriptedRowStore;
 using testing::TestOptions;
 
 std::unique_ptr<Dispatcher> AuditDispatcher(OutboxDb& db, const Clock& clock, Logger& log,
@@ -93,7 +93,7 @@ TEST(Degraded, WithoutOutboxCursorsCursorsLiveInMemoryWithOneWarning) {
   auto first = std::make_shared<Journal>();
   {
     auto d = Dispatcher::Make(TestOptions(db.conninfo(), clock, log.logger()),
-                              One(std::make_unique<ScriptedSink>("s", first)), {});
+                              One(std::make_unique<ScriptedRowStore>("s", first)), {});
     ASSERT_TRUE(d.ok()) << d.status().ToString();
     ASSERT_TRUE((*d)->Tick().ok());
     ASSERT_TRUE((*d)->Tick().ok());
@@ -103,7 +103,7 @@ TEST(Degraded, WithoutOutboxCursorsCursorsLiveInMemoryWithOneWarning) {
   EXPECT_EQ(log.Lines("no outbox_cursors table").size(), 1u) << "one warning, not one per pass";
   auto second = std::make_shared<Journal>();
   auto d = Dispatcher::Make(TestOptions(db.conninfo(), clock, log.logger(), "next"),
-                            One(std::make_unique<ScriptedSink>("s", second)), {});
+                            One(std::make_unique<ScriptedRowStore>("s", second)), {});
   ASSERT_TRUE((*d)->Tick().ok());
   EXPECT_EQ(second->AcceptedCount(), 10u) << "a new holder starts at the origin";
 }
@@ -118,7 +118,7 @@ TEST(Degraded, WithoutDeadLettersAPoisonEventIsOnlyLoggedAndTheCursorMovesPastIt
   auto journal = std::make_shared<Journal>();
   auto d = Dispatcher::Make(
       TestOptions(db.conninfo(), clock, log.logger()),
-      One(std::make_unique<ScriptedSink>("s", journal,
+      One(std::make_unique<ScriptedRowStore>("s", journal,
                                          [](std::span<const sinks::Event> events) {
                                            for (const auto& e : events) {
                                              if (e.id == "evt_1") return Status::Reject("bad");

@@ -28,7 +28,7 @@ inline PitfallResult RunPitfall(OutboxDb& db, int writers, int total, int max_de
   std::vector<EventSinkEntry> entries;
   for (int i = 0; i < sinks; ++i) {
     result.journals.push_back(std::make_shared<Journal>());
-    entries.push_back({std::make_unique<ScriptedSink>("sink" + std::to_string(i),
+    entries.push_back({std::make_unique<ScriptedRowStore>("sink" + std::to_string(i),
                                                       result.journals.back()),
                        0});
   }

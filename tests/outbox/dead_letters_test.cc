@@ -17,7 +17,7 @@ using testing::CapturedLog;
 using testing::Journal;
 using testing::One;
 using testing::OutboxDb;
-using testing::ScriptedSink;
+using testing::ScriptedRowStore;
 using testing::TestOptions;
 
 // Four events; the sink "lake" refuses evt_2 while `broken`, so the dispatcher dead-letters it.
@@ -39,7 +39,7 @@ struct PoisonedOutbox {
       return Status::OK();
     };
     auto d = Dispatcher::Make(TestOptions(db.conninfo(), clock, log.logger()),
-                              One(std::make_unique<ScriptedSink>("lake", journal, fails)), {});
+                              One(std::make_unique<ScriptedRowStore>("lake", journal, fails)), {});
     EXPECT_TRUE(d.ok()) << d.status().ToString();
     if (d.ok()) dispatcher = std::move(d).value();
   }

@@ -18,7 +18,7 @@ using testing::CapturedLog;
 using testing::Journal;
 using testing::One;
 using testing::OutboxDb;
-using testing::ScriptedSink;
+using testing::ScriptedRowStore;
 using testing::TestOptions;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
@@ -121,7 +121,7 @@ TEST(DeliverTimeout, ASinkThatBlocksForeverLosesItsLeaseAndAnotherDispatcherTake
   auto gate = std::make_shared<Gate>();  // never opened: this Deliver never returns
   auto stuck = std::make_shared<Journal>();
   auto a = std::make_unique<Running>(db, "a",
-                                     std::make_unique<ScriptedSink>("s", stuck, [gate](auto) {
+                                     std::make_unique<ScriptedRowStore>("s", stuck, [gate](auto) {
                                        gate->Pass();
                                        return Status::OK();
                                      }));
@@ -129,7 +129,7 @@ TEST(DeliverTimeout, ASinkThatBlocksForeverLosesItsLeaseAndAnotherDispatcherTake
   const auto stuck_at = std::chrono::steady_clock::now();
 
   auto journal = std::make_shared<Journal>();
-  Running b(db, "b", std::make_unique<ScriptedSink>("s", journal));
+  Running b(db, "b", std::make_unique<ScriptedRowStore>("s", journal));
   ASSERT_TRUE(WaitUntil([&] { return Holder(db) == "b"; }, milliseconds(20'000)));
   const double takeover = Since(stuck_at);
   const double bound = std::chrono::duration<double>(kDeliverTimeout + kLeaseTtl).count();
@@ -168,13 +168,13 @@ TEST(DeliverTimeout, AStuckDeliveryThatReturnsAfterATakeoverSavesNeitherCursorNo
   db.InsertEvents(10);
   auto gate = std::make_shared<Gate>();
   auto slow = std::make_shared<Journal>();
-  Running a(db, "a", std::make_unique<ScriptedSink>("s", slow, [gate](auto) {
+  Running a(db, "a", std::make_unique<ScriptedRowStore>("s", slow, [gate](auto) {
     gate->Pass();
     return Status::OK();
   }));
   ASSERT_TRUE(WaitUntil([&] { return gate->entered.load() == 1; }, milliseconds(20'000)));
   auto failing = std::make_shared<Journal>();
-  Running b(db, "b", std::make_unique<ScriptedSink>(
+  Running b(db, "b", std::make_unique<ScriptedRowStore>(
                          "s", failing, [](auto) { return Status::Retry("b cannot deliver"); }));
   ASSERT_TRUE(WaitUntil([&] { return Holder(db) == "b" && !failing->Calls().empty(); },
                         milliseconds(20'000)));

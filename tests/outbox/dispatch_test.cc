@@ -11,7 +11,7 @@ using testing::CapturedLog;
 using testing::Journal;
 using testing::One;
 using testing::OutboxDb;
-using testing::ScriptedSink;
+using testing::ScriptedRowStore;
 using testing::TestOptions;
 
 std::unique_ptr<Dispatcher> MakeDispatcher(const DispatcherOptions& options,
@@ -42,7 +42,7 @@ TEST(Dispatch, APassReadsUpTo128EventsIntoOneDeliverAndSavesTheCursorAfterEach) 
   CapturedLog log;
   auto journal = std::make_shared<Journal>();
   auto d = MakeDispatcher(TestOptions(db.conninfo(), clock, log.logger()),
-                          One(std::make_unique<ScriptedSink>("lake", journal)));
+                          One(std::make_unique<ScriptedRowStore>("lake", journal)));
   ASSERT_TRUE(d);
   std::vector<size_t> sizes;
   for (int i = 0; i < 4; ++i) {
@@ -71,7 +71,7 @@ TEST(Dispatch, ANewSinkStartsAtTheOrigin) {
   auto old_journal = std::make_shared<Journal>();
   {
     auto d = MakeDispatcher(TestOptions(db.conninfo(), clock, log.logger()),
-                            One(std::make_unique<ScriptedSink>("old", old_journal)));
+                            One(std::make_unique<ScriptedRowStore>("old", old_journal)));
     ASSERT_TRUE(d->Tick().ok());
     d->Release();
   }
@@ -79,8 +79,8 @@ TEST(Dispatch, ANewSinkStartsAtTheOrigin) {
   db.InsertEvents(10);
   auto new_journal = std::make_shared<Journal>();
   std::vector<EventSinkEntry> sinks;
-  sinks.push_back({std::make_unique<ScriptedSink>("old", old_journal), 0});
-  sinks.push_back({std::make_unique<ScriptedSink>("new", new_journal), 0});
+  sinks.push_back({std::make_unique<ScriptedRowStore>("old", old_journal), 0});
+  sinks.push_back({std::make_unique<ScriptedRowStore>("new", new_journal), 0});
   auto d = MakeDispatcher(TestOptions(db.conninfo(), clock, log.logger()), std::move(sinks));
   ASSERT_TRUE(d->Tick().ok());
   EXPECT_EQ(new_journal->AcceptedSeqs(), AllSeqs(db)) << "the new sink starts at (0, 0)";
@@ -97,9 +97,9 @@ TEST(Dispatch, TwoDispatchersForOneSinkOnlyOneDelivers) {
   auto ja = std::make_shared<Journal>();
   auto jb = std::make_shared<Journal>();
   auto a = MakeDispatcher(TestOptions(db.conninfo(), clock, log.logger(), "holder-a"),
-                          One(std::make_unique<ScriptedSink>("shared", ja)));
+                          One(std::make_unique<ScriptedRowStore>("shared", ja)));
   auto b = MakeDispatcher(TestOptions(db.conninfo(), clock, log.logger(), "holder-b"),
-                          One(std::make_unique<ScriptedSink>("shared", jb)));
+                          One(std::make_unique<ScriptedRowStore>("shared", jb)));
   for (int round = 0; round < 5; ++round) {
     db.InsertEvents(20);
     ASSERT_TRUE(a->Tick().ok());
@@ -126,7 +126,7 @@ TEST(Dispatch, AnOpenTransactionHoldsTheFenceAndNothingIsLost) {
   CapturedLog log;
   auto journal = std::make_shared<Journal>();
   auto d = MakeDispatcher(TestOptions(db.conninfo(), clock, log.logger()),
-                          One(std::make_unique<ScriptedSink>("lake", journal)));
+                          One(std::make_unique<ScriptedRowStore>("lake", journal)));
   PgConn slow = db.Connect();
   ASSERT_TRUE(slow.Exec("BEGIN").ok());
   ASSERT_TRUE(slow.Exec("INSERT INTO outbox (topic, payload) VALUES ('t', '{\"id\":\"slow\"}')").ok());
@@ -161,7 +161,7 @@ TEST(Dispatch, NoDispatcherSessionOwnsATransactionIdWhileASinkDelivers) {
     ASSERT_TRUE(premise->Exec("ROLLBACK").ok());
   }
   int64_t holding = -1;
-  auto sink = std::make_unique<ScriptedSink>(
+  auto sink = std::make_unique<ScriptedRowStore>(
       "lake", journal, [&](std::span<const sinks::Event>) {
         auto r = probe.Exec(count_holders);
         holding = r.ok() ? r->Int(0, 0) : -2;
@@ -180,14 +180,14 @@ TEST(Dispatch, EmptyAndDuplicateIdsAreRefusedBeforeAnythingIsRead) {
   CapturedLog log;
   auto journal = std::make_shared<Journal>();
   std::vector<EventSinkEntry> dup;
-  dup.push_back({std::make_unique<ScriptedSink>("x", journal), 0});
-  dup.push_back({std::make_unique<ScriptedSink>("x", journal), 0});
+  dup.push_back({std::make_unique<ScriptedRowStore>("x", journal), 0});
+  dup.push_back({std::make_unique<ScriptedRowStore>("x", journal), 0});
   auto d = Dispatcher::Make(TestOptions(db.conninfo(), clock, log.logger()), std::move(dup), {});
   ASSERT_FALSE(d.ok());
   EXPECT_NE(d.status().message().find("INVALID_CONFIG"), std::string::npos);
   EXPECT_NE(d.status().message().find("\"x\""), std::string::npos) << d.status().message();
   auto empty = Dispatcher::Make(TestOptions(db.conninfo(), clock, log.logger()),
-                                One(std::make_unique<ScriptedSink>("", journal)), {});
+                                One(std::make_unique<ScriptedRowStore>("", journal)), {});
   ASSERT_FALSE(empty.ok());
   EXPECT_NE(empty.status().message().find("INVALID_CONFIG"), std::string::npos);
 }
@@ -197,7 +197,7 @@ TEST(Dispatch, AMissingOutboxIsRefusedWithTheWayOut) {
   ManualClock clock;
   CapturedLog log;
   auto d = Dispatcher::Make(TestOptions(db.conninfo(), clock, log.logger()),
-                            One(std::make_unique<ScriptedSink>("x", std::make_shared<Journal>())),
+                            One(std::make_unique<ScriptedRowStore>("x", std::make_shared<Journal>())),
                             {});
   ASSERT_FALSE(d.ok());
   EXPECT_TRUE(d.status().IsRefuse());

@@ -19,7 +19,7 @@ using testing::CapturedLog;
 using testing::Journal;
 using testing::One;
 using testing::OutboxDb;
-using testing::ScriptedSink;
+using testing::ScriptedRowStore;
 using testing::TestOptions;
 
 std::string Saved(OutboxDb& db) {
@@ -105,7 +105,7 @@ TEST(Handover, ANewHolderReloadsTheCursorTheLastOneSaved) {
   CapturedLog log;
   auto ja = std::make_shared<Journal>();
   auto a = Dispatcher::Make(TestOptions(db.conninfo(), clock, log.logger(), "a"),
-                            One(std::make_unique<ScriptedSink>("s", ja)), {});
+                            One(std::make_unique<ScriptedRowStore>("s", ja)), {});
   ASSERT_TRUE(a.ok());
   ASSERT_TRUE((*a)->Tick().ok());
   ASSERT_EQ(ja->AcceptedCount(), 30u);
@@ -113,7 +113,7 @@ TEST(Handover, ANewHolderReloadsTheCursorTheLastOneSaved) {
   db.Sql("UPDATE sinkd_leases SET expires_at = now()");  // a died without releasing
   auto jb = std::make_shared<Journal>();
   auto b = Dispatcher::Make(TestOptions(db.conninfo(), clock, log.logger(), "b"),
-                            One(std::make_unique<ScriptedSink>("s", jb)), {});
+                            One(std::make_unique<ScriptedRowStore>("s", jb)), {});
   ASSERT_TRUE((*b)->Tick().ok());
   ASSERT_TRUE((*b)->Tick().ok());
   EXPECT_EQ(jb->AcceptedCount(), 5u) << "resumed after the 30 already saved";
@@ -136,7 +136,7 @@ TEST(Handover, ADispatcherThatCrashesOnAPoisonEventStillDeadLettersIt) {
     if (pid == 0) {
       ManualClock clock;
       Logger quiet(stderr, LogLevel::kError);
-      auto sink = std::make_unique<ScriptedSink>(
+      auto sink = std::make_unique<ScriptedRowStore>(
           "s", std::make_shared<Journal>(), [&](std::span<const sinks::Event> events) {
             for (const auto& e : events) {
               if (e.id == "evt_5") _exit(3);  // the sink takes the process down

@@ -105,10 +105,10 @@ struct Journal {
 };
 
 // An EventSink whose answer to each call is decided by `rule` (OK when none).
-class ScriptedSink final : public sinks::EventSink {
+class ScriptedRowStore final : public sinks::EventSink {
  public:
   using Rule = std::function<Status(std::span<const sinks::Event>)>;
-  ScriptedSink(std::string id, std::shared_ptr<Journal> journal, Rule rule = nullptr)
+  ScriptedRowStore(std::string id, std::shared_ptr<Journal> journal, Rule rule = nullptr)
       : id_(std::move(id)), journal_(std::move(journal)), rule_(std::move(rule)) {}
 
   const std::string& id() const override { return id_; }

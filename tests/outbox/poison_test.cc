@@ -13,7 +13,7 @@ using testing::CapturedLog;
 using testing::Journal;
 using testing::One;
 using testing::OutboxDb;
-using testing::ScriptedSink;
+using testing::ScriptedRowStore;
 using testing::TestOptions;
 using Seqs = std::vector<int64_t>;
 
@@ -26,12 +26,12 @@ struct Harness {
   Seqs seqs;  // every outbox seq in (txid, seq) order
 
   // `events` committed, then a dispatcher with one sink answering by `rule`.
-  Harness(int events, ScriptedSink::Rule rule) {
+  Harness(int events, ScriptedRowStore::Rule rule) {
     db.Migrate();
     db.InsertEvents(events);
     Reload();
     auto d = Dispatcher::Make(TestOptions(db.conninfo(), clock, log.logger()),
-                              One(std::make_unique<ScriptedSink>("lake", journal, rule)), {});
+                              One(std::make_unique<ScriptedRowStore>("lake", journal, rule)), {});
     EXPECT_TRUE(d.ok()) << d.status().ToString();
     if (d.ok()) dispatcher = std::move(d).value();
   }
@@ -181,10 +181,10 @@ TEST(Poison, AFailingSinkNeitherDelaysNorDeadLettersForAnotherSink) {
   auto bad = std::make_shared<Journal>();
   auto good = std::make_shared<Journal>();
   std::vector<EventSinkEntry> sinks;
-  sinks.push_back({std::make_unique<ScriptedSink>(
+  sinks.push_back({std::make_unique<ScriptedRowStore>(
                        "bad", bad, [](auto events) { return FailIfHolds(events, "evt_3"); }),
                    0});
-  sinks.push_back({std::make_unique<ScriptedSink>("good", good), 0});
+  sinks.push_back({std::make_unique<ScriptedRowStore>("good", good), 0});
   auto d = Dispatcher::Make(TestOptions(db.conninfo(), clock, log.logger()), std::move(sinks), {});
   ASSERT_TRUE(d.ok()) << d.status().ToString();
   ASSERT_TRUE((*d)->Tick().ok());

@@ -13,7 +13,7 @@ using testing::CapturedLog;
 using testing::Journal;
 using testing::One;
 using testing::OutboxDb;
-using testing::ScriptedSink;
+using testing::ScriptedRowStore;
 using testing::TestOptions;
 
 TEST(SinkStatus, ALaggingFailingSinkShowsItsLagHolderErrorAndDeadLetters) {
@@ -26,7 +26,7 @@ TEST(SinkStatus, ALaggingFailingSinkShowsItsLagHolderErrorAndDeadLetters) {
   CapturedLog log;
   auto d = Dispatcher::Make(
       TestOptions(db.conninfo(), clock, log.logger(), "host-7"),
-      One(std::make_unique<ScriptedSink>("wh", std::make_shared<Journal>(),
+      One(std::make_unique<ScriptedRowStore>("wh", std::make_shared<Journal>(),
                                          [](std::span<const sinks::Event> events) {
                                            for (const auto& e : events) {
                                              if (e.id == "evt_2") return Status::Reject("bad row");

@@ -152,7 +152,7 @@ TEST(S3Faults, FlushesRetriedThroughThirtyPercentFaultsLeaveAtMostFivePercentExt
   int failures = 0;
   uint64_t next_sequence = 1;
   for (int batch = 0; batch < 12; ++batch) {
-    row::RowBatch rows = testing::GeneratedLedgerRows(200 + batch, 4);
+    row::RowBuffer rows = testing::GeneratedLedgerRows(200 + batch, 4);
     for (int attempt = 0;; ++attempt) {
       ASSERT_LT(attempt, 200);
       const uint64_t first = next_sequence;

@@ -109,7 +109,7 @@ TEST(S3Table, ReplacesRacingAppendsLandOnceThenExpiryAndOrphansCleanTheBucket) {
   options.instance = "failed";
   options.encode_threads = 1;
   lake::LakeWriter writer(*bucket, options);
-  row::RowBatch batch(row::kLedgerColumns);
+  row::RowBuffer batch(row::kLedgerColumns);
   testing::AddLedgerRow(batch, "failed-1", 1'767'225'600'000'000, "billing");
   Result<lake::FlushReport> flushed = writer.Flush(batch, {"GARM_LEDGER", 99, 99});
   ASSERT_TRUE(flushed.ok());

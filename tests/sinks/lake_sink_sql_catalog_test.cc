@@ -46,7 +46,7 @@ SqlTableSink MakeSqlTableSink(const std::filesystem::path& root, const std::stri
   SqlTableSink out;
   out.sink =
       std::make_unique<LakeEventSink>("lake", std::move(dest), o, row::kDefaultBatchBytes,
-                                      batch::kDefaultMaxPartitionsPerFlush, std::move(commit));
+                                      partition::kDefaultMaxPartitionsPerFlush, std::move(commit));
   out.raw = out.sink.get();
   return out;
 }

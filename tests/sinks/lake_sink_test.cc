@@ -209,7 +209,7 @@ TEST(OutboxLakeSink, EventsWhosePositionsTheTableHoldsAreNotWrittenAgain) {
   for (int n = 1; n <= 4; ++n) events.push_back(MakeEvent(n, "t", "2026-12-01T00:00:00Z"));
   outbox_table.held = table::OutboxPosition{events[1].txid, 2};
   LakeEventSink sink("lake", std::move(dest).value(), Options(), row::kDefaultBatchBytes,
-                     batch::kDefaultMaxPartitionsPerFlush, outbox_table);
+                     partition::kDefaultMaxPartitionsPerFlush, outbox_table);
   ASSERT_TRUE(sink.Open().ok());
   ASSERT_TRUE(sink.Deliver(events).ok());
   auto r = DuckDb("SELECT string_agg(event_id, ',' ORDER BY seq) FROM read_parquet(" +
@@ -244,7 +244,7 @@ TEST(OutboxLakeSink, AnInterleavedTransactionsLowerSeqDeliveredLaterIsCommittedT
   auto commit = iceberg::MakeTableCommit("iceberg", lake, "");
   ASSERT_TRUE(commit.ok()) << commit.status().ToString();
   LakeEventSink sink("lake", std::move(dest), Options(), row::kDefaultBatchBytes,
-                     batch::kDefaultMaxPartitionsPerFlush, std::move(commit).value());
+                     partition::kDefaultMaxPartitionsPerFlush, std::move(commit).value());
   ASSERT_TRUE(sink.Open().ok());
   const auto event = [](uint64_t txid, int64_t seq) {
     Event e = MakeEvent(static_cast<int>(seq), "t", "2026-12-01T00:00:00Z");

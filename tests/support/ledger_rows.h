@@ -11,13 +11,13 @@
 
 #include "contract/wire_decoder.h"
 #include "row/ledger_columns.h"
-#include "row/row_batch.h"
+#include "row/row_buffer.h"
 #include "traffic/traffic_generator.h"
 
 namespace sinkd::testing {
 
 // Appends a ledger row with the given id, time and app; every other column gets its zero value.
-inline void AddLedgerRow(row::RowBatch& batch, std::string_view id, int64_t micros,
+inline void AddLedgerRow(row::RowBuffer& batch, std::string_view id, int64_t micros,
                          std::string_view app) {
   const auto& columns = batch.table().columns;
   for (size_t i = 0; i < columns.size(); ++i) {
@@ -53,7 +53,7 @@ inline constexpr int64_t kOneHourMicros = 3'600'000'000;
 // The rows of `messages` ledger messages of 100 events each from the traffic generator seeded
 // with `seed`: several apps, so a flush of them writes several Parts; their times spread over
 // `span_micros` (one hour: one date).
-inline row::RowBatch GeneratedLedgerRows(uint64_t seed, int messages,
+inline row::RowBuffer GeneratedLedgerRows(uint64_t seed, int messages,
                                          int64_t span_micros = kOneHourMicros) {
   traffic::TrafficOptions traffic;
   traffic.seed = seed;
@@ -62,7 +62,7 @@ inline row::RowBatch GeneratedLedgerRows(uint64_t seed, int messages,
   traffic.span_micros = span_micros;
   traffic::TrafficGenerator generator(traffic);
   contract::WireDecoder decoder;
-  row::RowBatch rows(row::kLedgerColumns);
+  row::RowBuffer rows(row::kLedgerColumns);
   std::vector<contract::Reject> rejects;
   for (int i = 0; i < messages; ++i) {
     decoder.Decode(contract::Envelope::kBatch, generator.NextLedgerMessage(), rows, rejects);

@@ -258,7 +258,7 @@ TEST(TailFlags, AnUnknownFilterColumnIsRefusedWithTheColumnList) {
 }
 
 TEST(TailJson, NoDetailDropsErrorDetailAndNothingElse) {
-  row::RowBatch rows(row::kLedgerColumns);
+  row::RowBuffer rows(row::kLedgerColumns);
   contract::WireDecoder decoder;
   std::vector<contract::Reject> rejects;
   auto e = MakeEvent("n1");

@@ -31,7 +31,7 @@ void FlushTen(lake::Destination& lake, uint64_t first, const std::string& app) {
   options.key_prefix = "ledger";
   options.instance = "box-1";
   lake::LakeWriter writer(lake, options);
-  row::RowBatch batch = compact::testutil::LedgerRows(rows);
+  row::RowBuffer batch = compact::testutil::LedgerRows(rows);
   auto report = writer.Flush(batch, {"GARM_LEDGER", first, first + 9});
   ASSERT_TRUE(report.ok()) << report.status().ToString();
 }

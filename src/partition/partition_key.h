@@ -1,4 +1,4 @@
-// Internal to batch/ and its tests: a row's partition (its UTC day, then the value of each
+// Internal to partition/ and its tests: a row's partition (its UTC day, then the value of each
 // partition column in table order) and the one table that numbers distinct partitions, shared by
 // PartitionRows (which numbers every row's partition of a whole batch) and PartitionCap (which
 // counts them as rows are added). One hash and one probe sequence, so the two cannot disagree on
@@ -13,10 +13,10 @@
 #include <tuple>
 #include <vector>
 
-#include "batch/civil_date.h"
-#include "row/row_batch.h"
+#include "partition/civil_date.h"
+#include "row/row_buffer.h"
 
-namespace sinkd::batch::internal {
+namespace sinkd::partition::internal {
 
 // The partition a row belongs to, as views into the batch (valid while the batch's buffers are).
 struct KeyView {
@@ -29,7 +29,7 @@ struct KeyView {
 };
 
 // Fills `key` (whose values are already sized to `columns`) with row r's partition.
-inline void ReadKey(const row::RowBatch& batch, const std::vector<int>& columns, size_t r,
+inline void ReadKey(const row::RowBuffer& batch, const std::vector<int>& columns, size_t r,
                     KeyView& key) {
   key.day = DayOf(batch.TimeMicros(r));
   for (size_t c = 0; c < columns.size(); ++c) {
@@ -117,4 +117,4 @@ class KeyIds {
 
 inline bool Matches(const KeyView& stored, const KeyView& key) { return stored == key; }
 
-}  // namespace sinkd::batch::internal
+}  // namespace sinkd::partition::internal

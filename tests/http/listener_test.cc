@@ -2,7 +2,7 @@
 // that sends half a request and stalls, one that never reads its answer, and a crowd of idle
 // connections. Each gets a status code or is cut off within the Limits, and a well-behaved client
 // is still answered. The limits are shortened so the bounds are seconds, not the production ones.
-#include "http/http_listener.h"
+#include "http/listener.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -103,11 +103,11 @@ struct Rig {
   std::string page;
   std::atomic<int> renders{0};
   std::atomic<bool> ready{true};
-  http::HttpListener listener;
+  http::Listener listener;
   bool started = false;
 };
 
-TEST(HttpListener, AnswersTheThreePathsAndGivesEveryOtherRequestAStatusCode) {
+TEST(Listener, AnswersTheThreePathsAndGivesEveryOtherRequestAStatusCode) {
   Rig rig;
   ASSERT_TRUE(rig.started);
   const std::string metrics = Exchange(rig.port(), "GET /metrics?x=1 HTTP/1.1\r\nHost: a\r\n\r\n");
@@ -146,7 +146,7 @@ TEST(HttpListener, AnswersTheThreePathsAndGivesEveryOtherRequestAStatusCode) {
   EXPECT_EQ(renders, 3) << "only the GETs and the HEAD of /metrics rendered";
 }
 
-TEST(HttpListener, AHugeHeadIs431AndAHugeRequestLine414) {
+TEST(Listener, AHugeHeadIs431AndAHugeRequestLine414) {
   Rig rig;
   ASSERT_TRUE(rig.started);
   std::string many_headers = "GET /metrics HTTP/1.1\r\n";
@@ -170,7 +170,7 @@ TEST(HttpListener, AHugeHeadIs431AndAHugeRequestLine414) {
   EXPECT_EQ(rig.renders.load(), 0);
 }
 
-TEST(HttpListener, AClientThatSendsHalfARequestAndStallsGets408AtTheRequestTimeout) {
+TEST(Listener, AClientThatSendsHalfARequestAndStallsGets408AtTheRequestTimeout) {
   http::HttpLimits limits;
   limits.request_timeout = 400ms;
   Rig rig(limits);
@@ -205,7 +205,7 @@ TEST(HttpListener, AClientThatSendsHalfARequestAndStallsGets408AtTheRequestTimeo
   EXPECT_LT(Clock::now() - start2, 3s);
 }
 
-TEST(HttpListener, AClientThatNeverReadsItsAnswerIsCutOffAndFreesTheWorker) {
+TEST(Listener, AClientThatNeverReadsItsAnswerIsCutOffAndFreesTheWorker) {
   http::HttpLimits limits;
   limits.threads = 1;  // so the next answer proves the worker came back
   limits.write_timeout = 400ms;
@@ -231,7 +231,7 @@ TEST(HttpListener, AClientThatNeverReadsItsAnswerIsCutOffAndFreesTheWorker) {
   EXPECT_LT(got, rig.page.size()) << "the answer was cut off, not finished";
 }
 
-TEST(HttpListener, ACrowdOfIdleConnectionsIsRefusedOrCutOffAndAScrapeStillGetsThrough) {
+TEST(Listener, ACrowdOfIdleConnectionsIsRefusedOrCutOffAndAScrapeStillGetsThrough) {
   http::HttpLimits limits;
   limits.threads = 2;
   limits.max_waiting = 8;
@@ -269,7 +269,7 @@ TEST(HttpListener, ACrowdOfIdleConnectionsIsRefusedOrCutOffAndAScrapeStillGetsTh
   EXPECT_LT(Clock::now() - start, 4s);
 }
 
-TEST(HttpListener, StopReturnsWhileAClientStallsAndAnAddressIsCheckedFirst) {
+TEST(Listener, StopReturnsWhileAClientStallsAndAnAddressIsCheckedFirst) {
   http::HttpLimits limits;
   limits.request_timeout = 300ms;
   Rig rig(limits);
@@ -285,7 +285,7 @@ TEST(HttpListener, StopReturnsWhileAClientStallsAndAnAddressIsCheckedFirst) {
   EXPECT_LT(Clock::now() - start, 3s) << "Stop waits for the stalled client's timeout at most";
   EXPECT_EQ(StatusOf(ReadToEnd(fd, 1s)), 408);
   ::close(fd);
-  http::HttpListener other([] { return std::string(); }, [](std::string*) { return true; });
+  http::Listener other([] { return std::string(); }, [](std::string*) { return true; });
   EXPECT_TRUE(other.Start("nonsense").IsRefuse());
   EXPECT_TRUE(other.Start("127.0.0.1:99999").IsRefuse());
   EXPECT_TRUE(other.Start("203.0.113.9:0").IsRefuse()) << "not an address of this host";

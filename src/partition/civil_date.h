@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-namespace sinkd::batch {
+namespace sinkd::partition {
 
 inline constexpr int64_t kMicrosPerDay = 86'400'000'000;
 
@@ -16,4 +16,4 @@ constexpr int64_t DayOf(int64_t micros) {
 // "YYYY-MM-DD" of a day number. REQUIRES: the year is within 0000–9999 (the decoder guarantees it).
 std::string FormatDay(int64_t day);
 
-}  // namespace sinkd::batch
+}  // namespace sinkd::partition

@@ -1,8 +1,8 @@
-// drain::LakeSink: a batch redelivered with the same sequence range (its acks were lost) finds its
+// drain::LakeRowStore: a batch redelivered with the same sequence range (its acks were lost) finds its
 // Parts in place instead of writing a second copy of its rows.
 #include <gtest/gtest.h>
 
-#include "drain/sink.h"
+#include "drain/row_store.h"
 #include "lake/dir_destination.h"
 #include "support/lake_files.h"
 #include "support/ledger_rows.h"
@@ -16,7 +16,7 @@ namespace fs = std::filesystem;
 
 // It once gave the instance a ".1" suffix the second time, so every redelivered range was a
 // whole second copy of its rows in the lake.
-TEST(LakeSink, ARedeliveredRangeFindsItsPartsInPlaceAndWritesNoSecondCopy) {
+TEST(LakeRowStore, ARedeliveredRangeFindsItsPartsInPlaceAndWritesNoSecondCopy) {
   testing::TempDir tmp;
   auto dest = lake::DirDestination::Make(tmp.path().string());
   ASSERT_TRUE(dest.ok());
@@ -24,13 +24,13 @@ TEST(LakeSink, ARedeliveredRangeFindsItsPartsInPlaceAndWritesNoSecondCopy) {
   lake::LakeWriterOptions options;
   options.key_prefix = "ledger";
   options.instance = "box-1";
-  LakeSink sink(**dest, options);
-  row::RowBatch rows = testing::GeneratedLedgerRows(9, 5, traffic::TrafficOptions{}.span_micros);
-  auto first = sink.Flush(rows, {"GARM_LEDGER", 11, 15});
+  LakeRowStore store(**dest, options);
+  row::RowBuffer rows = testing::GeneratedLedgerRows(9, 5, traffic::TrafficOptions{}.span_micros);
+  auto first = store.Flush(rows, {"GARM_LEDGER", 11, 15});
   ASSERT_TRUE(first.ok()) << first.status().ToString();
   const size_t parts = testing::LakeFiles(tmp.path()).size();
   ASSERT_GT(parts, 0u);
-  auto again = sink.Flush(rows, {"GARM_LEDGER", 11, 15});
+  auto again = store.Flush(rows, {"GARM_LEDGER", 11, 15});
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   EXPECT_EQ(testing::LakeFiles(tmp.path()).size(), parts);
   auto q = testing::DuckDb("SELECT count(*) FROM read_parquet(" +

@@ -1,6 +1,6 @@
-#include "batch/part_schema.h"
+#include "partition/part_schema.h"
 
-namespace sinkd::batch {
+namespace sinkd::partition {
 
 namespace {
 
@@ -37,7 +37,7 @@ parquet::Schema FileSchema(const row::ColumnTable& table) {
   return schema;
 }
 
-parquet::TableView FileView(const row::RowBatch& batch) {
+parquet::TableView FileView(const row::RowBuffer& batch) {
   parquet::TableView view;
   view.rows = batch.rows();
   const row::ColumnTable& table = batch.table();
@@ -66,4 +66,4 @@ parquet::TableView FileView(const row::RowBatch& batch) {
   return view;
 }
 
-}  // namespace sinkd::batch
+}  // namespace sinkd::partition

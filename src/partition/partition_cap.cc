@@ -1,15 +1,15 @@
-#include "batch/partition_cap.h"
+#include "partition/partition_cap.h"
 
-#include "batch/partitioner.h"
+#include "partition/partitioner.h"
 
-namespace sinkd::batch {
+namespace sinkd::partition {
 
 PartitionCap::PartitionCap(const row::ColumnTable& table, size_t max)
     : max_(max), columns_(PartitionColumns(table)) {
   key_.values.resize(columns_.size());
 }
 
-bool PartitionCap::Take(const row::RowBatch& batch, size_t row) {
+bool PartitionCap::Take(const row::RowBuffer& batch, size_t row) {
   if (max_ == 0) return true;
   internal::ReadKey(batch, columns_, row, key_);
   // Rows come in runs of one partition (a Batch message is mostly one app on one day): the last
@@ -28,4 +28,4 @@ bool PartitionCap::Take(const row::RowBatch& batch, size_t row) {
   return true;
 }
 
-}  // namespace sinkd::batch
+}  // namespace sinkd::partition

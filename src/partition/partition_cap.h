@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "batch/partition_key.h"
+#include "partition/partition_key.h"
 #include "row/column_table.h"
-#include "row/row_batch.h"
+#include "row/row_buffer.h"
 
-namespace sinkd::batch {
+namespace sinkd::partition {
 
 // The default of --max-partitions-per-flush. A ledger batch spans a few hundred partitions at
 // most (one per app and day: 200 on the benchmark's busiest line), so the cap is never reached by
@@ -33,7 +33,7 @@ class PartitionCap {
   // Counts row `row` of `batch` and returns true when its partition is counted already or there
   // is room for one more; returns false, counting nothing, when it would be partition max + 1.
   // REQUIRES: batch.table() is the table given at construction.
-  bool Take(const row::RowBatch& batch, size_t row);
+  bool Take(const row::RowBuffer& batch, size_t row);
 
   size_t max() const { return max_; }
   size_t partitions() const { return ids_.size(); }
@@ -66,4 +66,4 @@ inline bool Matches(const PartitionCap::OwnedKey& stored, const internal::KeyVie
   return true;
 }
 
-}  // namespace sinkd::batch
+}  // namespace sinkd::partition

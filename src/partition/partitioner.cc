@@ -1,12 +1,12 @@
-#include "batch/partitioner.h"
+#include "partition/partitioner.h"
 
 #include <algorithm>
 #include <cassert>
 
-#include "batch/civil_date.h"
-#include "batch/partition_key.h"
+#include "partition/civil_date.h"
+#include "partition/partition_key.h"
 
-namespace sinkd::batch {
+namespace sinkd::partition {
 
 std::vector<int> PartitionColumns(const row::ColumnTable& table) {
   std::vector<int> columns;
@@ -49,7 +49,7 @@ constexpr size_t kInsertionMovesPerRow = 8;
 
 }  // namespace
 
-std::vector<Partition> PartitionRows(const row::RowBatch& batch) {
+std::vector<Partition> PartitionRows(const row::RowBuffer& batch) {
   const std::vector<int> columns = PartitionColumns(batch.table());
   const size_t n = batch.rows();
   // Two passes: number each row's partition (views into the batch: no copy), then bucket the
@@ -111,7 +111,7 @@ std::vector<Partition> PartitionRows(const row::RowBatch& batch) {
   return partitions;
 }
 
-bool OrderByPartition(row::RowBatch& batch, std::vector<Partition>& partitions, WorkPool& pool) {
+bool OrderByPartition(row::RowBuffer& batch, std::vector<Partition>& partitions, WorkPool& pool) {
   const row::ColumnTable& table = batch.table();
   for (size_t c = 0; c < table.columns.size(); ++c) {
     if (batch.column(static_cast<int>(c)).strings.overflowed()) return false;
@@ -132,4 +132,4 @@ bool OrderByPartition(row::RowBatch& batch, std::vector<Partition>& partitions, 
   return true;
 }
 
-}  // namespace sinkd::batch
+}  // namespace sinkd::partition

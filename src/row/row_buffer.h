@@ -1,4 +1,4 @@
-// RowBatch holds decoded rows column by column, in the shape the Parquet writer reads: one typed
+// RowBuffer holds decoded rows column by column, in the shape the Parquet writer reads: one typed
 // buffer per column of a ColumnTable. Decoders append whole rows; nothing is ever updated in place.
 // Ownership: owns its buffers; borrows the ColumnTable (constexpr data, lives forever).
 // Threads: one thread at a time.
@@ -81,9 +81,9 @@ struct ReorderScratch {
   std::vector<uint8_t> bools;
 };
 
-class RowBatch {
+class RowBuffer {
  public:
-  explicit RowBatch(const ColumnTable& table);
+  explicit RowBuffer(const ColumnTable& table);
 
   const ColumnTable& table() const { return *table_; }
   size_t rows() const { return rows_; }
@@ -100,7 +100,7 @@ class RowBatch {
 
   // Appends rows [first, first + count) of `from`, as if each had been decoded into this batch.
   // REQUIRES: from.table() is this batch's table and first + count <= from.rows().
-  void AppendRows(const RowBatch& from, size_t first, size_t count);
+  void AppendRows(const RowBuffer& from, size_t first, size_t count);
 
   // Moves column c's row r to position[r], every row at once. `scratch` holds the column while it
   // is rebuilt and is left with its buffers for the next call (reuse it: a column's worth of

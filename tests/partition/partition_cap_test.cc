@@ -1,17 +1,17 @@
 // PartitionCap counts what PartitionRows would make Parts of (the day, then each partition column)
 // as rows come, and has room for exactly `max` of them.
-#include "batch/partition_cap.h"
+#include "partition/partition_cap.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "batch/civil_date.h"
-#include "batch/partitioner.h"
+#include "partition/civil_date.h"
+#include "partition/partitioner.h"
 #include "row/ledger_columns.h"
 #include "support/ledger_rows.h"
 
-namespace sinkd::batch {
+namespace sinkd::partition {
 namespace {
 
 // The day is a partition as much as the app (a publisher controls both): one app over three days
@@ -20,7 +20,7 @@ namespace {
 // fits again.
 TEST(PartitionCap, DaysAndAppsBothCountAndTheCapHasRoomForExactlyMax) {
   constexpr int64_t kNoon = 20725 * kMicrosPerDay + kMicrosPerDay / 2;
-  row::RowBatch batch(row::kLedgerColumns);
+  row::RowBuffer batch(row::kLedgerColumns);
   PartitionCap cap(row::kLedgerColumns, 2);
   testing::AddLedgerRow(batch, "e", kNoon, "svc");
   testing::AddLedgerRow(batch, "e", kNoon + kMicrosPerDay, "svc");
@@ -47,4 +47,4 @@ TEST(PartitionCap, DaysAndAppsBothCountAndTheCapHasRoomForExactlyMax) {
 }
 
 }  // namespace
-}  // namespace sinkd::batch
+}  // namespace sinkd::partition

@@ -1,4 +1,4 @@
-#include "batch/partitioner.h"
+#include "partition/partitioner.h"
 
 #include <gtest/gtest.h>
 
@@ -6,12 +6,12 @@
 #include <string>
 #include <tuple>
 
-#include "batch/civil_date.h"
-#include "batch/part_schema.h"
+#include "partition/civil_date.h"
+#include "partition/part_schema.h"
 #include "row/ledger_columns.h"
 #include "support/ledger_rows.h"
 
-namespace sinkd::batch {
+namespace sinkd::partition {
 namespace {
 
 constexpr int64_t kDay = kMicrosPerDay;
@@ -41,7 +41,7 @@ TEST(CivilDate, DaysFormatAsUtcCalendarDates) {
 // A row dated by ingest time, or by local time, would land in the wrong partition and be missed
 // by every date-filtered query.
 TEST(Partitioner, RowsAreSplitByUtcDateAndAppAndSortedByTimeThenId) {
-  row::RowBatch batch(row::kLedgerColumns);
+  row::RowBuffer batch(row::kLedgerColumns);
   testing::AddLedgerRow(batch, "e3", k2026_09_29 + 30, "svc-b");
   testing::AddLedgerRow(batch, "e2", k2026_09_29 + 20, "svc-a");
   testing::AddLedgerRow(batch, "e1", k2026_09_29 + 20, "svc-a");
@@ -64,7 +64,7 @@ TEST(Partitioner, RowsAreSplitByUtcDateAndAppAndSortedByTimeThenId) {
 // times on the way): they still come out in key order, (date, app) bytewise, each with exactly its
 // own rows, as Part numbers and keys depend on that order.
 TEST(Partitioner, ManyPartitionsFirstSeenInAnyOrderComeOutInKeyOrderWithTheirOwnRows) {
-  row::RowBatch batch(row::kLedgerColumns);
+  row::RowBuffer batch(row::kLedgerColumns);
   constexpr int kDays = 12, kApps = 40, kRounds = 3;
   for (int round = 0; round < kRounds; ++round) {
     for (int i = 0; i < kDays * kApps; ++i) {
@@ -108,7 +108,7 @@ TEST(Partitioner, RowsInAnyArrivalOrderComeOutSortedByTimeThenIdThenArrival) {
     } else if (shape == "shuffled") {
       for (int i = kRows - 1; i > 0; --i) std::swap(at[i], at[(i * 7919 + 13) % (i + 1)]);
     }
-    row::RowBatch batch(row::kLedgerColumns);
+    row::RowBuffer batch(row::kLedgerColumns);
     for (int i = 0; i < kRows; ++i) {
       // Three rows a microsecond, ids repeating every fourth slot: ties on time and on both.
       testing::AddLedgerRow(batch, EventId(at[i] % 4), k2026_09_29 + at[i] / 3, "svc");
@@ -130,7 +130,7 @@ TEST(Partitioner, RowsInAnyArrivalOrderComeOutSortedByTimeThenIdThenArrival) {
 // the same rows, in the same partitions, in the same (time, id) order, and partitioning the
 // reordered batch again (a retried flush) must give the same partitions.
 TEST(Partitioner, OrderingByPartitionPutsEachPartitionsRowsTogetherAndChangesNoPartition) {
-  row::RowBatch batch(row::kLedgerColumns);
+  row::RowBuffer batch(row::kLedgerColumns);
   const char* apps[] = {"svc-c", "svc-a", "svc-b"};
   for (int i = 0; i < 300; ++i) {
     // Arrival order interleaves the apps and runs time backwards within each.
@@ -180,7 +180,7 @@ TEST(PartSchema, TheFileHoldsEveryColumnThePartitionOnesIncluded) {
   EXPECT_EQ(schema.back().name, "execution_subject");
   EXPECT_EQ(schema.back().field_id, 40);
   for (const auto& f : schema) EXPECT_NE(f.name, "date") << "time gives the date";
-  row::RowBatch batch(row::kLedgerColumns);
+  row::RowBuffer batch(row::kLedgerColumns);
   testing::AddLedgerRow(batch, "e", 0, "a");
   const parquet::TableView view = FileView(batch);
   ASSERT_EQ(view.columns.size(), schema.size());
@@ -188,4 +188,4 @@ TEST(PartSchema, TheFileHoldsEveryColumnThePartitionOnesIncluded) {
 }
 
 }  // namespace
-}  // namespace sinkd::batch
+}  // namespace sinkd::partition

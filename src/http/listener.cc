@@ -1,4 +1,4 @@
-#include "http/http_listener.h"
+#include "http/listener.h"
 
 #include <arpa/inet.h>
 #include <httplib.h>
@@ -278,7 +278,7 @@ const char* ErrorText(int status) {
 
 }  // namespace
 
-class HttpListener::Server final : public httplib::Server {
+class Listener::Server final : public httplib::Server {
  public:
   Server(Render render, Ready ready, const Limits& limits)
       : render_(std::move(render)), ready_(std::move(ready)), limits_(limits) {
@@ -368,20 +368,20 @@ class HttpListener::Server final : public httplib::Server {
   const Limits limits_;
 };
 
-HttpListener::HttpListener(Render render, Ready ready, Limits limits)
+Listener::Listener(Render render, Ready ready, Limits limits)
     : server_(std::make_unique<Server>(std::move(render), std::move(ready), limits)) {}
 
-HttpListener::HttpListener(const metrics::DrainMetrics& drain, Limits limits)
-    : HttpListener([&drain] { return drain.Render(NowUnixNs()); },
+Listener::Listener(const metrics::DrainMetrics& drain, Limits limits)
+    : Listener([&drain] { return drain.Render(NowUnixNs()); },
                    [&drain](std::string* why) {
                      *why = drain.Readiness();
                      return drain.ready();
                    },
                    limits) {}
 
-HttpListener::~HttpListener() { Stop(); }
+Listener::~Listener() { Stop(); }
 
-Status HttpListener::Start(const std::string& address) {
+Status Listener::Start(const std::string& address) {
   if (thread_.joinable()) return Status::Refuse("the metrics listener is already listening");
   const size_t colon = address.rfind(':');
   if (colon == std::string::npos) {
@@ -440,12 +440,12 @@ Status HttpListener::Start(const std::string& address) {
   return Status::OK();
 }
 
-void HttpListener::Stop() {
+void Listener::Stop() {
   if (!thread_.joinable()) return;
   server_->stop();
   thread_.join();
 }
 
-void HttpListener::ServeConnection(int fd) { server_->Serve(fd, Clock::now()); }
+void Listener::ServeConnection(int fd) { server_->Serve(fd, Clock::now()); }
 
 }  // namespace sinkd::http

@@ -1,6 +1,6 @@
-#include "batch/civil_date.h"
+#include "partition/civil_date.h"
 
-namespace sinkd::batch {
+namespace sinkd::partition {
 
 // Days-to-civil conversion (proleptic Gregorian) in era arithmetic, exact for every day number in
 // range; chosen over gmtime_r because that one is locale- and libc-dependent and needs time_t.
@@ -30,4 +30,4 @@ std::string FormatDay(int64_t day) {
   return std::string(text, 10);
 }
 
-}  // namespace sinkd::batch
+}  // namespace sinkd::partition

@@ -2,14 +2,14 @@
 // one pushed past it never wraps (a wrapped offset would hand later rows another row's bytes).
 // The column really is driven to 4 GiB - 1 here, with a few hundred large values: the test needs
 // ~4 GiB of memory and a few seconds.
-#include "row/row_batch.h"
+#include "row/row_buffer.h"
 
 #include <gtest/gtest.h>
 
 namespace sinkd::row {
 namespace {
 
-TEST(RowBatch, AStringColumnFillsToItsOffsetLimitAndAValuePastItNeverWraps) {
+TEST(RowBuffer, AStringColumnFillsToItsOffsetLimitAndAValuePastItNeverWraps) {
   const std::string chunk(size_t{16} << 20, 'z');
   StringBuffer column;
   column.bytes.reserve(kMaxColumnBytes + 16);  // one allocation, not a doubling to 8 GiB
@@ -47,7 +47,7 @@ constexpr ColumnSpec kMixedSpecs[] = {
 constexpr ColumnTable kMixed{.name = "mixed", .columns = kMixedSpecs, .time_column = 1,
                              .id_column = 0, .schema_version = 1};
 
-void AddMixedRow(RowBatch& batch, int i) {
+void AddMixedRow(RowBuffer& batch, int i) {
   batch.column(0).strings.push_back("id-" + std::string(static_cast<size_t>(i % 7), 'x') +
                                     std::to_string(i));
   batch.column(1).int64s.push_back(1'000'000 + i);
@@ -60,7 +60,7 @@ void AddMixedRow(RowBatch& batch, int i) {
 }
 
 // Every buffer of every column of a kMixed batch, compared value for value.
-void ExpectSameColumns(const RowBatch& batch, const RowBatch& expected) {
+void ExpectSameColumns(const RowBuffer& batch, const RowBuffer& expected) {
   ASSERT_EQ(batch.rows(), expected.rows());
   for (int c : {0, 6}) {
     EXPECT_EQ(batch.column(c).strings.bytes, expected.column(c).strings.bytes) << "column " << c;
@@ -75,10 +75,10 @@ void ExpectSameColumns(const RowBatch& batch, const RowBatch& expected) {
 
 // Reordering is how a flush puts each Part's rows together; a value left behind or moved with
 // another row's neighbours would put it in another row, or another Part.
-TEST(RowBatch, ReorderingEveryColumnMovesEachRowWholeToItsPosition) {
+TEST(RowBuffer, ReorderingEveryColumnMovesEachRowWholeToItsPosition) {
   constexpr int kRows = 1000;
-  RowBatch batch(kMixed);
-  RowBatch expected(kMixed);
+  RowBuffer batch(kMixed);
+  RowBuffer expected(kMixed);
   for (int i = 0; i < kRows; ++i) AddMixedRow(batch, i);
   // Row r goes to (r * 337) % 1000, a permutation since 337 and 1000 are coprime.
   std::vector<uint32_t> position(kRows);
@@ -105,8 +105,8 @@ TEST(RowBatch, ReorderingEveryColumnMovesEachRowWholeToItsPosition) {
 // The batch's buffers are reused after Clear(); a reorder that handed a column a smaller buffer
 // would make the next batch grow it again (a copy and fresh pages for every column). String bytes
 // stay in their own buffer; values and offsets may change buffers, never to a smaller one.
-TEST(RowBatch, ReorderingLeavesNoColumnWithLessRoomThanItHad) {
-  RowBatch batch(kMixed);
+TEST(RowBuffer, ReorderingLeavesNoColumnWithLessRoomThanItHad) {
+  RowBuffer batch(kMixed);
   for (int i = 0; i < 100; ++i) AddMixedRow(batch, i);
   const char* note = batch.column(6).strings.bytes.data();
   // Elements a column's values and offsets can hold without growing.
@@ -130,9 +130,9 @@ TEST(RowBatch, ReorderingLeavesNoColumnWithLessRoomThanItHad) {
 
 // A decoder that refuses a message whole after reading part of it takes its rows back; a value
 // left behind in any column would shift every later row of that column by one.
-TEST(RowBatch, TruncatingDropsTheLastRowsFromEveryColumnAndLaterRowsFollowTheKeptOnes) {
-  RowBatch batch(kMixed);
-  RowBatch expected(kMixed);
+TEST(RowBuffer, TruncatingDropsTheLastRowsFromEveryColumnAndLaterRowsFollowTheKeptOnes) {
+  RowBuffer batch(kMixed);
+  RowBuffer expected(kMixed);
   for (int i = 0; i < 10; ++i) AddMixedRow(batch, i);
   for (int i = 0; i < 6; ++i) AddMixedRow(expected, i);
   batch.TruncateRows(6);
@@ -144,13 +144,13 @@ TEST(RowBatch, TruncatingDropsTheLastRowsFromEveryColumnAndLaterRowsFollowTheKep
   EXPECT_EQ(batch.Id(6), "id-42");
   batch.TruncateRows(0);
   EXPECT_TRUE(batch.empty());
-  EXPECT_EQ(batch.bytes(), RowBatch(kMixed).bytes());
+  EXPECT_EQ(batch.bytes(), RowBuffer(kMixed).bytes());
 }
 
 // A column of empty strings only (a batch where no event set a field) has no bytes at all: its
 // reorder must not touch the (absent) buffers. UBSan caught a memcpy from a null pointer here.
-TEST(RowBatch, ReorderingAColumnOfOnlyEmptyStringsLeavesItEmpty) {
-  RowBatch batch(kMixed);
+TEST(RowBuffer, ReorderingAColumnOfOnlyEmptyStringsLeavesItEmpty) {
+  RowBuffer batch(kMixed);
   for (int i = 0; i < 3; ++i) AddMixedRow(batch, i * 4);  // every note is empty
   ASSERT_EQ(batch.column(6).strings.bytes.size(), 0u);
   const std::vector<uint32_t> position = {2, 0, 1};

@@ -1,6 +1,6 @@
 // The two places a drain's records go, as the drain sees them. The drain loop depends only on
 // these, so it never learns about files, buckets or Parquet, and tests can make either fail on
-// demand. LakeSink and StreamDeadLetters are the production implementations.
+// demand. LakeRowStore and StreamDeadLetters are the production implementations.
 // Threads: one thread at a time per object.
 #pragma once
 
@@ -14,7 +14,7 @@
 #include "jetstream/dead_letter_publisher.h"
 #include "lake/destination.h"
 #include "lake/lake_writer.h"
-#include "row/row_batch.h"
+#include "row/row_buffer.h"
 #include "table/commit.h"
 
 namespace sinkd::drain {
@@ -23,10 +23,10 @@ namespace sinkd::drain {
 // (then the batch may be acked); on failure some Parts may have landed and the batch is
 // redelivered (duplicates, never a gap). Committed asks the table, before a batch is flushed,
 // which of its sequences it holds already (table/commit.h): those messages are acked unwritten.
-class Sink {
+class RowStore {
  public:
-  virtual ~Sink() = default;
-  virtual Result<lake::FlushReport> Flush(row::RowBatch& rows,
+  virtual ~RowStore() = default;
+  virtual Result<lake::FlushReport> Flush(row::RowBuffer& rows,
                                           const lake::Provenance& provenance) = 0;
   virtual Result<std::vector<lake::SequenceRange>> Committed(
       const lake::Provenance& provenance) = 0;
@@ -52,12 +52,12 @@ class DeadLetters {
 // Parts in place (the same bytes: success, no copy), and a key holding other bytes sends the Part
 // to another name (lake/lake_writer.h), so a key that may already hold acked rows is never
 // written over.
-class LakeSink final : public Sink {
+class LakeRowStore final : public RowStore {
  public:
-  LakeSink(lake::Destination& destination, lake::LakeWriterOptions options,
+  LakeRowStore(lake::Destination& destination, lake::LakeWriterOptions options,
            table::Commit& commit = table::NoTableCommit())
       : writer_(destination, std::move(options), commit) {}
-  Result<lake::FlushReport> Flush(row::RowBatch& rows,
+  Result<lake::FlushReport> Flush(row::RowBuffer& rows,
                                   const lake::Provenance& provenance) override {
     return writer_.Flush(rows, provenance);
   }

@@ -1,4 +1,4 @@
-// Partitioning splits a RowBatch into the rows of each lake partition — the UTC date of the table's
+// Partitioning splits a RowBuffer into the rows of each lake partition — the UTC date of the table's
 // time column, then each partition column of the table, in table order — and sorts every
 // partition's rows by (time, id). Rows are not copied: a Partition lists row indices.
 // Why sorted: row-group min/max on `time` then prune, and the same rows always give the same file
@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "base/work_pool.h"
-#include "row/row_batch.h"
+#include "row/row_buffer.h"
 
-namespace sinkd::batch {
+namespace sinkd::partition {
 
 struct Partition {
   std::string date;                 // YYYY-MM-DD
@@ -25,7 +25,7 @@ struct Partition {
 
 // Every row lands in exactly one Partition. Partitions are ordered by (date, values) bytewise, so
 // part numbers follow the order of their keys. REQUIRES: partition columns are strings.
-std::vector<Partition> PartitionRows(const row::RowBatch& batch);
+std::vector<Partition> PartitionRows(const row::RowBuffer& batch);
 
 // Reorders `batch` in place so that each partition's rows are one contiguous run, in partition
 // order and, within one, in its (time, id) order, and rewrites every partition's `rows` as that
@@ -41,9 +41,9 @@ std::vector<Partition> PartitionRows(const row::RowBatch& batch);
 // Returns false, and changes nothing, when a string column has overflowed (its offsets no
 // longer add up; the Parquet writer refuses such a batch naming the column).
 // REQUIRES: `partitions` is PartitionRows(batch).
-bool OrderByPartition(row::RowBatch& batch, std::vector<Partition>& partitions, WorkPool& pool);
+bool OrderByPartition(row::RowBuffer& batch, std::vector<Partition>& partitions, WorkPool& pool);
 
 // Indices of the table's partition columns, in table order.
 std::vector<int> PartitionColumns(const row::ColumnTable& table);
 
-}  // namespace sinkd::batch
+}  // namespace sinkd::partition

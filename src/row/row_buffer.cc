@@ -1,4 +1,4 @@
-#include "row/row_batch.h"
+#include "row/row_buffer.h"
 
 #include <algorithm>
 #include <cassert>
@@ -16,12 +16,12 @@ Status CheckBatchMaxBytes(std::string_view what, size_t bytes) {
                         "column of a batch reaches the 4 GiB its 32-bit offsets address");
 }
 
-RowBatch::RowBatch(const ColumnTable& table) : table_(&table) {
+RowBuffer::RowBuffer(const ColumnTable& table) : table_(&table) {
   columns_.resize(table.columns.size());
   for (size_t i = 0; i < table.columns.size(); ++i) columns_[i].type = table.columns[i].type;
 }
 
-size_t RowBatch::bytes() const {
+size_t RowBuffer::bytes() const {
   size_t total = 0;
   for (const ColumnBuffer& c : columns_) {
     total += c.strings.bytes.size() + c.strings.offsets.size() * sizeof(uint32_t) +
@@ -30,7 +30,7 @@ size_t RowBatch::bytes() const {
   return total;
 }
 
-void RowBatch::CommitRow() {
+void RowBuffer::CommitRow() {
   ++rows_;
 #ifndef NDEBUG
   for (const ColumnBuffer& c : columns_) {
@@ -57,7 +57,7 @@ void AppendRange(std::vector<T>& to, const std::vector<T>& from, size_t first, s
 
 }  // namespace
 
-void RowBatch::AppendRows(const RowBatch& from, size_t first, size_t count) {
+void RowBuffer::AppendRows(const RowBuffer& from, size_t first, size_t count) {
   assert(from.table_ == table_ && first + count <= from.rows_);
   for (size_t c = 0; c < columns_.size(); ++c) {
     ColumnBuffer& to = columns_[c];
@@ -134,7 +134,7 @@ void ScatterStrings(StringBuffer& strings, std::span<const uint32_t> position,
 
 }  // namespace
 
-void RowBatch::ReorderColumn(size_t c, std::span<const uint32_t> position, ReorderScratch& scratch) {
+void RowBuffer::ReorderColumn(size_t c, std::span<const uint32_t> position, ReorderScratch& scratch) {
   assert(position.size() == rows_ && "a position for every row");
   ColumnBuffer& column = columns_[c];
   assert(!column.strings.overflowed() && "an overflowed column's offsets no longer add up");
@@ -148,7 +148,7 @@ void RowBatch::ReorderColumn(size_t c, std::span<const uint32_t> position, Reord
   }
 }
 
-void RowBatch::TruncateRows(size_t rows) {
+void RowBuffer::TruncateRows(size_t rows) {
   assert(rows <= rows_);
   for (ColumnBuffer& c : columns_) {
     switch (c.type) {
@@ -170,9 +170,9 @@ void RowBatch::TruncateRows(size_t rows) {
   rows_ = rows;
 }
 
-void RowBatch::Clear() { TruncateRows(0); }
+void RowBuffer::Clear() { TruncateRows(0); }
 
-void RowBatch::Reserve(size_t rows) {
+void RowBuffer::Reserve(size_t rows) {
   for (ColumnBuffer& c : columns_) {
     switch (c.type) {
       case ColumnType::kString: c.strings.offsets.reserve(c.strings.offsets.size() + rows); break;

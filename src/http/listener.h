@@ -1,4 +1,4 @@
-// HttpListener serves a process's figures over HTTP/1.1 with cpp-httplib: GET (or HEAD) /metrics
+// Listener serves a process's figures over HTTP/1.1 with cpp-httplib: GET (or HEAD) /metrics
 // (Prometheus text from a render callback, followed on every page by sinkd_build_info and the
 // process_* metrics of metrics/process_metrics.h, and the S3 request metrics of
 // metrics/s3_request_metrics.h once the process has an S3 client), /healthz (200 while the process
@@ -31,7 +31,7 @@
 
 namespace sinkd::http {
 
-// What one client of an HttpListener may take. The defaults are what production runs
+// What one client of an Listener may take. The defaults are what production runs
 // (docs/design.md, "The metrics listener").
 struct HttpLimits {
   // The whole request must have arrived this long after the connection was accepted (time
@@ -47,18 +47,18 @@ struct HttpLimits {
   int max_waiting = 64;
 };
 
-class HttpListener {
+class Listener {
  public:
   using Render = std::function<std::string()>;
   using Ready = std::function<bool(std::string* why)>;
   using Limits = HttpLimits;
 
-  HttpListener(Render render, Ready ready, Limits limits = {});
+  Listener(Render render, Ready ready, Limits limits = {});
   // Serves a drain's metrics: ready when connected, bound and the destination is reachable.
-  explicit HttpListener(const metrics::DrainMetrics& drain, Limits limits = {});
-  ~HttpListener();
-  HttpListener(const HttpListener&) = delete;
-  HttpListener& operator=(const HttpListener&) = delete;
+  explicit Listener(const metrics::DrainMetrics& drain, Limits limits = {});
+  ~Listener();
+  Listener(const Listener&) = delete;
+  Listener& operator=(const Listener&) = delete;
 
   // Listens on `address` ("host:port", ":port" for every interface, "[v6]:port"; port 0 picks a
   // free one) and starts serving. Refuse when the address cannot be parsed or bound.
