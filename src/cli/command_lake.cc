@@ -21,17 +21,12 @@
 #include "cli/stream_origin.h"
 #include "iceberg/iceberg_commit.h"
 #include "iceberg/positions.h"
-#include "jetstream/pull_consumer.h"
-#include "jetstream/streams.h"
-#include "outbox/pg.h"
 #include "sinks/registry.h"
 #include "table/commit.h"
 #include "table/table.h"
-#include "verify/outbox_rows.h"
 #include "verify/scan.h"
 #include "verify/stats.h"
-#include "verify/stream_dead_letters.h"
-#include "verify/table_check.h"
+#include "verify/lake_check.h"
 #include "verify/verify.h"
 
 namespace sinkd::cli {
@@ -321,64 +316,48 @@ Status RunVerify(const VerifyFlags& flags, const config::Config* file, Invocatio
   std::unique_ptr<lake::Destination>& destination = target.destination;
   const std::string where = destination->Describe();
 
-  verify::VerifyInput input;
-  input.small_part_bytes = flags.small_bytes;
-  if (flags.has_from) input.from = flags.from;
-  if (flags.has_to) input.to = flags.to;
-  // With a table, its check reads the metadata first and sees every footer the scan reads.
+  verify::LakeCheckRequest request;
+  request.table = table;
+  request.prefix = prefix;
+  request.input.small_part_bytes = flags.small_bytes;
+  if (flags.has_from) request.input.from = flags.from;
+  if (flags.has_to) request.input.to = flags.to;
   std::unique_ptr<iceberg::FilesCatalog> catalog;
-  std::unique_ptr<verify::TableCheck> table_check;
-  verify::OnFooter on_footer;
   if (flags.table_format == iceberg::kIcebergCommitFormat) {
-    const row::ColumnTable& columns = *table::FindTable(table)->columns;
+    request.columns = table::FindTable(table)->columns;
     SINKD_ASSIGN_OR_RETURN(catalog,
-                           invocation.Usage(TableCatalogOf(*destination, prefix, columns,
+                           invocation.Usage(TableCatalogOf(*destination, prefix, *request.columns,
                                                            target.catalog, /*read_only=*/true)));
-    table_check = std::make_unique<verify::TableCheck>(*destination, columns, *catalog);
-    SINKD_RETURN_IF_ERROR(table_check->Prepare());
-    on_footer = [&](const lake::StoredObject& object, const parquet::FileFooter& footer) {
-      table_check->Observe(object, footer);
-    };
-  }
-  {
-    std::unique_ptr<Progress> progress;
-    SINKD_RETURN_IF_ERROR(verify::ScanLake(
-        *destination, prefix, input,
-        [&](uint64_t done, uint64_t total) {
-          if (!progress) {
-            progress = std::make_unique<Progress>(stderr, "lake verify " + table, total,
-                                                  ProgressUnit::kCount, "objects");
-          }
-          if (progress->active()) progress->Update(done);
-        },
-        on_footer));
+    request.catalog = catalog.get();
   }
   if (flags.use_nats) {
-    jetstream::ConnectOptions connect = flags.nats;
-    connect.name = "sinkd lake verify " + table;
-    SINKD_ASSIGN_OR_RETURN(auto connection, jetstream::Connection::Connect(connect));
-    const std::string durable = flags.durable.empty() ? "sink-" + origin->name : flags.durable;
-    SINKD_ASSIGN_OR_RETURN(jetstream::StreamState stream,
-                           jetstream::GetStreamState(*connection, origin->stream));
-    SINKD_ASSIGN_OR_RETURN(jetstream::ConsumerState consumer,
-                           jetstream::GetConsumerState(*connection, origin->stream, durable));
-    // Every sequence still in the stream that the durable has acknowledged must be in the lake.
-    std::vector<lake::SequenceRange>& expected = input.expected[origin->stream];
-    if (stream.first_sequence != 0 && consumer.ack_floor_stream >= stream.first_sequence) {
-      expected.push_back({stream.first_sequence, consumer.ack_floor_stream});
-    }
-    SINKD_RETURN_IF_ERROR(verify::AddStreamDeadLetters(*connection, origin->name, input));
+    verify::StreamExpectation stream;
+    stream.connect = flags.nats;
+    stream.connect.name = "sinkd lake verify " + table;
+    stream.origin = origin->name;
+    stream.stream = origin->stream;
+    stream.durable = flags.durable.empty() ? "sink-" + origin->name : flags.durable;
+    request.stream = std::move(stream);
   }
   if (entry != nullptr) {
-    SINKD_ASSIGN_OR_RETURN(outbox::PgConn conn,
-                           outbox::PgConn::Connect(file->postgres_url, "sinkd lake verify"));
-    SINKD_RETURN_IF_ERROR(verify::AddOutboxRows(
-        conn, table == "outbox_events" ? verify::OutboxTable::kEvents : verify::OutboxTable::kAudit,
-        entry->id, input));
+    request.outbox = verify::OutboxExpectation{
+        file->postgres_url,
+        table == "outbox_events" ? verify::OutboxTable::kEvents : verify::OutboxTable::kAudit,
+        entry->id};
   }
-  const verify::VerifyReport report = verify::Verify(input);
-  std::optional<verify::TableReport> table_report;
-  if (table_check) table_report = table_check->Finish(input);
+  std::unique_ptr<Progress> progress;
+  request.progress = [&](uint64_t done, uint64_t total) {
+    if (!progress) {
+      progress = std::make_unique<Progress>(stderr, "lake verify " + table, total,
+                                            ProgressUnit::kCount, "objects");
+    }
+    if (progress->active()) progress->Update(done);
+  };
+  SINKD_ASSIGN_OR_RETURN(verify::LakeCheckResult checked,
+                         verify::CheckLake(*destination, std::move(request)));
+  progress.reset();
+  const verify::VerifyReport& report = checked.report;
+  const std::optional<verify::TableReport>& table_report = checked.table;
   if (flags.json) {
     nlohmann::json j = ReportJson(table, prefix, where, report);
     if (table_report) {
@@ -391,37 +370,8 @@ Status RunVerify(const VerifyFlags& flags, const config::Config* file, Invocatio
     if (table_report) PrintTableText(*table_report, target.catalog, prefix);
   }
   std::fflush(stdout);
-  if (report.ok() && (!table_report || table_report->ok())) return Status::OK();
-  std::string what;
-  auto add = [&](size_t n, const char* one, const char* many) {
-    if (n == 0) return;
-    if (!what.empty()) what += ", ";
-    what += std::to_string(n) + " " + (n == 1 ? one : many);
-  };
-  size_t missing = 0;
-  for (const auto& f : report.incomplete) missing += f.missing.size();
-  add(report.gaps.size(), "gap", "gaps");
-  add(report.incomplete.size(), "incomplete flush", "incomplete flushes");
-  add(missing, "missing Part", "missing Parts");
-  add(report.unreadable.size(), "unreadable Part", "unreadable Parts");
-  if (table_report) {
-    if (table_report->metadata.empty()) {
-      add(1, "Iceberg table missing", "");
-    } else {
-      size_t table_missing = 0;
-      for (const auto& f : table_report->view.incomplete) table_missing += f.missing.size();
-      add(table_report->problems.size(), "file of the table wrong", "files of the table wrong");
-      add(table_report->view.gaps.size(), "gap in the table", "gaps in the table");
-      add(table_report->view.incomplete.size(), "incomplete flush in the table",
-          "incomplete flushes in the table");
-      add(table_missing, "Part missing from the table", "Parts missing from the table");
-      if (!table_report->problems.empty()) {
-        what += " (" + table_report->problems.front().uri + " " +
-                table_report->problems.front().problem + ")";
-      }
-    }
-  }
-  return Status::Refuse("lake verify " + table + ": " + what);
+  if (checked.ok()) return Status::OK();
+  return Status::Refuse("lake verify " + table + ": " + checked.Problems());
 }
 
 
