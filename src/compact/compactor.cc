@@ -149,202 +149,233 @@ Compactor::Compactor(lake::Destination& destination, CompactOptions options)
 
 Compactor::~Compactor() = default;
 
-Result<PassReport> Compactor::RunPass(const PassHooks& hooks, PassReport* out) {
-  PassReport local;
-  PassReport& report = out ? *out : local;
-  report = PassReport{};
-  SINKD_RETURN_IF_ERROR(options_.Validate());
-  const row::ColumnTable& table = *options_.table;
+// One pass, in the order its steps need: list; with a table, read what it holds; find the
+// merges whose outputs are all there; delete what those supersede once past the grace; merge
+// what the policy asks for, partition by partition. A partition whose delete or merge fails is
+// reported and skipped for the rest of the pass; the others go on (one bad directory or key must
+// not stall the whole lake).
+class Compactor::Pass {
+ public:
+  Pass(Compactor& compactor, const PassHooks& hooks, PassReport& report)
+      : destination_(compactor.destination_),
+        options_(compactor.options_),
+        rep_(*compactor.rep_),
+        pool_(compactor.pool_.get()),
+        hooks_(hooks),
+        report_(report),
+        table_(*options_.table),
+        dry_run_(static_cast<bool>(hooks.on_plan)) {}
 
-  Result<std::vector<lake::StoredObject>> listed = destination_.List(options_.prefix + "/");
-  if (!listed.ok()) return listed.status().As(Status::Redeliver).WithContext("list lake");
-  std::map<std::string, std::vector<Object>> partitions;
-  std::vector<lake::StoredObject> objects;
-  for (lake::StoredObject& stored : *listed) {
-    std::optional<table::ObjectKey> parsed =
-        table::ParseObjectKey(table, options_.prefix, stored.key);
-    if (!parsed) continue;
-    objects.push_back(stored);
-    partitions[parsed->partition].push_back(Object{std::move(stored), std::move(*parsed)});
+  Result<PassReport> Run() {
+    SINKD_RETURN_IF_ERROR(List());
+    SINKD_ASSIGN_OR_RETURN(const bool table_exists, ReadTable());
+    if (!table_exists) {
+      report_.table_missing = true;
+      report_.completed = true;
+      return report_;
+    }
+    SINKD_RETURN_IF_ERROR(FindCompletedMerges());
+    SINKD_RETURN_IF_ERROR(DeleteDue());
+    uint64_t done = 0;
+    for (auto& [partition, members] : partitions_) {
+      MergePartition(partition, members);
+      if (hooks_.on_partition) hooks_.on_partition(++done, report_.partitions);
+    }
+    report_.completed = true;
+    return Finish();
   }
-  report.partitions = partitions.size();
-  // Footers of objects that are gone are forgotten, so a --follow process stays as large as the lake.
-  std::set<std::string> present;
-  for (const lake::StoredObject& o : objects) present.insert(o.key);
-  for (auto it = rep_->outputs.begin(); it != rep_->outputs.end();) {
-    it = present.count(it->first) ? std::next(it) : rep_->outputs.erase(it);
+
+ private:
+  Status List() {
+    Result<std::vector<lake::StoredObject>> listed = destination_.List(options_.prefix + "/");
+    if (!listed.ok()) return listed.status().As(Status::Redeliver).WithContext("list lake");
+    for (lake::StoredObject& stored : *listed) {
+      std::optional<table::ObjectKey> parsed =
+          table::ParseObjectKey(table_, options_.prefix, stored.key);
+      if (!parsed) continue;
+      objects_.push_back(stored);
+      partitions_[parsed->partition].push_back(Object{std::move(stored), std::move(*parsed)});
+    }
+    report_.partitions = partitions_.size();
+    // Footers of objects that are gone are forgotten, so a --follow process stays as large as
+    // the lake.
+    std::set<std::string> present;
+    for (const lake::StoredObject& o : objects_) present.insert(o.key);
+    for (auto it = rep_.outputs.begin(); it != rep_.outputs.end();) {
+      it = present.count(it->first) ? std::next(it) : rep_.outputs.erase(it);
+    }
+    for (auto it = rep_.left_alone.begin(); it != rep_.left_alone.end();) {
+      it = present.count(it->first) ? std::next(it) : rep_.left_alone.erase(it);
+    }
+    for (const auto& [partition, members] : partitions_) {
+      for (const Object& o : members) key_partition_[o.stored.key] = partition;
+    }
+    return Status::OK();
   }
-  for (auto it = rep_->left_alone.begin(); it != rep_->left_alone.end();) {
-    it = present.count(it->first) ? std::next(it) : rep_->left_alone.erase(it);
-  }
-  std::set<std::string> refused;
-  auto refuse = [&](const std::string& key, const Status& why) {
-    if (refused.insert(key).second) report.refused.push_back(why.message());
-  };
+
   // With a table, its current snapshot decides what merges (compactor.h); read after the
   // listing, so every Part it holds was listed (a Part is placed before it is committed).
-  std::optional<std::set<std::string>> table_live;
-  if (options_.rewrite != nullptr) {
-    Result<table::LiveParts> live = options_.rewrite->Live(options_.prefix, table);
+  // False when a table is asked for and there is none.
+  Result<bool> ReadTable() {
+    if (options_.rewrite == nullptr) return true;
+    Result<table::LiveParts> live = options_.rewrite->Live(options_.prefix, table_);
     if (!live.ok()) return live.status().WithContext("read the table " + options_.prefix);
-    if (!live->exists) {
-      report.table_missing = true;
-      report.completed = true;
-      return report;
+    if (!live->exists) return false;
+    table_live_ = std::move(live->keys);
+    for (const lake::StoredObject& o : objects_) {
+      if (table_live_->count(o.key) == 0) ++report_.parts_outside_table;
     }
-    table_live = std::move(live->keys);
-    for (const lake::StoredObject& o : objects) {
-      if (table_live->count(o.key) == 0) ++report.parts_outside_table;
-    }
+    return true;
   }
 
   // Outputs and the merges they complete. A merge's inputs count as superseded only once every
   // output of that merge is there: a split merge cut short by a crash covers only part of them.
-  // youngest output → inputs
-  std::map<std::string, std::vector<table::SupersededObject>> supersedes;
-  for (auto& [partition, members] : partitions) {
-    std::map<std::string, std::vector<std::pair<const Object*, OutputFooter>>> merges;
-    for (const Object& o : members) {
-      if (!o.parsed.output) continue;
-      auto stem = table::CompactionOutputStem(o.parsed.name);
-      if (!stem) continue;
-      Rep::Cached& cached = rep_->outputs[o.stored.key];
-      if (cached.size != o.stored.size || cached.version != o.stored.version ||
-          (!cached.output && cached.refused.ok())) {
-        cached = Rep::Cached{o.stored.size, o.stored.version, std::nullopt, Status::OK()};
-        const std::string key = o.stored.key;
-        auto footer = parquet::ReadFooter(
-            [&](uint64_t offset, uint64_t length) {
-              Result<std::string> bytes = destination_.Read(key, offset, length);
-              if (bytes.ok()) report.bytes_read += bytes->size();
-              return bytes;
-            },
-            o.stored.size, key);
-        if (!footer.ok() && footer.status().IsNotFound()) continue;  // deleted meanwhile
-        if (!footer.ok() && !footer.status().IsRefuse()) {
-          rep_->outputs.erase(key);
-          return footer.status().As(Status::Redeliver).WithContext("read footer");
+  Status FindCompletedMerges() {
+    for (auto& [partition, members] : partitions_) {
+      std::map<std::string, std::vector<std::pair<const Object*, OutputFooter>>> merges;
+      for (const Object& o : members) {
+        if (!o.parsed.output) continue;
+        auto stem = table::CompactionOutputStem(o.parsed.name);
+        if (!stem) continue;
+        SINKD_ASSIGN_OR_RETURN(const Rep::Cached* cached, OutputFooterOf(o));
+        if (cached == nullptr) continue;  // deleted meanwhile
+        if (!cached->refused.ok()) {
+          Refuse(o.stored.key, cached->refused);
+          continue;
         }
-        Result<OutputFooter> parsed =
-            footer.ok() ? ParseOutputFooter(*footer, key) : Result<OutputFooter>(footer.status());
-        if (parsed.ok()) {
-          cached.output = std::move(*parsed);
-        } else {
-          cached.refused = parsed.status();
+        if (stem->second.has_value() != (cached->output->outputs > 1) ||
+            stem->second.value_or(0) != cached->output->index) {
+          continue;  // a name that does not match its footer: not part of any merge
         }
+        merges[stem->first].emplace_back(&o, *cached->output);
       }
-      if (!cached.refused.ok()) {
-        refuse(o.stored.key, cached.refused);
+      for (auto& [stem, parts] : merges) {
+        const OutputFooter& first = parts.front().second;
+        bool complete = parts.size() == first.outputs;
+        std::set<uint64_t> indices;
+        uint64_t rows = 0;
+        const Object* youngest = nullptr;
+        for (const auto& [object, footer] : parts) {
+          complete = complete && footer.outputs == first.outputs &&
+                     footer.supersedes == first.supersedes && footer.rows_out == first.rows_out;
+          indices.insert(footer.index);
+          rows += footer.rows;
+          if (!youngest || object->stored.modified_unix_ms > youngest->stored.modified_unix_ms) {
+            youngest = object;
+          }
+        }
+        complete = complete && indices.size() == first.outputs && rows == first.rows_out;
+        if (complete) supersedes_[youngest->stored.key] = first.supersedes;
+      }
+    }
+    return Status::OK();
+  }
+
+  // An output's footer, read once per process while its size and version stay; nullptr when it
+  // was deleted since the listing.
+  Result<const Rep::Cached*> OutputFooterOf(const Object& o) {
+    Rep::Cached& cached = rep_.outputs[o.stored.key];
+    if (cached.size == o.stored.size && cached.version == o.stored.version &&
+        (cached.output || !cached.refused.ok())) {
+      return &cached;
+    }
+    cached = Rep::Cached{o.stored.size, o.stored.version, std::nullopt, Status::OK()};
+    const std::string key = o.stored.key;
+    auto footer = parquet::ReadFooter(
+        [&](uint64_t offset, uint64_t length) {
+          Result<std::string> bytes = destination_.Read(key, offset, length);
+          if (bytes.ok()) report_.bytes_read += bytes->size();
+          return bytes;
+        },
+        o.stored.size, key);
+    if (!footer.ok() && footer.status().IsNotFound()) return nullptr;
+    if (!footer.ok() && !footer.status().IsRefuse()) {
+      rep_.outputs.erase(key);
+      return footer.status().As(Status::Redeliver).WithContext("read footer");
+    }
+    Result<OutputFooter> parsed =
+        footer.ok() ? ParseOutputFooter(*footer, key) : Result<OutputFooter>(footer.status());
+    if (parsed.ok()) {
+      cached.output = std::move(*parsed);
+    } else {
+      cached.refused = parsed.status();
+    }
+    return &cached;
+  }
+
+  // The inputs of completed merges past their grace, oldest first within a partition.
+  Status DeleteDue() {
+    now_ = options_.now_unix_ms();
+    grace_ = PlanDeletions(GraceInputs{&objects_, &supersedes_, now_, options_.grace_ms});
+    report_.kept.assign(grace_.changed.begin(), grace_.changed.end());
+    std::map<std::string, const lake::StoredObject*> listed_object;
+    for (const lake::StoredObject& o : objects_) listed_object[o.key] = &o;
+    // With a table, an object a snapshot still names stays whatever its grace: `sinkd table
+    // expire` deletes it once no retained snapshot does.
+    std::set<std::string> retained;
+    if (table_live_ && !grace_.due.empty()) {
+      Result<std::set<std::string>> named = options_.rewrite->Referenced(options_.prefix, table_);
+      if (!named.ok()) return named.status().WithContext("read the table " + options_.prefix);
+      retained = std::move(*named);
+    }
+    for (const std::string& key : grace_.due) {
+      if (retained.count(key) > 0) {
+        ++report_.inputs_retained;
         continue;
       }
-      if (stem->second.has_value() != (cached.output->outputs > 1) ||
-          stem->second.value_or(0) != cached.output->index) {
-        continue;  // a name that does not match its footer: not part of any merge
+      if (dry_run_) {
+        const lake::StoredObject& object = *listed_object[key];
+        hooks_.on_plan(PlannedStep{PlannedStep::Kind::kDelete, key_partition_[key], {object},
+                                   object.size, {}, false, false});
+        continue;
       }
-      merges[stem->first].emplace_back(&o, *cached.output);
-    }
-    for (auto& [stem, parts] : merges) {
-      const OutputFooter& first = parts.front().second;
-      bool complete = parts.size() == first.outputs;
-      std::set<uint64_t> indices;
-      uint64_t rows = 0;
-      const Object* youngest = nullptr;
-      for (const auto& [object, footer] : parts) {
-        complete = complete && footer.outputs == first.outputs &&
-                   footer.supersedes == first.supersedes && footer.rows_out == first.rows_out;
-        indices.insert(footer.index);
-        rows += footer.rows;
-        if (!youngest || object->stored.modified_unix_ms > youngest->stored.modified_unix_ms) {
-          youngest = object;
-        }
+      // After a failure a partition's later deletions wait for a later pass, so an output is
+      // still never gone before what it supersedes.
+      const std::string& partition = key_partition_[key];
+      if (failed_.count(partition)) continue;
+      // Only while it is still the object that was merged: one re-created since the listing
+      // stays (merged by a later pass).
+      Result<bool> gone = destination_.DeleteIfUnchanged(*listed_object[key]);
+      if (!gone.ok()) {
+        Fail(partition, gone.status().WithContext("delete " + key));
+        continue;
       }
-      complete = complete && indices.size() == first.outputs && rows == first.rows_out;
-      if (complete) supersedes[youngest->stored.key] = first.supersedes;
+      if (!*gone) {
+        report_.kept.push_back(key);
+        continue;
+      }
+      deleted_.insert(key);
+      ++report_.inputs_deleted;
     }
-  }
-
-  // A partition whose delete or merge fails is reported and skipped for the rest of the pass;
-  // the others go on (one bad directory or key must not stall the whole lake).
-  std::map<std::string, std::string> key_partition;
-  for (const auto& [partition, members] : partitions) {
-    for (const Object& o : members) key_partition[o.stored.key] = partition;
-  }
-  std::set<std::string> failed;
-  auto fail = [&](const std::string& partition, const Status& why) {
-    if (failed.insert(partition).second) report.failed.push_back(partition + ": " + why.message());
-  };
-
-  const int64_t now = options_.now_unix_ms();
-  GracePlan grace = PlanDeletions(GraceInputs{&objects, &supersedes, now, options_.grace_ms});
-  report.kept.assign(grace.changed.begin(), grace.changed.end());
-  std::map<std::string, const lake::StoredObject*> listed_object;
-  for (const lake::StoredObject& o : objects) listed_object[o.key] = &o;
-  // With a table, an object a snapshot still names stays whatever its grace: `sinkd table
-  // expire` deletes it once no retained snapshot does.
-  std::set<std::string> retained;
-  if (table_live && !grace.due.empty()) {
-    Result<std::set<std::string>> named = options_.rewrite->Referenced(options_.prefix, table);
-    if (!named.ok()) return named.status().WithContext("read the table " + options_.prefix);
-    retained = std::move(*named);
-  }
-  std::set<std::string> deleted;
-  const bool dry_run = static_cast<bool>(hooks.on_plan);
-  for (const std::string& key : grace.due) {
-    if (retained.count(key) > 0) {
-      ++report.inputs_retained;
-      continue;
+    if (!deleted_.empty()) {
+      Status s = destination_.Sync();
+      if (!s.ok()) return s.As(Status::Redeliver).WithContext("sync lake after deletions");
     }
-    if (dry_run) {
-      const lake::StoredObject& object = *listed_object[key];
-      hooks.on_plan(PlannedStep{PlannedStep::Kind::kDelete, key_partition[key], {object},
-                                object.size, {}, false, false});
-      continue;
-    }
-    // Oldest first within a partition: after a failure its later deletions wait for a later
-    // pass, so an output is still never gone before what it supersedes.
-    const std::string& partition = key_partition[key];
-    if (failed.count(partition)) continue;
-    // Only while it is still the object that was merged: one re-created since the listing
-    // stays (merged by a later pass).
-    Result<bool> gone = destination_.DeleteIfUnchanged(*listed_object[key]);
-    if (!gone.ok()) {
-      fail(partition, gone.status().WithContext("delete " + key));
-      continue;
-    }
-    if (!*gone) {
-      report.kept.push_back(key);
-      continue;
-    }
-    deleted.insert(key);
-    ++report.inputs_deleted;
-  }
-  if (!deleted.empty()) {
-    Status s = destination_.Sync();
-    if (!s.ok()) return s.As(Status::Redeliver).WithContext("sync lake after deletions");
+    return Status::OK();
   }
 
   // With a table: one merge committed as one replace. A conflict (NotFound: another replace
   // removed an input first) drops the merge: its outputs are deleted unless a snapshot names them
   // (the other compactor's replace of the same inputs placed and committed the same keys).
-  const auto commit_replace = [&](const MergeSpec& spec, const MergeOutcome& outcome) -> Status {
+  Status CommitReplace(const MergeSpec& spec, const MergeOutcome& outcome) {
     std::vector<std::string> removed;
     for (const InputRef& in : spec.inputs) removed.push_back(in.key);
     std::vector<table::RewrittenPart> added;
     for (const OutputReport& out : outcome.outputs) {
       added.push_back(table::RewrittenPart{out.key, out.bytes, out.statistics});
     }
-    Status committed = options_.rewrite->Replace(options_.prefix, table, removed, added);
+    Status committed = options_.rewrite->Replace(options_.prefix, table_, removed, added);
     if (committed.ok()) {
-      ++report.replaces;
-      for (const std::string& key : removed) table_live->erase(key);
+      ++report_.replaces;
+      for (const std::string& key : removed) table_live_->erase(key);
       return committed;
     }
     if (!committed.IsNotFound()) {
       return committed.WithContext("commit the replace of " + std::to_string(removed.size()) +
                                    " Parts of " + spec.partition);
     }
-    ++report.replaces_dropped;
-    Result<std::set<std::string>> named = options_.rewrite->Referenced(options_.prefix, table);
+    ++report_.replaces_dropped;
+    Result<std::set<std::string>> named = options_.rewrite->Referenced(options_.prefix, table_);
     if (!named.ok()) return named.status().WithContext("read the table " + options_.prefix);
     bool any = false;
     for (const OutputReport& out : outcome.outputs) {
@@ -358,153 +389,215 @@ Result<PassReport> Compactor::RunPass(const PassHooks& hooks, PassReport* out) {
       if (!synced.ok()) return synced.WithContext("sync lake after deletions");
     }
     return committed;
-  };
+  }
 
-  uint64_t done = 0;
-  bool stopped = false;
-  for (auto& [partition, members] : partitions) {
-    if (!stopped && hooks.stop_requested && hooks.stop_requested()) stopped = true;
-    if (failed.count(partition)) {
-      ++report.partitions_pending;
-      if (hooks.on_partition) hooks.on_partition(++done, report.partitions);
-      continue;
-    }
+  // What one partition may merge now: neither deleted nor refused, and (with a table) what it
+  // holds, even a Part an uncommitted output supersedes (merging it again meets that output's key
+  // and bytes and commits them), never a Part it does not; (without) not superseded.
+  std::vector<const Object*> Mergeable(const std::vector<Object>& members) const {
     std::vector<const Object*> live;
     for (const Object& o : members) {
-      if (deleted.count(o.stored.key) || refused.count(o.stored.key)) continue;
-      // With a table: what it holds, even a Part an uncommitted output supersedes (merging it
-      // again meets that output's key and bytes and commits them); never a Part it does not.
-      if (table_live ? table_live->count(o.stored.key) == 0
-                     : grace.superseded.count(o.stored.key) > 0) {
+      if (deleted_.count(o.stored.key) || refused_.count(o.stored.key)) continue;
+      if (table_live_ ? table_live_->count(o.stored.key) == 0
+                      : grace_.superseded.count(o.stored.key) > 0) {
         continue;
       }
       live.push_back(&o);
     }
+    return live;
+  }
+
+  // What one merge of a plan did to the partition's round.
+  enum class Step { kNext, kReplan, kStop };
+
+  void MergePartition(const std::string& partition, const std::vector<Object>& members) {
+    if (!stopped_ && hooks_.stop_requested && hooks_.stop_requested()) stopped_ = true;
+    if (failed_.count(partition)) {
+      ++report_.partitions_pending;
+      return;
+    }
+    std::vector<const Object*> live = Mergeable(members);
     const int64_t end = *table::DateEndUnixMs(members.front().parsed.date);
     PolicyInputs policy{options_.target_bytes, options_.min_parts,
-                        now >= end + options_.settle_ms};
-    bool merged = false, pending = false, broken = false;
+                        now_ >= end + options_.settle_ms};
+    PartitionState state;
     // Re-planned after a refusal: the refused Part leaves the candidates, the rest still merge.
-    for (size_t round = 0; round <= members.size() && !broken; ++round) {
+    for (size_t round = 0; round <= members.size() && !state.broken; ++round) {
       std::vector<Candidate> candidates;
       for (const Object* o : live) {
         candidates.push_back(Candidate{o->stored.key, o->stored.size, o->parsed.output});
       }
       std::vector<std::vector<size_t>> plan = PlanMerges(candidates, policy);
       if (plan.empty()) break;
-      if (stopped) {
-        pending = true;
+      if (stopped_) {
+        state.pending = true;
         break;
       }
-      bool replan = false;
+      Step step = Step::kNext;
       for (const std::vector<size_t>& merge : plan) {
-        if (hooks.stop_requested && hooks.stop_requested()) {
-          stopped = pending = true;
+        if (hooks_.stop_requested && hooks_.stop_requested()) {
+          stopped_ = state.pending = true;
+          step = Step::kStop;
           break;
         }
-        if (merge.size() == 1) {
-          auto known = rep_->left_alone.find(live[merge[0]]->stored.key);
-          if (known != rep_->left_alone.end() && known->second == live[merge[0]]->stored.size) {
-            ++report.parts_left_alone;
-            continue;
-          }
-        }
-        if (dry_run) {
-          hooks.on_plan(PlanOf(partition, merge, live, options_.target_bytes));
-          continue;
-        }
-        MergeSpec spec;
-        spec.table = &table;
-        spec.partition = partition;
-        spec.partition_values = members.front().parsed.values;
-        spec.values_exact = members.front().parsed.exact;
-        for (size_t i : merge) {
-          const lake::StoredObject& in = live[i]->stored;
-          spec.inputs.push_back(InputRef{in.key, in.size, in.version});
-        }
-        spec.target_bytes = options_.target_bytes;
-        spec.parquet = options_.parquet;
-        spec.pool = pool_.get();
-        Result<MergeOutcome> outcome = Merge(destination_, spec, hooks.on_output);
-        if (!outcome.ok()) {
-          fail(partition, outcome.status());
-          broken = pending = true;
-          break;
-        }
-        report.bytes_read += outcome->bytes_read;
-        report.bytes_written += outcome->bytes_written;
-        report.outputs += outcome->outputs.size();
-        if (!outcome->outputs.empty()) merged = true;
-        if (outcome->taken > 0) ++report.merges_discarded;
-        if (outcome->kind == MergeOutcome::Kind::kLeftAlone) {
-          rep_->left_alone[outcome->input] = live[merge[0]]->stored.size;
-          ++report.parts_left_alone;
-          continue;
-        }
-        if (outcome->kind == MergeOutcome::Kind::kMerged) {
-          report.rows_in += outcome->counts.rows_in;
-          report.rows_out += outcome->counts.rows_out;
-          report.duplicates_dropped += outcome->counts.duplicates_dropped;
-          if (!table_live) continue;
-          // An output whose key held another compactor's bytes has no statistics of ours: that
-          // compactor commits the merge (the same inputs), or a later pass does.
-          if (outcome->taken > 0 || outcome->outputs.size() != outcome->counts.outputs) {
-            pending = true;
-            continue;
-          }
-          Status committed = commit_replace(spec, *outcome);
-          if (committed.IsNotFound()) {
-            pending = true;
-            break;  // another compactor replaced these Parts: the next pass sees its result
-          }
-          if (!committed.ok()) {
-            fail(partition, committed);
-            broken = pending = true;
-            break;
-          }
-          continue;
-        }
-        pending = true;
-        if (outcome->kind == MergeOutcome::Kind::kVanished) {
-          ++report.merges_discarded;
-          break;  // another compactor is at work here: the next pass sees its result
-        }
-        refuse(outcome->input, outcome->why);
-        live.erase(std::remove_if(live.begin(), live.end(),
-                                  [&](const Object* o) {
-                                    // Parts a replace of this pass took are the table's no more.
-                                    return o->stored.key == outcome->input ||
-                                           (table_live && table_live->count(o->stored.key) == 0);
-                                  }),
-                   live.end());
-        replan = true;
-        break;
+        step = MergeOne(partition, members, merge, live, state);
+        if (step != Step::kNext) break;
       }
-      if (!replan || broken) break;
-      pending = false;
+      if (step != Step::kReplan || state.broken) break;
+      state.pending = false;
     }
-    if (merged) ++report.partitions_merged;
-    if (pending) ++report.partitions_pending;
-    if (hooks.on_partition) hooks.on_partition(++done, report.partitions);
+    if (state.merged) ++report_.partitions_merged;
+    if (state.pending) ++report_.partitions_pending;
   }
-  report.completed = true;
-  std::string refusals;
-  if (!report.refused.empty()) {
-    std::string all;
-    for (const std::string& why : report.refused) all += (all.empty() ? "" : "; ") + why;
-    refusals = std::to_string(report.refused.size()) +
-               " Part(s) cannot be read and were left in place: " + all;
+
+  struct PartitionState {
+    bool merged = false;   // an output was written
+    bool pending = false;  // something is left for a later pass
+    bool broken = false;   // the partition failed: skipped for the rest of the pass
+  };
+
+  Step MergeOne(const std::string& partition, const std::vector<Object>& members,
+                const std::vector<size_t>& merge, std::vector<const Object*>& live,
+                PartitionState& state) {
+    if (merge.size() == 1) {
+      auto known = rep_.left_alone.find(live[merge[0]]->stored.key);
+      if (known != rep_.left_alone.end() && known->second == live[merge[0]]->stored.size) {
+        ++report_.parts_left_alone;
+        return Step::kNext;
+      }
+    }
+    if (dry_run_) {
+      hooks_.on_plan(PlanOf(partition, merge, live, options_.target_bytes));
+      return Step::kNext;
+    }
+    MergeSpec spec;
+    spec.table = &table_;
+    spec.partition = partition;
+    spec.partition_values = members.front().parsed.values;
+    spec.values_exact = members.front().parsed.exact;
+    for (size_t i : merge) {
+      const lake::StoredObject& in = live[i]->stored;
+      spec.inputs.push_back(InputRef{in.key, in.size, in.version});
+    }
+    spec.target_bytes = options_.target_bytes;
+    spec.parquet = options_.parquet;
+    spec.pool = pool_;
+    Result<MergeOutcome> outcome = Merge(destination_, spec, hooks_.on_output);
+    if (!outcome.ok()) {
+      Fail(partition, outcome.status());
+      state.broken = state.pending = true;
+      return Step::kStop;
+    }
+    report_.bytes_read += outcome->bytes_read;
+    report_.bytes_written += outcome->bytes_written;
+    report_.outputs += outcome->outputs.size();
+    if (!outcome->outputs.empty()) state.merged = true;
+    if (outcome->taken > 0) ++report_.merges_discarded;
+    switch (outcome->kind) {
+      case MergeOutcome::Kind::kLeftAlone:
+        rep_.left_alone[outcome->input] = live[merge[0]]->stored.size;
+        ++report_.parts_left_alone;
+        return Step::kNext;
+      case MergeOutcome::Kind::kMerged: {
+        report_.rows_in += outcome->counts.rows_in;
+        report_.rows_out += outcome->counts.rows_out;
+        report_.duplicates_dropped += outcome->counts.duplicates_dropped;
+        if (!table_live_) return Step::kNext;
+        // An output whose key held another compactor's bytes has no statistics of ours: that
+        // compactor commits the merge (the same inputs), or a later pass does.
+        if (outcome->taken > 0 || outcome->outputs.size() != outcome->counts.outputs) {
+          state.pending = true;
+          return Step::kNext;
+        }
+        Status committed = CommitReplace(spec, *outcome);
+        if (committed.IsNotFound()) {
+          state.pending = true;
+          return Step::kStop;  // another compactor replaced these Parts: the next pass sees it
+        }
+        if (!committed.ok()) {
+          Fail(partition, committed);
+          state.broken = state.pending = true;
+          return Step::kStop;
+        }
+        return Step::kNext;
+      }
+      case MergeOutcome::Kind::kVanished:
+        state.pending = true;
+        ++report_.merges_discarded;
+        return Step::kStop;  // another compactor is at work here: the next pass sees its result
+      case MergeOutcome::Kind::kRefused:
+        break;
+    }
+    state.pending = true;
+    Refuse(outcome->input, outcome->why);
+    const std::string refused_key = outcome->input;
+    live.erase(std::remove_if(live.begin(), live.end(),
+                              [&](const Object* o) {
+                                // Parts a replace of this pass took are the table's no more.
+                                return o->stored.key == refused_key ||
+                                       (table_live_ && table_live_->count(o->stored.key) == 0);
+                              }),
+               live.end());
+    return Step::kReplan;
   }
-  report.partitions_failed = report.failed.size();
-  if (!report.failed.empty()) {
-    std::string all;
-    for (const std::string& why : report.failed) all += (all.empty() ? "" : "; ") + why;
-    return Status::Redeliver(std::to_string(report.failed.size()) +
-                             " partition(s) failed and were skipped: " + all +
-                             (refusals.empty() ? "" : "; " + refusals));
+
+  Result<PassReport> Finish() {
+    std::string refusals;
+    if (!report_.refused.empty()) {
+      std::string all;
+      for (const std::string& why : report_.refused) all += (all.empty() ? "" : "; ") + why;
+      refusals = std::to_string(report_.refused.size()) +
+                 " Part(s) cannot be read and were left in place: " + all;
+    }
+    report_.partitions_failed = report_.failed.size();
+    if (!report_.failed.empty()) {
+      std::string all;
+      for (const std::string& why : report_.failed) all += (all.empty() ? "" : "; ") + why;
+      return Status::Redeliver(std::to_string(report_.failed.size()) +
+                               " partition(s) failed and were skipped: " + all +
+                               (refusals.empty() ? "" : "; " + refusals));
+    }
+    if (!refusals.empty()) return Status::Refuse(refusals);
+    return report_;
   }
-  if (!refusals.empty()) return Status::Refuse(refusals);
-  return report;
+
+  void Refuse(const std::string& key, const Status& why) {
+    if (refused_.insert(key).second) report_.refused.push_back(why.message());
+  }
+  void Fail(const std::string& partition, const Status& why) {
+    if (failed_.insert(partition).second) {
+      report_.failed.push_back(partition + ": " + why.message());
+    }
+  }
+
+  lake::Destination& destination_;
+  const CompactOptions& options_;
+  Rep& rep_;
+  WorkPool* pool_;
+  const PassHooks& hooks_;
+  PassReport& report_;
+  const row::ColumnTable& table_;
+  const bool dry_run_;
+
+  std::vector<lake::StoredObject> objects_;                   // the listing's, of this table
+  std::map<std::string, std::vector<Object>> partitions_;    // partition → its objects
+  std::map<std::string, std::string> key_partition_;          // key → partition
+  std::optional<std::set<std::string>> table_live_;           // with a table: what it holds
+  std::map<std::string, std::vector<table::SupersededObject>> supersedes_;  // youngest output →
+  int64_t now_ = 0;
+  GracePlan grace_;
+  std::set<std::string> refused_;  // keys
+  std::set<std::string> failed_;   // partitions
+  std::set<std::string> deleted_;  // keys
+  bool stopped_ = false;
+};
+
+Result<PassReport> Compactor::RunPass(const PassHooks& hooks, PassReport* out) {
+  PassReport local;
+  PassReport& report = out ? *out : local;
+  report = PassReport{};
+  SINKD_RETURN_IF_ERROR(options_.Validate());
+  return Pass(*this, hooks, report).Run();
 }
 
 }  // namespace sinkd::compact

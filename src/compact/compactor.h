@@ -186,6 +186,7 @@ class Compactor {
 
  private:
   struct Rep;
+  class Pass;  // one RunPass: its listing, deletions and merges (compactor.cc)
   lake::Destination& destination_;
   CompactOptions options_;
   std::unique_ptr<WorkPool> pool_;  // encode_threads > 1
