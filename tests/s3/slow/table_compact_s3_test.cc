@@ -38,7 +38,8 @@ TEST(TableCompactS3, TwoIcebergDrainsAndACompactorAtOnceOnABucketLeaveOneRowPerE
   TwoDrainsAndACompactorAtOnce(lake);
 }
 
-TEST(TableCompactS3, KillNineStormsOfACompactorBesideIcebergDrainsOnABucketDeleteNoFileTheTableNames) {
+TEST(TableCompactS3,
+     KillNineStormsOfACompactorBesideIcebergDrainsOnABucketDeleteNoFileTheTableNames) {
   S3Server server;
   ASSERT_TRUE(server.ok()) << server.error();
   TempDir dir;
