@@ -34,7 +34,8 @@ std::string Tool(const std::string& name) { return (SourceDir() / "tools" / "s3"
 
 }  // namespace
 
-NodeProcess::NodeProcess(const std::vector<std::string>& args, const fs::path& stderr_file)
+NodeProcess::NodeProcess(const std::vector<std::string>& args, const fs::path& stderr_file,
+                         const std::vector<std::string>& node_flags)
     : script_(args.empty() ? "" : fs::path(args.front()).filename().string()),
       stderr_file_(stderr_file) {
   int out[2];
@@ -43,6 +44,7 @@ NodeProcess::NodeProcess(const std::vector<std::string>& args, const fs::path& s
     return;
   }
   std::vector<std::string> argv = {"node"};
+  argv.insert(argv.end(), node_flags.begin(), node_flags.end());
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char*> cargs;
   for (std::string& a : argv) cargs.push_back(a.data());
@@ -116,7 +118,10 @@ S3Server::S3Server(S3ServerOptions options) : options_(std::move(options)) {
   if (!options_.tls_cert.empty()) {
     args.insert(args.end(), {"--tls-cert", options_.tls_cert, "--tls-key", options_.tls_key});
   }
-  process_ = std::make_unique<NodeProcess>(args, dir_.path() / "server.err");
+  // s3rver's ListObjectsV2 continuation tokens are DES, which OpenSSL 3 keeps in its legacy
+  // provider (tools/s3/run-s3rver-verify.js).
+  process_ = std::make_unique<NodeProcess>(args, dir_.path() / "server.err",
+                                           std::vector<std::string>{"--openssl-legacy-provider"});
 }
 
 std::string S3Server::error() const { return process_->error(); }

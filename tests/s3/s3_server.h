@@ -26,8 +26,10 @@ inline constexpr char kTestSecret[] = "SKTEST-do-not-print-me";
 // A child process that prints "<name> listening on 127.0.0.1:<port>" when ready.
 class NodeProcess {
  public:
-  // Starts `node <args>`; waits up to 20 s for the listening line. stderr goes to `stderr_file`.
-  NodeProcess(const std::vector<std::string>& args, const std::filesystem::path& stderr_file);
+  // Starts `node <node_flags> <args>` (args[0]: the script); waits up to 20 s for the listening
+  // line. stderr goes to `stderr_file`.
+  NodeProcess(const std::vector<std::string>& args, const std::filesystem::path& stderr_file,
+              const std::vector<std::string>& node_flags = {});
   // Stops the process. One that already ended by itself fails the running test with its exit
   // status and stderr: every request after its death fails to connect, which alone says nothing.
   ~NodeProcess();

@@ -12,9 +12,17 @@
 //     between the comparison and the delete;
 //   - a multipart abort (DELETE ?uploadId) removes the upload (s3rver answers 405), unless
 //     --s3rver-abort leaves s3rver's own answer;
-//   - x-amz-security-token must be signed and, with --session-token, equal to it (403 otherwise).
+//   - x-amz-security-token must be signed and, with --session-token, equal to it (403 otherwise);
+//   - an object is one step, as on S3 (see oneAtATime and writesAlone): s3rver keeps it as three
+//     files written one after the other in a directory per key prefix, so a GET, HEAD or listing
+//     beside a write read a half-written metadata file or walked into a removed directory and
+//     answered 500, and a create whose directory a delete beside it removed (s3rver removes
+//     emptied directories) crashed s3rver on an unhandled ENOENT.
+// s3rver encrypts ListObjectsV2 continuation tokens with DES, which OpenSSL 3 keeps in its legacy
+// provider: without `node --openssl-legacy-provider` every listing of more than one page (1,000
+// keys) answered 500 ERR_OSSL_EVP_UNSUPPORTED. The server refuses to start without it.
 //
-//   node run-s3rver-verify.js DIR PORT AK SK [BUCKET] [options]
+//   node --openssl-legacy-provider run-s3rver-verify.js DIR PORT AK SK [BUCKET] [options]
 //     PORT 0 lets the OS choose; the chosen one is in the first line printed:
 //       s3rver+sigv4 listening on 127.0.0.1:<port>
 //     --log FILE            one JSON line per request: method, url, headers, status
@@ -219,7 +227,9 @@ function target(ctx, vhostDomain) {
 // (PUT, copy, multipart completion) passes through here. Another key's creates do not wait.
 // A create that waited gets its answer after its turn (412 if the key was taken), never the 409
 // ConditionalRequestConflict AWS may give a create racing another; sinkd's client retries a 409
-// (s3_client.cc), which then meets the same 412.
+// (s3_client.cc), which then meets the same 412. Every request naming a key takes the key's turn
+// (a GET's body is read whole within it), so nothing reads an object half-written or
+// half-deleted.
 function oneAtATime() {
   const tails = new Map();
   return async (name, work) => {
@@ -237,10 +247,58 @@ function oneAtATime() {
   };
 }
 
+// Runs one 'write' at a time, or any number of 'list's together, first come first served. A
+// listing reads every object of the bucket (stat, metadata and md5 files) and walks its
+// directories, so it must not overlap a write of any key; two writes must not overlap either,
+// since a delete removes the directory a create beside it has just made. The bodies were read
+// before (check), so a write holds this for disk work only. A write waits here only after it has
+// its key's turn, and nothing that runs here waits for a key, so the two never wait in a circle.
+function writesAlone() {
+  let active = null;
+  let running = 0;
+  const waiting = [];  // [kind, resolve], in arrival order
+  const together = kind => running === 0 || (kind === 'list' && active === 'list');
+  const admit = () => {
+    while (waiting.length > 0 && together(waiting[0][0])) {
+      const [kind, resolve] = waiting.shift();
+      active = kind;
+      ++running;
+      resolve();
+    }
+  };
+  return async (kind, work) => {
+    if (waiting.length === 0 && together(kind)) {
+      active = kind;
+      ++running;
+    } else {
+      await new Promise(resolve => {
+        waiting.push([kind, resolve]);
+        admit();
+      });
+    }
+    try {
+      return await work();
+    } finally {
+      if (--running === 0) active = null;
+      admit();
+    }
+  };
+}
+
+// A body s3rver streams from its files (GET), read whole while the key's turn is held.
+async function readWhole(ctx) {
+  const body = ctx.body;
+  if (body === null || typeof body !== 'object' || typeof body.pipe !== 'function') return;
+  const chunks = [];
+  for await (const chunk of body) chunks.push(chunk);
+  ctx.body = Buffer.concat(chunks);
+}
+
 function makeLayer(opts, accounts, store) {
-  const creating = oneAtATime();
+  const turn = oneAtATime();
+  const kinds = writesAlone();
   const log = opts.log ? fs.openSync(opts.log, 'a') : null;
-  const record = (ctx, note, status) => {
+  const record = (ctx, note, status, stack) => {
     if (log === null) return;
     const entry = {
       method: ctx.method,
@@ -248,6 +306,7 @@ function makeLayer(opts, accounts, store) {
       headers: ctx.headers,
       status: status ?? ctx.status,
       ...(note ? { note } : {}),
+      ...(stack ? { stack } : {}),
     };
     fs.writeSync(log, JSON.stringify(entry) + '\n');
   };
@@ -257,7 +316,12 @@ function makeLayer(opts, accounts, store) {
       await check(ctx, next);
     } catch (err) {
       if (process.env.SIGV4_DEBUG) process.stderr.write(`${err.stack}\n`);
-      record(ctx, err.code, err.status ?? 500);
+      // A client that went away mid-request (a killed process: its upload cut short, or the body
+      // of its GET destroyed with the response) gets no answer: 499, as nginx logs it, so that a
+      // 5xx in the log is always the server's own failure, with where it came from.
+      const gone = err.code === 'ECONNRESET' || ctx.res.destroyed || ctx.res.socket?.destroyed;
+      const status = gone ? 499 : err.status ?? 500;
+      record(ctx, err.code, status, status >= 500 ? String(err.stack) : undefined);
       throw err;
     }
   };
@@ -303,6 +367,16 @@ function makeLayer(opts, accounts, store) {
     }
 
     const { bucket, key } = target(ctx, opts.vhostDomain);
+    const reads = req.method === 'GET' || req.method === 'HEAD';
+    const serve = () => handle(ctx, next, req, bucket, key, refuse);
+    if (key && reads) return turn(`${bucket}/${key}`, serve);
+    if (reads) return kinds('list', serve);
+    if (key) return turn(`${bucket}/${key}`, () => kinds('write', serve));
+    return kinds('write', serve);
+  }
+
+  // The request, in its key's turn and its kind's (see check).
+  async function handle(ctx, next, req, bucket, key, refuse) {
     const query = new URLSearchParams(ctx.req.url.split('?')[1] || '');
     const creates =
       key && ((req.method === 'PUT' && !query.has('partNumber')) ||
@@ -315,30 +389,28 @@ function makeLayer(opts, accounts, store) {
       const honoured = opts.ifNoneMatch === 'enforce' ||
                        (opts.ifNoneMatch === 'ignore-multipart' && req.method === 'PUT');
       const conditional = honoured && req.headers['if-none-match'] === '*';
-      return creating(`${bucket}/${key}`, async () => {
-        if (conditional && (await store.existsObject(bucket, key))) {
-          return refuse(412, 'PreconditionFailed',
-                        'At least one of the pre-conditions you specified did not hold');
-        }
-        await next();
-        record(ctx);
-      });
+      if (conditional && (await store.existsObject(bucket, key))) {
+        return refuse(412, 'PreconditionFailed',
+                      'At least one of the pre-conditions you specified did not hold');
+      }
+      await next();
+      record(ctx);
+      return;
     }
     if (req.method === 'DELETE' && key && !query.has('uploadId') &&
         req.headers['if-match'] !== undefined) {
       const wanted = req.headers['if-match'].replace(/"/g, '');
-      return creating(`${bucket}/${key}`, async () => {
-        if (!(await store.existsObject(bucket, key))) {
-          return refuse(404, 'NoSuchKey', 'The specified key does not exist.');
-        }
-        const { etag } = await store.getMetadata(bucket, key);
-        if (wanted !== '*' && wanted !== etag.replace(/"/g, '')) {
-          return refuse(412, 'PreconditionFailed',
-                        'At least one of the pre-conditions you specified did not hold');
-        }
-        await next();
-        record(ctx);
-      });
+      if (!(await store.existsObject(bucket, key))) {
+        return refuse(404, 'NoSuchKey', 'The specified key does not exist.');
+      }
+      const { etag } = await store.getMetadata(bucket, key);
+      if (wanted !== '*' && wanted !== etag.replace(/"/g, '')) {
+        return refuse(412, 'PreconditionFailed',
+                      'At least one of the pre-conditions you specified did not hold');
+      }
+      await next();
+      record(ctx);
+      return;
     }
     if (req.method === 'DELETE' && query.has('uploadId') && key && !opts.s3rverAbort) {
       const dir = path.join(store.getResourcePath(bucket, undefined, 'uploads'),
@@ -353,6 +425,7 @@ function makeLayer(opts, accounts, store) {
       return;
     }
     await next();
+    if (key) await readWhole(ctx);
     if (opts.lastModified !== undefined && req.method === 'GET' && !key &&
         typeof ctx.body === 'string') {
       ctx.body = ctx.body.replace(/<LastModified>[^<]*<\/LastModified>/g,
@@ -364,6 +437,12 @@ function makeLayer(opts, accounts, store) {
 
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
+  try {
+    crypto.createCipheriv('des', Buffer.alloc(8), Buffer.alloc(8));
+  } catch (err) {
+    throw new Error(`DES is unavailable (${err.code}): s3rver's ListObjectsV2 continuation ` +
+                    'tokens need it; start node with --openssl-legacy-provider');
+  }
   const accounts = new Map([[opts.ak, opts.sk]]);
   DUMMY_ACCOUNT.createKeyPair(opts.ak, opts.sk);
   for (const pair of opts.keys) {
