@@ -53,6 +53,12 @@ class ContainerWriter {
   // not fit; the record is then not written and the writer is failed.
   Status Append(const Value& record);
 
+  // Appends one record its caller encodes itself, for a writer of one fixed schema that need not
+  // build a Value first (iceberg's manifests): `encode` appends exactly one datum of the schema's
+  // root to `out`, the block being filled. When it fails, what it appended is dropped and the
+  // writer is failed with its error.
+  Status AppendEncoded(const std::function<Status(std::string& out)>& encode);
+
   // The whole file. REQUIRES: called once.
   Result<std::string> Finish();
 

@@ -209,5 +209,28 @@ TEST(IcebergManifest, TheDirectWritersBytesAreTheGenericAvroEncodersForEveryStat
   }
 }
 
+TEST(IcebergManifest, AStringThatIsNotUtf8IsRefusedNamingWhichOne) {
+  const TableSpec spec = SpecOf(row::kLedgerColumns);
+  std::vector<ManifestEntry> entries = EveryKindOfEntry(spec, 3);
+  entries[1].file.path = "file:///lake/\xff.parquet";
+  Result<Manifest> m = WriteManifest(spec, "file:///lake/m.avro", 9, 4, entries);
+  ASSERT_FALSE(m.ok());
+  EXPECT_TRUE(m.status().IsRefuse()) << m.status().ToString();
+  EXPECT_NE(m.status().message().find("a data file's path is not UTF-8"), std::string::npos)
+      << m.status().ToString();
+  entries[1].file.path = "file:///lake/a.parquet";
+  entries[2].file.values[0] = "app-\xc3";
+  m = WriteManifest(spec, "file:///lake/m.avro", 9, 4, entries);
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().message().find("a partition value is not UTF-8"), std::string::npos)
+      << m.status().ToString();
+  ManifestFile listed;
+  listed.path = "file:///lake/\xfe.avro";
+  Result<std::string> list = WriteManifestList({listed}, 9, std::nullopt, 4);
+  ASSERT_FALSE(list.ok());
+  EXPECT_NE(list.status().message().find("a manifest's path is not UTF-8"), std::string::npos)
+      << list.status().ToString();
+}
+
 }  // namespace
 }  // namespace sinkd::iceberg
