@@ -49,8 +49,9 @@ class ContainerWriter {
   // them).
   ContainerWriter(Schema schema, Metadata metadata, WriterOptions options = {});
 
-  // Encodes one record of the schema's root type. Refuse (from EncodeDatum) for a value that does
-  // not fit; the record is then not written and the writer is failed.
+  // Encodes one record of the schema's root type from a value tree: the generic form, for any
+  // schema (iceberg's manifests use AppendEncoded). Refuse (from EncodeDatum) for a value that
+  // does not fit; the record is then not written and the writer is failed.
   Status Append(const Value& record);
 
   // Appends one record its caller encodes itself, for a writer of one fixed schema that need not
