@@ -175,12 +175,12 @@ Status EncodeDataFile(const TableSpec& spec, const DataFile& file, std::string& 
   ColumnMap(
       file, [](const ColumnMetrics& c) { return c.upper.has_value(); },
       [&](const ColumnMetrics& c) { PutBytes(*c.upper, out); }, out);
-  PutNull(out);  // key_metadata
-  PutValue(out);
+  PutNull(out);   // key_metadata
+  PutValue(out);  // split_offsets
   if (!file.split_offsets.empty()) PutLong(static_cast<int64_t>(file.split_offsets.size()), out);
   for (uint64_t o : file.split_offsets) PutLong(static_cast<int64_t>(o), out);
   PutLong(0, out);
-  PutValue(out);
+  PutValue(out);  // sort_order_id
   PutLong(kSortOrderId, out);
   return Status::OK();
 }
@@ -207,7 +207,7 @@ Status EncodeListEntry(const ManifestFile& m, std::string& out) {
   PutLong(m.added_rows, out);
   PutLong(m.existing_rows, out);
   PutLong(m.deleted_rows, out);
-  PutValue(out);
+  PutValue(out);  // partitions
   if (!m.partitions.empty()) PutLong(static_cast<int64_t>(m.partitions.size()), out);
   for (const FieldSummary& s : m.partitions) {
     out.push_back(s.contains_null ? 1 : 0);
