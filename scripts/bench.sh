@@ -11,7 +11,7 @@ out=build/bench-results.txt
   echo "# make bench, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, $(uname -r)"
   echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
   for b in lake_bench drain_bench s3_upload_bench outbox_bench part_reader_bench compact_bench \
-           table_bench; do
+           table_bench manifest_bench; do
     echo
     echo "## $b"
     "$bin/$b"

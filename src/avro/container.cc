@@ -45,9 +45,14 @@ ContainerWriter::ContainerWriter(Schema schema, Metadata metadata, WriterOptions
 }
 
 Status ContainerWriter::Append(const Value& record) {
+  return AppendEncoded(
+      [&](std::string& out) { return EncodeDatum(schema_, schema_.root_index(), record, out); });
+}
+
+Status ContainerWriter::AppendEncoded(const std::function<Status(std::string& out)>& encode) {
   if (!status_.ok()) return status_;
   const size_t mark = block_.size();
-  Status s = EncodeDatum(schema_, schema_.root_index(), record, block_);
+  Status s = encode(block_);
   if (!s.ok()) {
     block_.resize(mark);
     return status_ = s;

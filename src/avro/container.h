@@ -49,9 +49,16 @@ class ContainerWriter {
   // them).
   ContainerWriter(Schema schema, Metadata metadata, WriterOptions options = {});
 
-  // Encodes one record of the schema's root type. Refuse (from EncodeDatum) for a value that does
-  // not fit; the record is then not written and the writer is failed.
+  // Encodes one record of the schema's root type from a value tree: the generic form, for any
+  // schema (iceberg's manifests use AppendEncoded). Refuse (from EncodeDatum) for a value that
+  // does not fit; the record is then not written and the writer is failed.
   Status Append(const Value& record);
+
+  // Appends one record its caller encodes itself, for a writer of one fixed schema that need not
+  // build a Value first (iceberg's manifests): `encode` appends exactly one datum of the schema's
+  // root to `out`, the block being filled. When it fails, what it appended is dropped and the
+  // writer is failed with its error.
+  Status AppendEncoded(const std::function<Status(std::string& out)>& encode);
 
   // The whole file. REQUIRES: called once.
   Result<std::string> Finish();

@@ -82,12 +82,14 @@ struct CommitOptions {
   // history every merge_min_count commits. 0: never merge.
   int merge_min_count = 32;
   uint64_t merge_target_bytes = 8 << 20;
-  // No merge writes a manifest of more data files than this. sinkd's Avro reader builds every
-  // value of a file (ReadLimits::max_values, 16 Mi): a ledger entry with every statistic is about
-  // 420 values, so a merged manifest of some 40,000 files, which deflate keeps far under
-  // merge_target_bytes, could not be read again — every later commit of the table failed
-  // (table_bench after 10,000 commits of 4 files). 4,096 entries are ~1.7 Mi values. A commit
-  // adding more files than this (table register) writes them as several manifests.
+  // No merge writes a manifest of more data files than this. Chosen when sinkd's Avro reader
+  // built every value of a file (ReadLimits::max_values, 16 Mi): a ledger entry with every
+  // statistic is about 420 values, so a merged manifest of some 40,000 files, which deflate keeps
+  // far under merge_target_bytes, could not be read again — every later commit of the table
+  // failed (table_bench after 10,000 commits of 4 files). The reader now decodes entries from
+  // their bytes and counts only the values it skips; the cap stays, bounding what one merge
+  // rewrites. A commit adding more files than this (table register) writes them as several
+  // manifests.
   uint64_t merge_max_entries = 4096;
   // How to wait; default: sleep the thread. Tests pass their own.
   std::function<void(std::chrono::milliseconds)> sleep;

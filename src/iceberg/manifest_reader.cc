@@ -2,6 +2,7 @@
 // (so a writer's own field names do not matter), by name for the record fields Iceberg names.
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <type_traits>
 
 #include "iceberg/manifest.h"
 
@@ -12,33 +13,8 @@ namespace {
 Status Bad(std::string_view what) {
   return Status::Reject("iceberg: manifest: " + std::string(what));
 }
-
-// The record field named `name`; Reject when it is missing or null and `required`.
-Result<const avro::Value*> Get(const avro::Value& record, const char* name, bool required) {
-  const avro::Value* v = record.Find(name);
-  if (v == nullptr || v->is_null()) {
-    if (required) return Bad(std::string("no ") + name);
-    return static_cast<const avro::Value*>(nullptr);
-  }
-  return v;
-}
-
-Result<int64_t> Long(const avro::Value& record, const char* name) {
-  SINKD_ASSIGN_OR_RETURN(const avro::Value* v, Get(record, name, true));
-  if (v->kind() != avro::Value::Kind::kLong) return Bad(std::string(name) + " is not a number");
-  return v->long_value();
-}
-
-std::optional<int64_t> OptionalLong(const avro::Value& record, const char* name) {
-  const avro::Value* v = record.Find(name);
-  if (v == nullptr || v->kind() != avro::Value::Kind::kLong) return std::nullopt;
-  return v->long_value();
-}
-
-Result<std::string> String(const avro::Value& record, const char* name) {
-  SINKD_ASSIGN_OR_RETURN(const avro::Value* v, Get(record, name, true));
-  if (v->kind() != avro::Value::Kind::kString) return Bad(std::string(name) + " is not a string");
-  return v->string();
+Status BadList(std::string_view what) {
+  return Status::Reject("iceberg: manifest list: " + std::string(what));
 }
 
 // The metrics of column `id`, added when new. Every map of an entry lists its columns in the same
@@ -72,15 +48,72 @@ std::vector<std::pair<int32_t, std::string>> PartitionIds(const std::string& sch
   return out;
 }
 
+// Reading a record straight from its bytes, walking the file's own schema (the fields of a
+// record in the writer's order, unions, int or long): the pieces both readers below share.
+// `bad` makes the Reject of the file kind being read.
+class SchemaWalker {
+ protected:
+  SchemaWalker(const avro::Schema& schema, Status (*bad)(std::string_view))
+      : schema_(schema), bad_(bad) {}
+
+  Status Bad(std::string_view what) const { return bad_(what); }
+
+  static constexpr size_t kAbsent = SIZE_MAX;
+
+  // The node a value of `node` is read as: a union's branch (kAbsent for its null branch).
+  Result<size_t> Present(avro::DatumReader& in, size_t node) {
+    const avro::Node& n = schema_.nodes()[node];
+    if (n.type != avro::Type::kUnion) return n.type == avro::Type::kNull ? kAbsent : node;
+    SINKD_ASSIGN_OR_RETURN(const size_t branch, in.ReadBranch(n));
+    const size_t chosen = n.branches[branch];
+    return schema_.nodes()[chosen].type == avro::Type::kNull ? kAbsent : chosen;
+  }
+
+  // An int or long, or nothing for null. Any other type: Reject naming `name` (nullptr: the value
+  // is skipped and reads as nothing, as for an optional field of an unexpected type).
+  Result<std::optional<int64_t>> OptionalLong(avro::DatumReader& in, size_t node,
+                                              const char* name) {
+    SINKD_ASSIGN_OR_RETURN(const size_t present, Present(in, node));
+    if (present == kAbsent) return std::optional<int64_t>();
+    const avro::Type type = schema_.nodes()[present].type;
+    if (type == avro::Type::kInt || type == avro::Type::kLong) {
+      SINKD_ASSIGN_OR_RETURN(const int64_t v, in.ReadLong());
+      if (type == avro::Type::kInt && (v < INT32_MIN || v > INT32_MAX)) {
+        return Status::Reject("avro: corrupt data: an int out of range");
+      }
+      return std::optional<int64_t>(v);
+    }
+    SINKD_RETURN_IF_ERROR(in.Skip(schema_, present));
+    if (name != nullptr) return Bad(std::string(name) + " is not a number");
+    return std::optional<int64_t>();
+  }
+
+  // A string or bytes value, or nothing for null; another type is Reject naming `name`.
+  Result<std::optional<std::string_view>> OptionalBytes(avro::DatumReader& in, size_t node,
+                                                        const char* name) {
+    SINKD_ASSIGN_OR_RETURN(const size_t present, Present(in, node));
+    if (present == kAbsent) return std::optional<std::string_view>();
+    const avro::Type type = schema_.nodes()[present].type;
+    if (type == avro::Type::kString || type == avro::Type::kBytes) {
+      SINKD_ASSIGN_OR_RETURN(const std::string_view v, in.ReadBytes(type == avro::Type::kString));
+      return std::optional<std::string_view>(v);
+    }
+    SINKD_RETURN_IF_ERROR(in.Skip(schema_, present));
+    return Bad(std::string(name) + " is not a string");
+  }
+
+  const avro::Schema& schema_;
+  Status (*bad_)(std::string_view);
+};
+
 // A manifest entry is read straight from its bytes, walking the file's own schema: a generic
 // Value of every statistic of every column (about 600 values an entry of 40 columns) was most of
 // what reading a manifest cost, and a merged manifest holds up to 4,096 entries. Fields are
 // matched by name as Iceberg names them; fields sinkd does not keep are skipped.
-class EntryReader {
+class EntryReader : SchemaWalker {
  public:
-  EntryReader(const avro::Schema& schema, const TableSpec& spec,
-              const std::vector<std::pair<int32_t, std::string>>& ids)
-      : schema_(schema), spec_(spec), ids_(ids) {}
+  EntryReader(const avro::Schema& schema, const TableSpec& spec)
+      : SchemaWalker(schema, iceberg::Bad), spec_(spec), ids_(PartitionIds(schema.json())) {}
 
   Status Read(avro::DatumReader& in, ManifestEntry& e) {
     const avro::Node& root = schema_.root();
@@ -114,56 +147,6 @@ class EntryReader {
   }
 
  private:
-  static constexpr size_t kAbsent = SIZE_MAX;
-
-  // The node a value of `node` is read as: a union's branch (kAbsent for its null branch).
-  Result<size_t> Present(avro::DatumReader& in, size_t node) {
-    const avro::Node& n = schema_.nodes()[node];
-    if (n.type != avro::Type::kUnion) return n.type == avro::Type::kNull ? kAbsent : node;
-    SINKD_ASSIGN_OR_RETURN(const size_t branch, in.ReadBranch(n));
-    const size_t chosen = n.branches[branch];
-    return schema_.nodes()[chosen].type == avro::Type::kNull ? kAbsent : chosen;
-  }
-
-  // An int or long, or nothing for null. Any other type: Reject naming `name` (nullptr: the value
-  // is skipped and reads as nothing, as for an optional field of an unexpected type).
-  Result<std::optional<int64_t>> OptionalLong(avro::DatumReader& in, size_t node,
-                                              const char* name) {
-    SINKD_ASSIGN_OR_RETURN(const size_t present, Present(in, node));
-    if (present == kAbsent) return std::optional<int64_t>();
-    const avro::Type type = schema_.nodes()[present].type;
-    if (type == avro::Type::kInt || type == avro::Type::kLong) {
-      SINKD_ASSIGN_OR_RETURN(const int64_t v, in.ReadLong());
-      if (type == avro::Type::kInt && (v < INT32_MIN || v > INT32_MAX)) {
-        return Status::Reject("avro: corrupt data: an int out of range");
-      }
-      return std::optional<int64_t>(v);
-    }
-    SINKD_RETURN_IF_ERROR(in.Skip(schema_, present));
-    if (name != nullptr) return Bad(std::string(name) + " is not a number");
-    return std::optional<int64_t>();
-  }
-
-  Result<int64_t> Long(avro::DatumReader& in, size_t node, const char* name) {
-    SINKD_ASSIGN_OR_RETURN(const std::optional<int64_t> v, OptionalLong(in, node, name));
-    if (!v) return Bad(std::string("no ") + name);
-    return *v;
-  }
-
-  // A string or bytes value, or nothing for null; another type is Reject naming `name`.
-  Result<std::optional<std::string_view>> OptionalBytes(avro::DatumReader& in, size_t node,
-                                                        const char* name) {
-    SINKD_ASSIGN_OR_RETURN(const size_t present, Present(in, node));
-    if (present == kAbsent) return std::optional<std::string_view>();
-    const avro::Type type = schema_.nodes()[present].type;
-    if (type == avro::Type::kString || type == avro::Type::kBytes) {
-      SINKD_ASSIGN_OR_RETURN(const std::string_view v, in.ReadBytes(type == avro::Type::kString));
-      return std::optional<std::string_view>(v);
-    }
-    SINKD_RETURN_IF_ERROR(in.Skip(schema_, present));
-    return Bad(std::string(name) + " is not a string");
-  }
-
   // An int-keyed map (an array of key/value records) of `name`, each pair handed to `apply` as
   // (key, value) with a long value, or bytes when `bytes_values`. Null: no pairs.
   template <typename Apply>
@@ -222,13 +205,20 @@ class EntryReader {
     bool day_not_number = false;
     std::vector<std::optional<std::string>> values(spec_.partition.size());
     std::vector<bool> not_string(spec_.partition.size(), false);
-    for (const avro::Node::Field& f : n.fields) {
-      size_t slot = kAbsent;
-      for (size_t i = 0; i < spec_.partition.size() && slot == kAbsent; ++i) {
-        for (const auto& [id, name] : ids_) {
-          if (id == spec_.partition[i].field_id && name == f.name) slot = i;
+    if (slots_node_ != node) {
+      slots_.assign(n.fields.size(), kAbsent);
+      for (size_t k = 0; k < n.fields.size(); ++k) {
+        for (size_t i = 0; i < spec_.partition.size() && slots_[k] == kAbsent; ++i) {
+          for (const auto& [id, name] : ids_) {
+            if (id == spec_.partition[i].field_id && name == n.fields[k].name) slots_[k] = i;
+          }
         }
       }
+      slots_node_ = node;
+    }
+    for (size_t k = 0; k < n.fields.size(); ++k) {
+      const avro::Node::Field& f = n.fields[k];
+      const size_t slot = slots_[k];
       if (slot == kAbsent) {
         SINKD_RETURN_IF_ERROR(in.Skip(schema_, f.node));
         continue;
@@ -362,9 +352,123 @@ class EntryReader {
     }
   }
 
-  const avro::Schema& schema_;
   const TableSpec& spec_;
-  const std::vector<std::pair<int32_t, std::string>>& ids_;
+  const std::vector<std::pair<int32_t, std::string>> ids_;  // the partition struct's, by name
+  // The spec's partition field (its index) each field of the partition struct `slots_node_` is,
+  // kAbsent for one not in the spec: derived once per file, on its first entry.
+  size_t slots_node_ = kAbsent;
+  std::vector<size_t> slots_;
+};
+
+// A manifest list's entry, read as EntryReader reads a manifest's: the manifest_file fields by
+// name in the writer's order, those sinkd does not keep (content, key_metadata, another writer's
+// own) skipped. The file counts may be absent (0); the rest is required.
+class ListEntryReader : SchemaWalker {
+ public:
+  explicit ListEntryReader(const avro::Schema& schema) : SchemaWalker(schema, BadList) {}
+
+  Status Read(avro::DatumReader& in, ManifestFile& m) {
+    const avro::Node& root = schema_.root();
+    if (root.type != avro::Type::kRecord) return Bad("an entry that is not a record");
+    std::optional<std::string_view> path;
+    std::optional<int64_t> length, spec_id, sequence, min_sequence, snapshot;
+    // The counts sinkd keeps; another type than int or long reads as 0.
+    const auto count = [&](size_t node, auto& to) -> Status {
+      SINKD_ASSIGN_OR_RETURN(const std::optional<int64_t> v, OptionalLong(in, node, nullptr));
+      to = static_cast<std::remove_reference_t<decltype(to)>>(v.value_or(0));
+      return Status::OK();
+    };
+    for (const avro::Node::Field& f : root.fields) {
+      const std::string& name = f.name;
+      if (name == "manifest_path") {
+        SINKD_ASSIGN_OR_RETURN(path, OptionalBytes(in, f.node, "manifest_path"));
+      } else if (name == "manifest_length") {
+        SINKD_ASSIGN_OR_RETURN(length, OptionalLong(in, f.node, "manifest_length"));
+      } else if (name == "partition_spec_id") {
+        SINKD_ASSIGN_OR_RETURN(spec_id, OptionalLong(in, f.node, "partition_spec_id"));
+      } else if (name == "sequence_number") {
+        SINKD_ASSIGN_OR_RETURN(sequence, OptionalLong(in, f.node, "sequence_number"));
+      } else if (name == "min_sequence_number") {
+        SINKD_ASSIGN_OR_RETURN(min_sequence, OptionalLong(in, f.node, "min_sequence_number"));
+      } else if (name == "added_snapshot_id") {
+        SINKD_ASSIGN_OR_RETURN(snapshot, OptionalLong(in, f.node, "added_snapshot_id"));
+      } else if (name == "added_files_count") {
+        SINKD_RETURN_IF_ERROR(count(f.node, m.added_files));
+      } else if (name == "existing_files_count") {
+        SINKD_RETURN_IF_ERROR(count(f.node, m.existing_files));
+      } else if (name == "deleted_files_count") {
+        SINKD_RETURN_IF_ERROR(count(f.node, m.deleted_files));
+      } else if (name == "added_rows_count") {
+        SINKD_RETURN_IF_ERROR(count(f.node, m.added_rows));
+      } else if (name == "existing_rows_count") {
+        SINKD_RETURN_IF_ERROR(count(f.node, m.existing_rows));
+      } else if (name == "deleted_rows_count") {
+        SINKD_RETURN_IF_ERROR(count(f.node, m.deleted_rows));
+      } else if (name == "partitions") {
+        SINKD_RETURN_IF_ERROR(Summaries(in, f.node, m.partitions));
+      } else {
+        SINKD_RETURN_IF_ERROR(in.Skip(schema_, f.node));
+      }
+    }
+    if (!path) return Bad("no manifest_path");
+    if (!length) return Bad("no manifest_length");
+    if (!spec_id) return Bad("no partition_spec_id");
+    if (!sequence) return Bad("no sequence_number");
+    if (!min_sequence) return Bad("no min_sequence_number");
+    if (!snapshot) return Bad("no added_snapshot_id");
+    m.path = std::string(*path);
+    m.length = static_cast<uint64_t>(*length);
+    m.spec_id = static_cast<int32_t>(*spec_id);
+    m.sequence_number = *sequence;
+    m.min_sequence_number = *min_sequence;
+    m.added_snapshot_id = *snapshot;
+    return Status::OK();
+  }
+
+ private:
+  // The partition summaries: a field of another type than sinkd writes reads as absent (false, no
+  // bound), as Iceberg's own readers take a summary only as a hint for pruning.
+  Status Summaries(avro::DatumReader& in, size_t node, std::vector<FieldSummary>& out) {
+    SINKD_ASSIGN_OR_RETURN(const size_t present, Present(in, node));
+    if (present == kAbsent) return Status::OK();
+    const avro::Node& array = schema_.nodes()[present];
+    if (array.type != avro::Type::kArray) {
+      SINKD_RETURN_IF_ERROR(in.Skip(schema_, present));
+      return Bad("partitions is not a list");
+    }
+    const avro::Node& summary = schema_.nodes()[array.items];
+    if (summary.type != avro::Type::kRecord) return Bad("a partition summary that is not a struct");
+    for (;;) {
+      SINKD_ASSIGN_OR_RETURN(const int64_t count, in.ReadBlockCount(summary));
+      if (count == 0) return Status::OK();
+      for (int64_t i = 0; i < count; ++i) {
+        FieldSummary s;
+        for (const avro::Node::Field& f : summary.fields) {
+          if (f.name == "contains_null") {
+            SINKD_ASSIGN_OR_RETURN(const size_t b, Present(in, f.node));
+            if (b == kAbsent) continue;
+            // One boolean: the generic read builds no more than that value.
+            SINKD_ASSIGN_OR_RETURN(const avro::Value v, in.Read(schema_, b));
+            s.contains_null = v.kind() == avro::Value::Kind::kBoolean && v.boolean();
+          } else if (f.name == "lower_bound" || f.name == "upper_bound") {
+            SINKD_ASSIGN_OR_RETURN(const size_t b, Present(in, f.node));
+            if (b == kAbsent) continue;
+            const avro::Type type = schema_.nodes()[b].type;
+            if (type != avro::Type::kBytes && type != avro::Type::kString) {
+              SINKD_RETURN_IF_ERROR(in.Skip(schema_, b));
+              continue;
+            }
+            SINKD_ASSIGN_OR_RETURN(const std::string_view v,
+                                   in.ReadBytes(type == avro::Type::kString));
+            (f.name == "lower_bound" ? s.lower : s.upper) = std::string(v);
+          } else {
+            SINKD_RETURN_IF_ERROR(in.Skip(schema_, f.node));
+          }
+        }
+        out.push_back(std::move(s));
+      }
+    }
+  }
 };
 
 }  // namespace
@@ -372,7 +476,6 @@ class EntryReader {
 Result<std::vector<ManifestEntry>> ReadManifest(std::string_view bytes, const TableSpec& spec) {
   std::vector<ManifestEntry> out;
   std::optional<EntryReader> reader;
-  std::vector<std::pair<int32_t, std::string>> ids;
   const auto content_of = [](const avro::ContainerFile& header) {
     const std::string* content = header.Find("content");
     return content != nullptr && *content != "data" ? Bad("content \"" + *content + "\"")
@@ -383,8 +486,7 @@ Result<std::vector<ManifestEntry>> ReadManifest(std::string_view bytes, const Ta
       avro::ReadContainerEach(bytes, [&](avro::DatumReader& in, const avro::ContainerFile& header) {
         if (!reader) {
           SINKD_RETURN_IF_ERROR(content_of(header));
-          ids = PartitionIds(header.schema.json());
-          reader.emplace(header.schema, spec, ids);
+          reader.emplace(header.schema, spec);
         }
         ManifestEntry e;
         SINKD_RETURN_IF_ERROR(reader->Read(in, e));
@@ -396,43 +498,16 @@ Result<std::vector<ManifestEntry>> ReadManifest(std::string_view bytes, const Ta
 }
 
 Result<std::vector<ManifestFile>> ReadManifestList(std::string_view bytes) {
-  SINKD_ASSIGN_OR_RETURN(avro::ContainerFile file, avro::ReadContainer(bytes));
   std::vector<ManifestFile> out;
-  for (const avro::Value& r : file.records) {
-    ManifestFile m;
-    SINKD_ASSIGN_OR_RETURN(m.path, String(r, "manifest_path"));
-    SINKD_ASSIGN_OR_RETURN(const int64_t length, Long(r, "manifest_length"));
-    m.length = static_cast<uint64_t>(length);
-    SINKD_ASSIGN_OR_RETURN(const int64_t spec_id, Long(r, "partition_spec_id"));
-    m.spec_id = static_cast<int32_t>(spec_id);
-    SINKD_ASSIGN_OR_RETURN(m.sequence_number, Long(r, "sequence_number"));
-    SINKD_ASSIGN_OR_RETURN(m.min_sequence_number, Long(r, "min_sequence_number"));
-    SINKD_ASSIGN_OR_RETURN(m.added_snapshot_id, Long(r, "added_snapshot_id"));
-    m.added_files = static_cast<int32_t>(OptionalLong(r, "added_files_count").value_or(0));
-    m.existing_files = static_cast<int32_t>(OptionalLong(r, "existing_files_count").value_or(0));
-    m.deleted_files = static_cast<int32_t>(OptionalLong(r, "deleted_files_count").value_or(0));
-    m.added_rows = OptionalLong(r, "added_rows_count").value_or(0);
-    m.existing_rows = OptionalLong(r, "existing_rows_count").value_or(0);
-    m.deleted_rows = OptionalLong(r, "deleted_rows_count").value_or(0);
-    if (const avro::Value* parts = r.Find("partitions"); parts && !parts->is_null()) {
-      if (parts->kind() != avro::Value::Kind::kArray) return Bad("partitions is not a list");
-      for (const avro::Value& s : parts->array().items) {
-        FieldSummary f;
-        const avro::Value* contains_null = s.Find("contains_null");
-        f.contains_null = contains_null && contains_null->kind() == avro::Value::Kind::kBoolean &&
-                          contains_null->boolean();
-        const auto bound = [&](const char* name) -> std::optional<std::string> {
-          const avro::Value* v = s.Find(name);
-          if (v == nullptr || v->kind() != avro::Value::Kind::kString) return std::nullopt;
-          return v->string();
-        };
-        f.lower = bound("lower_bound");
-        f.upper = bound("upper_bound");
-        m.partitions.push_back(std::move(f));
-      }
-    }
-    out.push_back(std::move(m));
-  }
+  std::optional<ListEntryReader> reader;
+  SINKD_RETURN_IF_ERROR(
+      avro::ReadContainerEach(bytes, [&](avro::DatumReader& in, const avro::ContainerFile& header) {
+        if (!reader) reader.emplace(header.schema);
+        ManifestFile m;
+        SINKD_RETURN_IF_ERROR(reader->Read(in, m));
+        out.push_back(std::move(m));
+        return Status::OK();
+      }).status());
   return out;
 }
 

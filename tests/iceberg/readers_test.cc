@@ -171,6 +171,78 @@ TEST(IcebergReaders, AManifestMissingARequiredFieldOrHoldingDeletesIsRefusedNami
       "no value for partition field");
 }
 
+TEST(IcebergReaders, AManifestListWithAnotherWritersFieldOrderAndExtraFieldsReadsAsOurs) {
+  // As for manifests: the list's fields and the summaries' in another order, fields sinkd does not
+  // know (skipped whatever their type), long where sinkd writes int, give the same list.
+  testing::TempDir tmp;
+  const LedgerTable t = WriteLedgerTable(tmp.path() / "lake", 2, 60);
+  const std::string theirs =
+      RewrittenByPython(t.lists[1], tmp / "l.avro", [](nlohmann::json& dump) {
+        auto& list = dump["schema"];
+        auto& summary = FieldOf(list, "partitions")["type"][1]["items"];
+        std::reverse(list["fields"].begin(), list["fields"].end());
+        std::reverse(summary["fields"].begin(), summary["fields"].end());
+        FieldOf(list, "partition_spec_id")["type"] = "long";
+        FieldOf(list, "added_files_count")["type"] = "long";
+        list["fields"].insert(list["fields"].begin() + 3,
+                              nlohmann::json{{"name", "x_note"},
+                                             {"type", nlohmann::json::array({"null", "string"})}});
+        summary["fields"].insert(
+            summary["fields"].begin() + 1,
+            nlohmann::json{
+                {"name", "x_tags"},
+                {"type", {{"type", "map"}, {"values", {{"type", "array"}, {"items", "long"}}}}}});
+        for (auto& r : dump["records"]) {
+          r["x_note"] = "from elsewhere";
+          for (auto& p : r["partitions"])
+            p["x_tags"] = {{"a", {1, 2, 3}}, {"b", nlohmann::json::array()}};
+        }
+      });
+  Result<std::vector<ManifestFile>> listed = ReadManifestList(theirs);
+  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+  ASSERT_EQ(listed->size(), 2u);
+  EXPECT_TRUE(*listed == t.listed) << "every field, partition bounds included";
+}
+
+TEST(IcebergReaders, AManifestListMissingARequiredFieldIsRefusedNamingIt) {
+  testing::TempDir tmp;
+  const LedgerTable t = WriteLedgerTable(tmp.path() / "lake", 1, 30);
+  int n = 0;
+  const auto refused = [&](const std::function<void(nlohmann::json&)>& change,
+                           const std::string& named) {
+    const std::string bytes =
+        RewrittenByPython(t.lists[0], tmp / ("l" + std::to_string(n++) + ".avro"), change);
+    Result<std::vector<ManifestFile>> r = ReadManifestList(bytes);
+    ASSERT_FALSE(r.ok()) << named;
+    EXPECT_TRUE(r.status().IsReject()) << r.status().ToString();
+    EXPECT_NE(r.status().message().find(named), std::string::npos) << r.status().ToString();
+  };
+  for (const char* name : {"manifest_path", "manifest_length", "partition_spec_id",
+                           "sequence_number", "min_sequence_number", "added_snapshot_id"}) {
+    refused(
+        [name](nlohmann::json& dump) {
+          auto& fields = dump["schema"]["fields"];
+          for (size_t i = 0; i < fields.size(); ++i) {
+            if (fields[i]["name"] == name) fields.erase(i);
+          }
+          for (auto& r : dump["records"]) r.erase(name);
+        },
+        std::string("manifest list: no ") + name);
+  }
+  refused(
+      [](nlohmann::json& dump) {
+        FieldOf(dump["schema"], "manifest_length")["type"] = "string";
+        for (auto& r : dump["records"]) r["manifest_length"] = "long";
+      },
+      "manifest_length is not a number");
+  refused(
+      [](nlohmann::json& dump) {
+        FieldOf(dump["schema"], "partitions")["type"] = nlohmann::json::array({"null", "string"});
+        for (auto& r : dump["records"]) r["partitions"] = "day";
+      },
+      "partitions is not a list");
+}
+
 TEST(IcebergReaders, MetadataParsesBackToTheSameJsonAndCorruptMetadataIsRefusedNamingTheField) {
   testing::TempDir tmp;
   const LedgerTable t = WriteLedgerTable(tmp.path(), 2, 50);
