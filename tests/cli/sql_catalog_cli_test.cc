@@ -18,6 +18,7 @@
 #include "jetstream/jetstream_test_support.h"
 #include "lake/dir_destination.h"
 #include "outbox/pg.h"
+#include "support/icebird.h"
 #include "support/lake_files.h"
 #include "support/postgres_server.h"
 
@@ -152,15 +153,10 @@ TEST(IcebergCatalogFlags, ADrainCommitsThroughTheSqlCatalogAndIcebirdReadsTheFil
   EXPECT_FALSE(std::filesystem::exists(lake + "/ledger/metadata/version-hint.text"))
       << "the sql catalog writes no hint";
 
-  CommandResult read = RunCommand({"node", (SourceDir() / "tools/icebird-read.mjs").string(),
-                                   "file://" + lake + "/ledger", "--metadata", name});
-  ASSERT_EQ(read.exit_code, 0) << read.err;
-  const nlohmann::json rows = nlohmann::json::parse(read.out, nullptr, false);
+  const nlohmann::json rows = IcebirdRead("file://" + lake + "/ledger", {.metadata = name});
   ASSERT_FALSE(rows.is_discarded());
-  std::set<std::string> ids;
-  for (const auto& r : rows["rows"]) ids.insert(r["event_id"].get<std::string>());
   EXPECT_EQ(rows["rows"].size(), static_cast<size_t>(good)) << "every good event once";
-  EXPECT_EQ(ids.size(), static_cast<size_t>(good));
+  EXPECT_EQ(EventIdsOf(rows).size(), static_cast<size_t>(good));
 }
 
 // `sinkd table info|expire|orphans` with the drain's catalog flags read and maintain a table kept
@@ -482,13 +478,9 @@ std::pair<std::string, std::string> LedgerRow(const std::string& pg) {
 // rows, or with `files` the data files its manifests list.
 nlohmann::json IcebirdAt(const std::string& location, bool files) {
   const size_t at = location.find("/metadata/");
-  std::vector<std::string> argv = {"node", (SourceDir() / "tools/icebird-read.mjs").string(),
-                                   location.substr(0, at), "--metadata",
-                                   location.substr(at + std::string("/metadata/").size())};
-  if (files) argv.push_back("--files");
-  const CommandResult r = RunCommand(argv);
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  return nlohmann::json::parse(r.out, nullptr, false);
+  return IcebirdRead(location.substr(0, at),
+                     {.metadata = location.substr(at + std::string("/metadata/").size()),
+                      .files = files});
 }
 
 // count(*) and count(DISTINCT event_id) of file:// URIs, as DuckDB reads them.
@@ -557,8 +549,7 @@ TEST(IcebergCatalogFlags, RegisterAdoptsALakeIntoTheSqlCatalogOnceAndInfoThereSh
   // Read back from the file the row names: icebird's rows, DuckDB over its manifests' files.
   const nlohmann::json rows = IcebirdAt(location, false);
   ASSERT_FALSE(rows.is_discarded());
-  std::set<std::string> ids;
-  for (const auto& row : rows["rows"]) ids.insert(row["event_id"].get<std::string>());
+  const std::set<std::string> ids = EventIdsOf(rows);
   EXPECT_EQ(rows["rows"].size(), static_cast<size_t>(good));
   EXPECT_EQ(ids.size(), static_cast<size_t>(good));
   const nlohmann::json files = IcebirdAt(location, true);

@@ -16,21 +16,13 @@
 #include "iceberg/positions.h"
 #include "lake/lake_writer.h"
 #include "row/ledger_columns.h"
+#include "support/icebird.h"
 #include "support/ledger_rows.h"
 #include "support/support.h"
 
 namespace sinkd::iceberg {
 
-// icebird's rows of the table at `table_url`; `s3_mirror`: the directory holding a bucket's
-// objects by key, for an s3:// table.
-inline nlohmann::json IcebirdRead(const std::string& table_url, const std::string& s3_mirror = "") {
-  std::vector<std::string> argv = {
-      "node", (testing::SourceDir() / "tools/icebird-read.mjs").string(), table_url};
-  if (!s3_mirror.empty()) argv.insert(argv.end(), {"--s3-mirror", s3_mirror});
-  testing::CommandResult r = testing::RunCommand(argv);
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  return nlohmann::json::parse(r.out, nullptr, false);
-}
+using testing::IcebirdRead;  // support/icebird.h, by the name these tests always used
 
 struct Committed {
   std::vector<std::string> commit_ids;  // in commit order

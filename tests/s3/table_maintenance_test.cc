@@ -135,7 +135,7 @@ TEST(S3Table, ReplacesRacingAppendsLandOnceThenExpiryAndOrphansCleanTheBucket) {
     ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
     testing::WriteFile(mirror.path() / o.key, *bytes);
   }
-  const nlohmann::json read = IcebirdRead(lake_uri + "/ledger", mirror.path().string());
+  const nlohmann::json read = IcebirdRead(lake_uri + "/ledger", {.s3_mirror = mirror.path()});
   ASSERT_FALSE(read.is_discarded());
   std::multiset<std::string> rows;
   for (const auto& row : read["rows"]) rows.insert(row["event_id"].get<std::string>());

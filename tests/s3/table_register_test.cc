@@ -14,6 +14,7 @@
 #include "outbox/pg.h"
 #include "s3/s3_destination.h"
 #include "s3_server.h"
+#include "support/icebird.h"
 #include "support/lake_files.h"
 #include "support/postgres_server.h"
 
@@ -151,10 +152,9 @@ TEST(S3TableRegister, ADirectoryLakeCopiedIntoABucketIsRebuiltThereAndReadByIceb
   fs::remove_all(lake);  // icebird must read the bucket's table, not the old place
   Mirror(*bucket, tmp / "mirror");
   const nlohmann::json read =
-      iceberg::IcebirdRead("s3://garm-lake/ledger", (tmp / "mirror").string());
+      IcebirdRead("s3://garm-lake/ledger", {.s3_mirror = tmp / "mirror"});
   ASSERT_FALSE(read.is_discarded());
-  std::set<std::string> ids;
-  for (const auto& row : read["rows"]) ids.insert(row["event_id"].get<std::string>());
+  const std::set<std::string> ids = EventIdsOf(read);
   EXPECT_EQ(read["rows"].size(), static_cast<size_t>(good));
   EXPECT_EQ(ids.size(), static_cast<size_t>(good));
 
@@ -232,15 +232,11 @@ TEST(S3TableRegister, ADirectoryTableInTheSqlCatalogCopiedIntoABucketHasItsRowMo
   EXPECT_EQ(j["records"], good);
 
   Mirror(*bucket, tmp / "mirror");
-  const CommandResult read =
-      RunCommand({"node", (SourceDir() / "tools/icebird-read.mjs").string(),
-                  "s3://garm-lake/ledger", "--s3-mirror", (tmp / "mirror").string(), "--metadata",
-                  row.substr(row.rfind('/') + 1)});
-  ASSERT_EQ(read.exit_code, 0) << read.err;
-  const nlohmann::json rows = nlohmann::json::parse(read.out, nullptr, false);
+  const nlohmann::json rows = IcebirdRead(
+      "s3://garm-lake/ledger",
+      {.metadata = row.substr(row.rfind('/') + 1), .s3_mirror = tmp / "mirror"});
   ASSERT_FALSE(rows.is_discarded());
-  std::set<std::string> ids;
-  for (const auto& e : rows["rows"]) ids.insert(e["event_id"].get<std::string>());
+  const std::set<std::string> ids = EventIdsOf(rows);
   EXPECT_EQ(rows["rows"].size(), static_cast<size_t>(good));
   EXPECT_EQ(ids.size(), static_cast<size_t>(good));
 
