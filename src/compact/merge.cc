@@ -7,6 +7,7 @@
 #include <future>
 #include <memory>
 #include <numeric>
+#include <optional>
 
 #include "partition/part_schema.h"
 #include "compact/id_set.h"
@@ -25,25 +26,32 @@ using row::ColumnType;
 
 PhysicalType PhysicalOf(ColumnType type) {
   switch (type) {
-    case ColumnType::kString: return PhysicalType::kByteArray;
-    case ColumnType::kInt32: return PhysicalType::kInt32;
+    case ColumnType::kString:
+      return PhysicalType::kByteArray;
+    case ColumnType::kInt32:
+      return PhysicalType::kInt32;
     case ColumnType::kInt64:
-    case ColumnType::kTimestamp: return PhysicalType::kInt64;
-    case ColumnType::kDouble: return PhysicalType::kDouble;
-    case ColumnType::kBool: return PhysicalType::kBoolean;
+    case ColumnType::kTimestamp:
+      return PhysicalType::kInt64;
+    case ColumnType::kDouble:
+      return PhysicalType::kDouble;
+    case ColumnType::kBool:
+      return PhysicalType::kBoolean;
   }
   return PhysicalType::kByteArray;
 }
 
 bool AnnotationFits(ColumnType type, parquet::Annotation a) {
   switch (type) {
-    case ColumnType::kString: return a == parquet::Annotation::kString;
+    case ColumnType::kString:
+      return a == parquet::Annotation::kString;
     // TIMESTAMP(MICROS, isAdjustedToUTC=false) is what DuckDB writes for the Go sink's UTC
     // instants: the same microseconds, written back as UTC.
     case ColumnType::kTimestamp:
       return a == parquet::Annotation::kTimestampMicrosUtc ||
              a == parquet::Annotation::kTimestampMicrosNaive;
-    default: return a == parquet::Annotation::kNone;
+    default:
+      return a == parquet::Annotation::kNone;
   }
 }
 
@@ -55,18 +63,23 @@ struct Cursor {
   std::vector<int> slot;          // table column → index into values, or -1 (not in the file)
   const std::vector<std::string>* partition_values = nullptr;  // by table column; "" otherwise
   std::vector<int> partition_index;  // table column → index into partition_values, or -1
-  bool memory = false;            // read whole and sorted in memory
+  bool memory = false;               // read whole and sorted in memory
   // The row group read (or the whole file): shared with the output row group being built, which
   // holds every batch it takes rows from until it copies them out (Merger::Gather).
   std::shared_ptr<std::vector<ColumnValues>> batch;
-  int source = -1;                // index of `batch` in Merger::sources_, or -1: none taken yet
+  int source = -1;  // index of `batch` in Merger::sources_, or -1: none taken yet
   std::vector<uint32_t> string_bytes;  // by row of `batch`: its string bytes, every column
   std::vector<int> nullable_required;  // slots holding NULLs whose output column is REQUIRED
-  size_t row_group = 0;           // next row group to load (streaming)
-  size_t rows = 0;                // rows in `batch`
-  size_t pos = 0;                 // position among them
-  std::vector<uint32_t> order;    // memory: the sorted permutation
+  size_t row_group = 0;                // next row group to load (streaming)
+  size_t rows = 0;                     // rows in `batch`
+  size_t pos = 0;                      // position among them
+  std::vector<uint32_t> order;         // memory: the sorted permutation
   bool done = false;
+  // Streaming: row group `row_group` is not loaded yet and head_time is its footer's minimum
+  // time, a lower bound of its rows. It is loaded when that bound reaches the top of the heap, so
+  // a merge holds only the row groups whose times overlap the merge's position, not one of every
+  // input (Merger::Activate).
+  bool pending = false;
   int64_t prev_time = 0;
   std::string prev_id;
   bool has_prev = false;
@@ -112,10 +125,18 @@ class Merger {
   // Opens input `i`; a Refuse or NotFound becomes the outcome.
   Status Open(size_t i);
   Status CheckShape(Cursor& cursor);
-  Status Load(Cursor& cursor);              // the next row group, or the whole file (memory)
+  Status Load(Cursor& cursor);  // the next row group, or the whole file (memory)
+  // Streaming: skips empty row groups; then marks the next one pending when its footer bounds
+  // its times (lazy_), else loads it. Drops the batch read so far (sources_ may still hold it).
+  Status NextRowGroup(Cursor& cursor);
+  // A pending cursor reached the top of the heap: its row group loaded, its first row checked
+  // against the bound and against the cursor's previous row.
+  Status Activate(Cursor& cursor);
+  // The order check of a streaming cursor's new head against its previous row.
+  Status CheckOrder(Cursor& cursor);
   Status Advance(Cursor& cursor);
   Status PrePass();
-  Status Start();                           // every cursor on its first row, the heap built
+  Status Start();  // every cursor on its first row, the heap built
   Status WriteOutput(lake::PartUpload& upload, uint64_t index, uint64_t* bytes,
                      parquet::FileStatistics* statistics);
   // Hands the output row group to `writer` on another thread (the merge fills the next one
@@ -126,7 +147,7 @@ class Merger {
   void ClearOutput();
   // False (nothing taken) when a NULL would reach a REQUIRED output column.
   bool TakeRow(Cursor& cursor, size_t row, int* null_column);
-  void Gather();  // picks_ copied column by column into encoding_
+  void Gather();                // picks_ copied column by column into encoding_
   void Loaded(Cursor& cursor);  // a new batch: its row sizes and the columns to check for NULLs
   void SetHead(Cursor& cursor) const;
   bool HeapGreater(int a, int b) const;
@@ -163,6 +184,10 @@ class Merger {
   std::vector<std::string> stamps_;
   MergeOutcome outcome_;
   bool unsorted_found_ = false;  // a streaming input turned out unsorted: restart
+  // Row groups are loaded lazily from their footers' minimum times; off (everything loaded as
+  // soon as reached) after a footer's bound turned out above a row it holds.
+  bool lazy_ = true;
+  uint64_t loaded_rows_ = 0;  // rows of the cursors' batches (MergeOutcome::peak_rows_loaded)
 };
 
 Status Merger::Fail(const Cursor& cursor, const Status& s) {
@@ -266,12 +291,21 @@ Cell Merger::CellOf(const Cursor& cursor, size_t row, int column) const {
     return cell;
   }
   switch (v.physical) {
-    case PhysicalType::kBoolean: cell.i = v.bools[row]; break;
-    case PhysicalType::kInt32: cell.i = v.int32s[row]; break;
-    case PhysicalType::kInt64: cell.i = v.int64s[row]; break;
-    case PhysicalType::kDouble: cell.bits = std::bit_cast<uint64_t>(v.doubles[row]); break;
+    case PhysicalType::kBoolean:
+      cell.i = v.bools[row];
+      break;
+    case PhysicalType::kInt32:
+      cell.i = v.int32s[row];
+      break;
+    case PhysicalType::kInt64:
+      cell.i = v.int64s[row];
+      break;
+    case PhysicalType::kDouble:
+      cell.bits = std::bit_cast<uint64_t>(v.doubles[row]);
+      break;
     case PhysicalType::kByteArray:
-      cell.s = std::string_view(v.bytes).substr(v.offsets[row], v.offsets[row + 1] - v.offsets[row]);
+      cell.s =
+          std::string_view(v.bytes).substr(v.offsets[row], v.offsets[row + 1] - v.offsets[row]);
       break;
   }
   return cell;
@@ -338,9 +372,10 @@ Status Merger::Load(Cursor& cursor) {
   // A batch the output row group took rows from stays in sources_ until it is gathered.
   cursor.batch = std::make_shared<std::vector<ColumnValues>>();
   cursor.source = -1;
-  cursor.rows = 0;
   cursor.pos = 0;
   std::vector<ColumnValues>& held = *cursor.batch;
+  loaded_rows_ -= cursor.rows;
+  cursor.rows = 0;
   if (!cursor.memory) {
     while (cursor.row_group < footer.row_groups.size() &&
            footer.row_groups[cursor.row_group].rows == 0) {
@@ -369,13 +404,14 @@ Status Merger::Load(Cursor& cursor) {
       // become values.
       const uint64_t before = held.empty() ? 0 : held[s].bytes.size();
       if (before + (*values)[s].bytes.size() > spec_.whole_read_string_bytes) {
-        const std::string& name =
-            cursor.reader->footer().columns[cursor.file_columns[s]].name;
-        return Fail(cursor, Status::Refuse(
-            cursor.key + ": column " + name + " of partition " + spec_.partition +
-            " holds more than " + std::to_string(spec_.whole_read_string_bytes) +
-            " bytes of strings, more than a Part read whole to be sorted can address; left "
-            "in place"));
+        const std::string& name = cursor.reader->footer().columns[cursor.file_columns[s]].name;
+        return Fail(
+            cursor,
+            Status::Refuse(
+                cursor.key + ": column " + name + " of partition " + spec_.partition +
+                " holds more than " + std::to_string(spec_.whole_read_string_bytes) +
+                " bytes of strings, more than a Part read whole to be sorted can address; left "
+                "in place"));
       }
     }
     if (held.empty()) {
@@ -395,22 +431,79 @@ Status Merger::Load(Cursor& cursor) {
   Loaded(cursor);
   cursor.order.resize(cursor.rows);
   std::iota(cursor.order.begin(), cursor.order.end(), 0u);
-  std::stable_sort(cursor.order.begin(), cursor.order.end(), [&](uint32_t a, uint32_t b) {
-    return CompareRows(cursor, a, cursor, b) < 0;
-  });
+  std::stable_sort(cursor.order.begin(), cursor.order.end(),
+                   [&](uint32_t a, uint32_t b) { return CompareRows(cursor, a, cursor, b) < 0; });
   return Status::OK();
 }
 
+namespace {
+
+// The minimum time of `rg` from its footer statistics (the PLAIN int64 bound), if it has one.
+std::optional<int64_t> MinTime(const parquet::RowGroupInfo& rg, int file_column) {
+  const std::optional<std::string>& min = rg.columns[file_column].min;
+  if (!min || min->size() != sizeof(int64_t)) return std::nullopt;
+  uint64_t t = 0;  // little-endian, as PLAIN is
+  for (int i = 7; i >= 0; --i) t = (t << 8) | static_cast<uint8_t>((*min)[i]);
+  return static_cast<int64_t>(t);
+}
+
+}  // namespace
+
+Status Merger::NextRowGroup(Cursor& cursor) {
+  const parquet::FileFooter& footer = cursor.reader->footer();
+  while (cursor.row_group < footer.row_groups.size() &&
+         footer.row_groups[cursor.row_group].rows == 0) {
+    ++cursor.row_group;
+  }
+  if (!lazy_ || cursor.row_group >= footer.row_groups.size()) return Load(cursor);
+  const int time_file_column = cursor.file_columns[cursor.slot[table_.time_column]];
+  const std::optional<int64_t> bound =
+      MinTime(footer.row_groups[cursor.row_group], time_file_column);
+  if (!bound) return Load(cursor);
+  cursor.batch.reset();  // an output row group taking rows from it holds it in sources_
+  cursor.source = -1;
+  loaded_rows_ -= cursor.rows;
+  cursor.rows = cursor.pos = 0;
+  cursor.pending = true;
+  cursor.head_time = *bound;
+  cursor.head_id = {};
+  return Status::OK();
+}
+
+Status Merger::Activate(Cursor& cursor) {
+  const int64_t bound = cursor.head_time;
+  cursor.pending = false;
+  SINKD_RETURN_IF_ERROR(Load(cursor));
+  if (cursor.done) return Status::OK();
+  SetHead(cursor);
+  if (cursor.head_time < bound) {
+    // The footer's minimum is above a row it holds: rows of other inputs could have gone out
+    // ahead of it. Once more without trusting footers (Run restarts).
+    lazy_ = false;
+    unsorted_found_ = true;
+    return Status::Retry(cursor.key + ": row group " + std::to_string(cursor.row_group - 1) +
+                         "'s minimum time in the footer is above a time it holds");
+  }
+  return CheckOrder(cursor);
+}
+
 Status Merger::Advance(Cursor& cursor) {
-  if (++cursor.pos >= cursor.rows) SINKD_RETURN_IF_ERROR(Load(cursor));
+  if (++cursor.pos >= cursor.rows) {
+    SINKD_RETURN_IF_ERROR(cursor.memory ? Load(cursor) : NextRowGroup(cursor));
+    if (cursor.pending) return Status::OK();
+  }
   if (cursor.done) return Status::OK();
   SetHead(cursor);
   if (cursor.memory) return Status::OK();
+  return CheckOrder(cursor);
+}
+
+Status Merger::CheckOrder(Cursor& cursor) {
   const size_t row = cursor.Row();
   const Cell time = CellOf(cursor, row, table_.time_column);
   const Cell id = CellOf(cursor, row, table_.id_column);
-  if (cursor.has_prev && (time.i < cursor.prev_time ||
-                          (time.i == cursor.prev_time && id.s < cursor.prev_id))) {
+  if (cursor.has_prev &&
+      (time.i < cursor.prev_time || (time.i == cursor.prev_time && id.s < cursor.prev_id))) {
     unsorted_found_ = true;
     cursor.memory = true;
     return Status::Retry(cursor.key + ": not sorted by (time, id)");
@@ -439,6 +532,12 @@ Status Merger::PrePass() {
       const ColumnValues& times = (*values)[0];
       const ColumnValues& ids = (*values)[1];
       const ColumnValues& copies = (*values)[read - 1];
+      // A split merge cannot restart once an output is placed: a footer bound above a row is
+      // found here, before anything is written.
+      const std::optional<int64_t> bound = MinTime(footer.row_groups[rg], columns[0]);
+      for (size_t r = 0; bound && r < times.int64s.size(); ++r) {
+        if (times.int64s[r] < *bound) lazy_ = false;
+      }
       for (size_t r = 0; r < ids.size(); ++r) {
         const std::string_view id =
             std::string_view(ids.bytes).substr(ids.offsets[r], ids.offsets[r + 1] - ids.offsets[r]);
@@ -459,13 +558,20 @@ Status Merger::PrePass() {
 Status Merger::Start() {
   heap_.clear();
   ClearOutput();  // a restart drops what the abandoned attempt had buffered
+  loaded_rows_ = 0;
+  for (Cursor& cursor : cursors_) cursor.rows = 0;
   for (size_t i = 0; i < cursors_.size(); ++i) {
     Cursor& cursor = cursors_[i];
     cursor.row_group = 0;
     cursor.done = false;
+    cursor.pending = false;
     cursor.has_prev = false;
-    SINKD_RETURN_IF_ERROR(Load(cursor));
+    SINKD_RETURN_IF_ERROR(cursor.memory ? Load(cursor) : NextRowGroup(cursor));
     if (cursor.done) continue;
+    if (cursor.pending) {
+      heap_.push_back(static_cast<int>(i));
+      continue;
+    }
     SetHead(cursor);
     if (!cursor.memory) {
       const size_t row = cursor.Row();
@@ -489,12 +595,18 @@ bool Merger::HeapGreater(int a, int b) const {
   const Cursor& x = cursors_[a];
   const Cursor& y = cursors_[b];
   if (x.head_time != y.head_time) return x.head_time > y.head_time;
+  // A pending cursor's bound comes before every row of its time: it is loaded before any row
+  // that its rows could precede goes out.
+  if (x.pending != y.pending) return y.pending;
+  if (x.pending) return a > b;
   const int id = x.head_id.compare(y.head_id);
   if (id != 0) return id > 0;
   return CompareRows(x, x.Row(), y, y.Row()) > 0;
 }
 
 void Merger::Loaded(Cursor& cursor) {
+  loaded_rows_ += cursor.rows;
+  outcome_.peak_rows_loaded = std::max<uint64_t>(outcome_.peak_rows_loaded, loaded_rows_);
   const std::vector<ColumnValues>& batch = *cursor.batch;
   cursor.string_bytes.assign(cursor.rows, 0);
   cursor.nullable_required.clear();
@@ -570,10 +682,18 @@ void AppendRange(ColumnValues& to, const ColumnValues& from, size_t begin, size_
 // Appends `n` copies of one value: a NULL's placeholder (0, false, '') or a partition's value.
 void AppendRepeated(ColumnValues& to, std::string_view value, size_t n) {
   switch (to.physical) {
-    case PhysicalType::kBoolean: to.bools.insert(to.bools.end(), n, 0); break;
-    case PhysicalType::kInt32: to.int32s.insert(to.int32s.end(), n, 0); break;
-    case PhysicalType::kInt64: to.int64s.insert(to.int64s.end(), n, 0); break;
-    case PhysicalType::kDouble: to.doubles.insert(to.doubles.end(), n, 0.0); break;
+    case PhysicalType::kBoolean:
+      to.bools.insert(to.bools.end(), n, 0);
+      break;
+    case PhysicalType::kInt32:
+      to.int32s.insert(to.int32s.end(), n, 0);
+      break;
+    case PhysicalType::kInt64:
+      to.int64s.insert(to.int64s.end(), n, 0);
+      break;
+    case PhysicalType::kDouble:
+      to.doubles.insert(to.doubles.end(), n, 0.0);
+      break;
     case PhysicalType::kByteArray:
       for (size_t i = 0; i < n; ++i) {
         to.bytes.append(value);
@@ -614,9 +734,10 @@ void Merger::Gather() {
       if (slot < 0) {
         const int p = partition_index_[c];
         if (optional) v.defined.insert(v.defined.end(), run.n, p < 0 ? 0 : 1);
-        AppendRepeated(v, p < 0 || v.physical != PhysicalType::kByteArray
-                              ? std::string_view()
-                              : std::string_view((*source.cursor->partition_values)[p]),
+        AppendRepeated(v,
+                       p < 0 || v.physical != PhysicalType::kByteArray
+                           ? std::string_view()
+                           : std::string_view((*source.cursor->partition_values)[p]),
                        run.n);
         continue;
       }
@@ -642,9 +763,7 @@ void Merger::ClearOutput() {
   out_string_bytes_ = 0;
 }
 
-Status Merger::WaitEncode() {
-  return encode_.valid() ? encode_.get() : Status::OK();
-}
+Status Merger::WaitEncode() { return encode_.valid() ? encode_.get() : Status::OK(); }
 
 Status Merger::FlushRowGroup(parquet::PartWriter& writer) {
   if (picks_.empty()) return Status::OK();
@@ -667,10 +786,18 @@ Status Merger::EncodeRowGroup(parquet::PartWriter& writer) {
   for (size_t c = 0; c < encoding_.size(); ++c) {
     const ColumnValues& v = encoding_[c];
     switch (v.physical) {
-      case PhysicalType::kBoolean: view.columns.emplace_back(std::span<const uint8_t>(v.bools)); break;
-      case PhysicalType::kInt32: view.columns.emplace_back(std::span<const int32_t>(v.int32s)); break;
-      case PhysicalType::kInt64: view.columns.emplace_back(std::span<const int64_t>(v.int64s)); break;
-      case PhysicalType::kDouble: view.columns.emplace_back(std::span<const double>(v.doubles)); break;
+      case PhysicalType::kBoolean:
+        view.columns.emplace_back(std::span<const uint8_t>(v.bools));
+        break;
+      case PhysicalType::kInt32:
+        view.columns.emplace_back(std::span<const int32_t>(v.int32s));
+        break;
+      case PhysicalType::kInt64:
+        view.columns.emplace_back(std::span<const int64_t>(v.int64s));
+        break;
+      case PhysicalType::kDouble:
+        view.columns.emplace_back(std::span<const double>(v.doubles));
+        break;
       case PhysicalType::kByteArray:
         view.columns.emplace_back(
             parquet::StringArray{std::span<const uint32_t>(v.offsets), std::string_view(v.bytes)});
@@ -695,6 +822,15 @@ Status Merger::WriteOutput(lake::PartUpload& upload, uint64_t index, uint64_t* b
     const int top = heap_.back();
     heap_.pop_back();
     Cursor& cursor = cursors_[top];
+    if (cursor.pending) {
+      s = Activate(cursor);
+      if (!s.ok()) break;
+      if (!cursor.done) {
+        heap_.push_back(top);
+        std::push_heap(heap_.begin(), heap_.end(), greater);
+      }
+      continue;
+    }
     const size_t row = cursor.Row();
     const std::string_view copy_key =
         copy_column_ == table_.id_column ? cursor.head_id : CellOf(cursor, row, copy_column_).s;

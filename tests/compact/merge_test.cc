@@ -4,12 +4,13 @@
 #include "compact/merge.h"
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
+#include <cstring>
+#include <nlohmann/json.hpp>
 #include <numeric>
 
-#include "compact/compact_test_util.h"
 #include "partition/part_schema.h"
+#include "compact/compact_test_util.h"
 #include "parquet/part_reader.h"
 
 namespace sinkd::compact {
@@ -112,8 +113,10 @@ TEST(Merge, ASinkdPartFoundOutOfOrderIsSortedInMemoryAndItsStampsAreCarried) {
   auto lake = DirLake(dir.path());
   Flush(*lake, {{"b", kDayMicros + 5}, {"d", kDayMicros + 20}}, 1);
   // A Part that claims to be sinkd's but lists its rows backwards.
-  row::RowBuffer rows = LedgerRows({{"a", kDayMicros + 1}, {"b", kDayMicros + 2},
-                                   {"c", kDayMicros + 30}, {"d", kDayMicros + 40}});
+  row::RowBuffer rows = LedgerRows({{"a", kDayMicros + 1},
+                                   {"b", kDayMicros + 2},
+                                   {"c", kDayMicros + 30},
+                                   {"d", kDayMicros + 40}});
   const std::string key = "ledger/date=2026-09-22/app=svc/part-odd-1-4-0.parquet";
   auto upload = lake->Begin(key);
   ASSERT_TRUE(upload.ok());
@@ -137,8 +140,8 @@ TEST(Merge, ASinkdPartFoundOutOfOrderIsSortedInMemoryAndItsStampsAreCarried) {
                   SqlQuote(output.string()) + ")");
   ASSERT_TRUE(q.ok) << q.error;
   EXPECT_EQ(q.rows[0][0], "a:1,b:2,d:20,c:30") << "sorted by time, the earliest b and d kept";
-  auto stamps = DuckDb("SELECT decode(value) FROM parquet_kv_metadata(" + SqlQuote(output.string()) +
-                       ") WHERE decode(key) = 'sinkd.stamps'");
+  auto stamps = DuckDb("SELECT decode(value) FROM parquet_kv_metadata(" +
+                       SqlQuote(output.string()) + ") WHERE decode(key) = 'sinkd.stamps'");
   ASSERT_TRUE(stamps.ok) << stamps.error;
   ASSERT_EQ(stamps.rows.size(), 1u);
   // The union of the inputs' elements, sorted by their text: the flush stamp LakeWriter gave the
@@ -147,6 +150,82 @@ TEST(Merge, ASinkdPartFoundOutOfOrderIsSortedInMemoryAndItsStampsAreCarried) {
   ASSERT_EQ(carried.size(), 2u) << stamps.rows[0][0];
   EXPECT_EQ(carried[0]["key"], "ledger/date=2026-09-22/app=svc/part-box-1-1-2-0.parquet");
   EXPECT_EQ(carried[1], nlohmann::json::parse(R"({"n":0,"part":"odd"})"));
+}
+
+TEST(Merge, PartsOfSuccessiveTimesAreReadOneAtATimeNotAllAtOnce) {
+  // A large partition of many small flushes (issue 28: peak RSS whatever the partition size):
+  // each Part's row group is read when the merge reaches its footer's minimum time, so only the
+  // Parts overlapping in time are decoded at once. Reading every input's first row group at the
+  // start held all 200 Parts (10,000 rows) here.
+  TempDir dir;
+  auto lake = DirLake(dir.path());
+  for (int k = 0; k < 200; ++k) {
+    std::vector<TestRow> rows;
+    for (int i = 0; i < 50; ++i) {
+      rows.push_back({"id-" + std::to_string(k * 50 + i), kDayMicros + k * 1000 + i});
+    }
+    Flush(*lake, rows, 1 + k * 100);
+  }
+  // And two Parts overlapping each other: both are held while their times interleave.
+  Flush(*lake, {{"x1", kDayMicros + 500'000}, {"x3", kDayMicros + 500'002}}, 90'001);
+  Flush(*lake, {{"x2", kDayMicros + 500'001}, {"x4", kDayMicros + 500'003}}, 90'011);
+  auto merged = Merge(*lake, SpecFor(*lake, "ledger/date=2026-09-22/app=svc"), nullptr);
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  EXPECT_EQ(merged->counts.rows_out, 10'004u);
+  EXPECT_LE(merged->peak_rows_loaded, 100u);
+  EXPECT_GE(merged->peak_rows_loaded, 4u) << "the two overlapping Parts at once";
+  ASSERT_EQ(merged->outputs.size(), 1u);
+  auto q = DuckDb(
+      "SELECT count(*), bool_and(time >= prev) FROM (SELECT time, lag(time, 1, time) "
+      "OVER (ORDER BY file_row_number) AS prev FROM read_parquet(" +
+      SqlQuote((dir / merged->outputs[0].key).string()) + ", file_row_number = true))");
+  ASSERT_TRUE(q.ok) << q.error;
+  EXPECT_EQ(q.rows[0][0], "10004");
+  EXPECT_EQ(q.rows[0][1], "true") << "in time order";
+  auto x = DuckDb("SELECT string_agg(event_id, ',' ORDER BY file_row_number) FROM read_parquet(" +
+                  SqlQuote((dir / merged->outputs[0].key).string()) +
+                  ", file_row_number = true) WHERE event_id LIKE 'x%'");
+  ASSERT_TRUE(x.ok) << x.error;
+  EXPECT_EQ(x.rows[0][0], "x1,x2,x3,x4");
+}
+
+TEST(Merge, AFooterWhoseMinimumTimeIsAboveItsRowsDoesNotPutRowsOutOfOrder) {
+  // The lazy read trusts a sinkd Part's footer to bound its times; one that does not (here its
+  // time minimum raised from +1 to +3 by hand) is caught when its row group is read, and the
+  // merge starts again reading every row group at once. Trusting it would put b2 before a1.
+  TempDir dir;
+  auto lake = DirLake(dir.path());
+  Flush(*lake, {{"a1", kDayMicros + 1}, {"a3", kDayMicros + 3}}, 1);
+  Flush(*lake, {{"b2", kDayMicros + 2}}, 11);
+  auto le = [](int64_t v) {
+    std::string b(8, '\0');
+    for (int i = 0; i < 8; ++i)
+      b[i] = static_cast<char>((static_cast<uint64_t>(v) >> (8 * i)) & 0xff);
+    return b;
+  };
+  int patched = 0;
+  for (const std::string& f : Files(dir.path())) {
+    std::string bytes = ReadFile(dir / f);
+    ASSERT_GE(bytes.size(), 8u);
+    uint32_t footer = 0;
+    std::memcpy(&footer, bytes.data() + bytes.size() - 8, 4);
+    const size_t begin = bytes.size() - 8 - footer;
+    for (size_t at = bytes.find(le(kDayMicros + 1), begin);
+         at != std::string::npos && at < bytes.size() - 8;
+         at = bytes.find(le(kDayMicros + 1), at + 8)) {
+      bytes.replace(at, 8, le(kDayMicros + 3));
+      ++patched;
+    }
+    sinkd::testing::WriteFile(dir / f, bytes);
+  }
+  ASSERT_GE(patched, 1) << "the footer's time minimum";
+  auto merged = Merge(*lake, SpecFor(*lake, "ledger/date=2026-09-22/app=svc"), nullptr);
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  ASSERT_EQ(merged->outputs.size(), 1u);
+  auto q = DuckDb("SELECT string_agg(event_id, ',' ORDER BY file_row_number) FROM read_parquet(" +
+                  SqlQuote((dir / merged->outputs[0].key).string()) + ", file_row_number = true)");
+  ASSERT_TRUE(q.ok) << q.error;
+  EXPECT_EQ(q.rows[0][0], "a1,b2,a3");
 }
 
 // The 32-bit string offsets (issue 25 §4.3). A real column past 2^31 bytes takes gigabytes of
@@ -173,17 +252,20 @@ TEST(Merge, AnOutputRowGroupClosesBeforeItsStringsReachTheLimit) {
   ASSERT_TRUE(merged.ok()) << merged.status().ToString();
   ASSERT_EQ(merged->outputs.size(), 1u);
   const fs::path output = dir / merged->outputs[0].key;
-  auto meta = DuckDb("SELECT count(*), max(num_rows) FROM (SELECT DISTINCT row_group_id, "
-                     "row_group_num_rows AS num_rows FROM parquet_metadata(" +
-                     SqlQuote(output.string()) + "))");
+  auto meta = DuckDb(
+      "SELECT count(*), max(num_rows) FROM (SELECT DISTINCT row_group_id, "
+      "row_group_num_rows AS num_rows FROM parquet_metadata(" +
+      SqlQuote(output.string()) + "))");
   ASSERT_TRUE(meta.ok) << meta.error;
   // A row's strings (every column) hold between 1,334 and 2,000 bytes: a row group closes at its
   // third row, past 4,000 bytes.
   EXPECT_EQ(meta.rows[0][0], "10") << "30 rows in row groups of 3";
   EXPECT_EQ(meta.rows[0][1], "3");
-  auto rows = DuckDb("SELECT count(*), count(DISTINCT event_id), sum(length(tenant)), "
-                     "bool_and(tenant = repeat(chr(97 + (CAST(substr(event_id, 3) AS INT) % 26)),"
-                     " 1000)) FROM read_parquet(" + SqlQuote(output.string()) + ")");
+  auto rows = DuckDb(
+      "SELECT count(*), count(DISTINCT event_id), sum(length(tenant)), "
+      "bool_and(tenant = repeat(chr(97 + (CAST(substr(event_id, 3) AS INT) % 26)),"
+      " 1000)) FROM read_parquet(" +
+      SqlQuote(output.string()) + ")");
   ASSERT_TRUE(rows.ok) << rows.error;
   EXPECT_EQ(rows.rows[0], (std::vector<std::string>{"30", "30", "30000", "true"}));
 }
