@@ -72,7 +72,21 @@ if (mode === 'copy') {
   };
   out({ files: Number(g.files), row_groups: Number(g.rgs), rows_per_row_group: Math.round(Number(g.rows) / Number(g.rgs)),
         event_id: await column('event_id'), time: await column('time') });
+} else if (mode === 'breakdown') {
+  const [glob, threads = '2', runs = '3'] = args;
+  await con.run(`SET threads=${Number(threads)}`);
+  const src = `read_parquet(${lit(glob)})`;
+  const best = async (sql) => {
+    const times = [];
+    for (let i = 0; i < Number(runs); i++) times.push(await ms(sql));
+    return Math.min(...times);
+  };
+  out({
+    scan_ms: await best(`SELECT max(length(event_id)), max(time) FROM ${src}`),
+    distinct_ms: await best(`SELECT count(DISTINCT event_id) FROM ${src}`),
+    dedupe_ms: await best(`SELECT count(*) FROM (SELECT event_id FROM ${src} QUALIFY row_number() OVER (PARTITION BY event_id ORDER BY time) = 1)`),
+  });
 } else {
-  process.stderr.write('usage: compact_duckdb.mjs copy|queries|counts|layout …\n');
+  process.stderr.write('usage: compact_duckdb.mjs copy|queries|counts|layout|breakdown …\n');
   process.exit(2);
 }
