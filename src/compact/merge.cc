@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <future>
 #include <memory>
 #include <numeric>
@@ -11,6 +15,7 @@
 
 #include "partition/part_schema.h"
 #include "compact/id_set.h"
+#include "lake/dir_destination.h"
 #include "lake/lake_writer.h"
 #include "parquet/part_reader.h"
 #include "table/footer.h"
@@ -107,16 +112,49 @@ struct Cell {
   std::string_view s;
 };
 
+// A local temporary directory for the scratch Parts of a merge in steps, removed with it.
+struct Scratch {
+  std::filesystem::path dir;
+  std::unique_ptr<lake::DirDestination> lake;
+  ~Scratch() {
+    std::error_code ec;
+    if (!dir.empty()) std::filesystem::remove_all(dir, ec);
+  }
+};
+
+Result<std::unique_ptr<Scratch>> MakeScratch() {
+  std::error_code ec;
+  const std::filesystem::path base = std::filesystem::temp_directory_path(ec);
+  if (ec) return Status::Redeliver("merge scratch: no temporary directory: " + ec.message());
+  std::string dir = (base / "sinkd-merge-XXXXXX").string();
+  if (mkdtemp(dir.data()) == nullptr) {
+    return Status::Redeliver("merge scratch: cannot create " + dir + ": " + std::strerror(errno));
+  }
+  auto scratch = std::make_unique<Scratch>();
+  scratch->dir = dir;
+  SINKD_ASSIGN_OR_RETURN(scratch->lake, lake::DirDestination::Make(dir));
+  SINKD_RETURN_IF_ERROR(scratch->lake->Ensure());
+  return scratch;
+}
+
 class Merger {
  public:
-  Merger(lake::Destination& destination, const MergeSpec& spec)
+  // `read_from`: where each of spec.inputs is read (empty: all from `destination`); `scratch`:
+  // the scratch Parts' destination of the merge this one is a step of, whose reads are not the
+  // store's (bytes_read).
+  Merger(lake::Destination& destination, const MergeSpec& spec,
+         std::vector<lake::Destination*> read_from = {}, lake::Destination* scratch = nullptr)
       : destination_(destination),
         spec_(spec),
         table_(*spec.table),
-        copy_column_(row::CopyColumn(*spec.table)) {
+        copy_column_(row::CopyColumn(*spec.table)),
+        reads_(spec.inputs),
+        from_(std::move(read_from)),
+        scratch_(scratch) {
     for (size_t c = 0, p = 0; c < table_.columns.size(); ++c) {
       partition_index_.push_back(table_.columns[c].partition ? static_cast<int>(p++) : -1);
     }
+    if (from_.empty()) from_.assign(reads_.size(), &destination_);
   }
 
   Result<MergeOutcome> Run(const std::function<void(const OutputReport&)>& on_output);
@@ -136,6 +174,10 @@ class Merger {
   Status CheckOrder(Cursor& cursor);
   Status Advance(Cursor& cursor);
   Status PrePass();
+  // The most rows the merge of `members` (indices into cursors_) would hold decoded at once.
+  uint64_t PeakRows(const std::vector<size_t>& members) const;
+  // Merges groups of the inputs into scratch Parts until the rest fits max_rows_loaded.
+  Status Stage();
   Status Start();  // every cursor on its first row, the heap built
   Status WriteOutput(lake::PartUpload& upload, uint64_t index, uint64_t* bytes,
                      parquet::FileStatistics* statistics);
@@ -160,6 +202,12 @@ class Merger {
   const MergeSpec& spec_;
   const row::ColumnTable& table_;
   const int copy_column_;  // rows equal in it are copies: one is kept (row::CopyColumn)
+  // What the cursors read: spec_.inputs, or after Stage the scratch Parts (and inputs no group
+  // took); spec_.inputs alone name the outputs and fill their footers.
+  std::vector<InputRef> reads_;
+  std::vector<lake::Destination*> from_;  // where each of reads_ is
+  lake::Destination* scratch_ = nullptr;
+  std::unique_ptr<Scratch> own_scratch_;
   std::vector<int> partition_index_;
   std::vector<Cursor> cursors_;
   std::vector<int> heap_;
@@ -205,11 +253,13 @@ Status Merger::Fail(const Cursor& cursor, const Status& s) {
 
 Status Merger::Open(size_t i) {
   Cursor& cursor = cursors_[i];
-  const InputRef& input = spec_.inputs[i];
+  const InputRef& input = reads_[i];
   cursor.key = input.key;
-  parquet::ReadAt read = [this, key = input.key](uint64_t offset, uint64_t length) {
-    Result<std::string> bytes = destination_.Read(key, offset, length);
-    if (bytes.ok()) outcome_.bytes_read += bytes->size();
+  lake::Destination* from = from_[i];
+  const bool store = from != scratch_;
+  parquet::ReadAt read = [this, from, store, key = input.key](uint64_t offset, uint64_t length) {
+    Result<std::string> bytes = from->Read(key, offset, length);
+    if (bytes.ok() && store) outcome_.bytes_read += bytes->size();
     return bytes;
   };
   auto reader = parquet::PartReader::Open(std::move(read), input.size, input.key);
@@ -438,13 +488,20 @@ Status Merger::Load(Cursor& cursor) {
 
 namespace {
 
+std::optional<int64_t> PlainInt64(const std::optional<std::string>& bound) {
+  if (!bound || bound->size() != sizeof(int64_t)) return std::nullopt;
+  uint64_t t = 0;  // little-endian, as PLAIN is
+  for (int i = 7; i >= 0; --i) t = (t << 8) | static_cast<uint8_t>((*bound)[i]);
+  return static_cast<int64_t>(t);
+}
+
 // The minimum time of `rg` from its footer statistics (the PLAIN int64 bound), if it has one.
 std::optional<int64_t> MinTime(const parquet::RowGroupInfo& rg, int file_column) {
-  const std::optional<std::string>& min = rg.columns[file_column].min;
-  if (!min || min->size() != sizeof(int64_t)) return std::nullopt;
-  uint64_t t = 0;  // little-endian, as PLAIN is
-  for (int i = 7; i >= 0; --i) t = (t << 8) | static_cast<uint8_t>((*min)[i]);
-  return static_cast<int64_t>(t);
+  return PlainInt64(rg.columns[file_column].min);
+}
+
+std::optional<int64_t> MaxTime(const parquet::RowGroupInfo& rg, int file_column) {
+  return PlainInt64(rg.columns[file_column].max);
 }
 
 }  // namespace
@@ -553,6 +610,138 @@ Status Merger::PrePass() {
     }
   }
   return Status::OK();
+}
+
+// A sweep over the row groups' time ranges from the footers, as the lazy read holds them: a
+// streamed row group from its minimum time (or, without one, from its predecessor's end) to its
+// maximum, a Part read whole from the start to the end. Both ends count (a row group is read
+// before the rows of its minimum time go out, and dropped after its last row), except between
+// one input's successive row groups, of which a cursor holds one at a time.
+uint64_t Merger::PeakRows(const std::vector<size_t>& members) const {
+  struct Event {
+    int64_t time;
+    int order;  // at one time: a cursor's hand-over to its next row group, loads, then drops
+    int64_t rows;
+  };
+  std::vector<Event> events;
+  for (const size_t i : members) {
+    const Cursor& cursor = cursors_[i];
+    const parquet::FileFooter& footer = cursor.reader->footer();
+    if (cursor.memory) {
+      events.push_back({INT64_MIN, 1, static_cast<int64_t>(footer.rows)});
+      events.push_back({INT64_MAX, 2, -static_cast<int64_t>(footer.rows)});
+      continue;
+    }
+    const int column = cursor.file_columns[cursor.slot[table_.time_column]];
+    bool holding = false;
+    int64_t held_until = INT64_MIN, held_rows = 0;
+    for (const parquet::RowGroupInfo& rg : footer.row_groups) {
+      if (rg.rows == 0) continue;
+      const int64_t lo = MinTime(rg, column).value_or(held_until);
+      const int64_t hi = std::max(lo, MaxTime(rg, column).value_or(INT64_MAX));
+      if (holding) events.push_back({held_until, held_until == lo ? 0 : 2, -held_rows});
+      events.push_back({lo, 1, static_cast<int64_t>(rg.rows)});
+      holding = true;
+      held_until = hi;
+      held_rows = static_cast<int64_t>(rg.rows);
+    }
+    if (holding) events.push_back({held_until, 2, -held_rows});
+  }
+  std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
+    return a.time != b.time ? a.time < b.time : a.order < b.order;
+  });
+  int64_t rows = 0, peak = 0;
+  for (const Event& e : events) {
+    rows += e.rows;
+    peak = std::max(peak, rows);
+  }
+  return static_cast<uint64_t>(peak);
+}
+
+// Why steps through scratch Parts, not a page-by-page read of the inputs: the merge's output
+// depends only on the set of rows (sorted by a total order on their values, the least row of
+// each record kept), so merging groups first and then their outputs gives the same rows in the
+// same order, and the final step, which alone writes into the lake with the real inputs' names,
+// counts, stamps and output shape, writes the same bytes as one step would. Each step holds at
+// most max_rows_loaded rows (the scratch Parts' row groups are cut to share it), whatever the
+// overlap, at the cost of writing and reading the rows once more per step, locally (ZSTD level
+// 1: the scratch bytes are read once). A page-by-page read would keep one pass but needs pages
+// aligned across 40 columns, which the writer does not promise. Only the overlapping case pays:
+// a merge whose inputs fit the bound (flushes succeeding each other in time) has one step.
+Status Merger::Stage() {
+  const uint64_t budget = spec_.max_rows_loaded;
+  for (;;) {
+    if (budget == 0 || cursors_.size() < 2) return Status::OK();
+    std::vector<size_t> all(cursors_.size());
+    std::iota(all.begin(), all.end(), size_t{0});
+    if (PeakRows(all) <= budget) return Status::OK();
+    // Greedy in key order, so the same inputs always give the same groups.
+    std::vector<std::vector<size_t>> groups{{}};
+    for (const size_t i : all) {
+      groups.back().push_back(i);
+      if (groups.back().size() > 1 && PeakRows(groups.back()) > budget) {
+        groups.back().pop_back();
+        groups.push_back({i});
+      }
+    }
+    // Every input alone is over the bound: its row groups are the smallest unit read.
+    if (std::none_of(groups.begin(), groups.end(), [](const auto& g) { return g.size() > 1; })) {
+      return Status::OK();
+    }
+    if (scratch_ == nullptr) {
+      SINKD_ASSIGN_OR_RETURN(own_scratch_, MakeScratch());
+      scratch_ = own_scratch_->lake.get();
+    }
+    // The next step reads one row group of each group's output at once: they share the bound.
+    const uint64_t row_group_rows = std::clamp<uint64_t>(
+        budget / groups.size(), 1, std::max<uint64_t>(spec_.parquet.row_group_rows, 1));
+    std::vector<InputRef> reads;
+    std::vector<lake::Destination*> from;
+    for (const std::vector<size_t>& group : groups) {
+      if (group.size() == 1) {
+        reads.push_back(reads_[group[0]]);
+        from.push_back(from_[group[0]]);
+        continue;
+      }
+      MergeSpec step = spec_;
+      step.inputs.clear();
+      std::vector<lake::Destination*> step_from;
+      for (const size_t i : group) {
+        step.inputs.push_back(reads_[i]);
+        step_from.push_back(from_[i]);
+      }
+      step.target_bytes = UINT64_MAX;  // one output
+      step.parquet.row_group_rows = row_group_rows;
+      step.parquet.zstd_level = 1;
+      Merger merger(*scratch_, step, std::move(step_from), scratch_);
+      Result<MergeOutcome> merged = merger.Run(nullptr);
+      if (!merged.ok()) return merged.status();
+      outcome_.bytes_read += merged->bytes_read;
+      outcome_.peak_rows_loaded = std::max(outcome_.peak_rows_loaded, merged->peak_rows_loaded);
+      outcome_.steps += 1 + merged->steps;
+      if (merged->kind != MergeOutcome::Kind::kMerged) {  // an input refused or gone
+        outcome_.kind = merged->kind;
+        outcome_.input = merged->input;
+        outcome_.why = merged->why;
+        return Status::Refuse(merged->input);
+      }
+      for (const OutputReport& output : merged->outputs) {
+        reads.push_back(InputRef{output.key, output.bytes, ""});
+        from.push_back(scratch_);
+      }
+    }
+    reads_ = std::move(reads);
+    from_ = std::move(from);
+    cursors_.clear();
+    cursors_.resize(reads_.size());
+    std::vector<std::string> stamps = std::move(stamps_);  // the inputs', which the steps carry
+    stamps_.clear();
+    for (size_t i = 0; i < cursors_.size(); ++i) {
+      SINKD_RETURN_IF_ERROR(Open(i));
+      if (from_[i] == scratch_) cursors_[i].memory = false;  // written sorted, here
+    }
+    stamps_ = std::move(stamps);
+  }
 }
 
 Status Merger::Start() {
@@ -909,6 +1098,13 @@ Result<MergeOutcome> Merger::Run(const std::function<void(const OutputReport&)>&
     }
   }
   outcome_.counts.inputs = cursors_.size();
+  // The bound on what the inputs' overlap holds decoded, before anything else is read (the
+  // pre-pass then reads the scratch Parts).
+  if (cursors_.size() > 1) {
+    Status s = Stage();
+    if (outcome_.kind != MergeOutcome::Kind::kMerged) return std::move(outcome_);
+    if (!s.ok()) return s.As(Status::Redeliver);
+  }
   encoding_.assign(table_.columns.size(), ColumnValues{});
   for (size_t c = 0; c < table_.columns.size(); ++c) encoding_[c].physical = schema_[c].physical;
 

@@ -21,6 +21,11 @@
 // every input to count the records, so each output's footer can say how many outputs there are and
 // the outputs hold equal shares of rows: output i holds rows [i·r, (i+1)·r) of the merged sequence,
 // whichever compactor wrote it.
+// Memory bound (issue 28): when the inputs' row groups overlapping in time (footer bounds) would
+// hold more than max_rows_loaded decoded rows at once, the merge goes in steps: groups of inputs
+// (key order) that fit the bound are merged first into scratch Parts of small row groups in a
+// local temporary directory, then those, as many steps as it takes. The final output is the one
+// a single step would give, byte for byte (merge.cc, Merger::Stage says why).
 // Threads: one thread at a time.
 #pragma once
 
@@ -42,6 +47,12 @@ namespace sinkd::compact {
 //   kOutputRowGroupStringBytes, so it stays far below 2^31 and within what the reader decodes.
 inline constexpr uint64_t kMaxWholeReadStringBytes = (uint64_t{1} << 31) - 1;
 inline constexpr uint64_t kOutputRowGroupStringBytes = uint64_t{256} << 20;
+// Input rows a merge holds decoded at once, at most (unless one input's row group alone is larger:
+// a row group is the unit the reader decodes). Four of the writer's 122,880-row row groups: about
+// 220 MiB of generated ledger rows (~450 bytes decoded each), so that with the output row group
+// and the rows it still points into the merge stays within issue 28's 512 MiB. Rows, not bytes:
+// a table of much wider rows takes proportionally more (KNOWN-GAPS).
+inline constexpr uint64_t kMaxRowsLoaded = 4 * uint64_t{122'880};
 
 struct MergeSpec {
   const row::ColumnTable* table = nullptr;
@@ -52,6 +63,7 @@ struct MergeSpec {
   uint64_t target_bytes = 0;
   parquet::WriterOptions parquet;
   WorkPool* pool = nullptr;  // encodes an output's column chunks; nullptr: the calling thread
+  uint64_t max_rows_loaded = kMaxRowsLoaded;  // 0: no bound (one step whatever the overlap)
   // Test seams: the limits above (a real column past 2^31 takes gigabytes a test cannot spend).
   uint64_t whole_read_string_bytes = kMaxWholeReadStringBytes;
   uint64_t row_group_string_bytes = kOutputRowGroupStringBytes;
@@ -76,8 +88,10 @@ struct MergeOutcome {
   // The most input rows decoded at once (the row groups the inputs stand on; an output row group
   // being built may still hold earlier ones). A streamed row group is read only once its
   // footer's minimum time comes up in the merge, so this follows how many inputs overlap in
-  // time, not how many there are.
+  // time, not how many there are; over max_rows_loaded, the merge goes in steps (every step's
+  // peak counts).
   uint64_t peak_rows_loaded = 0;
+  uint64_t steps = 0;  // merges of groups into scratch Parts before the final one (0: one step)
 };
 
 // Errors: Redeliver for a store failure (list, read, place); Internal for a bug.

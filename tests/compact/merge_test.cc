@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <numeric>
@@ -233,6 +234,71 @@ TEST(Merge, AFooterWhoseMinimumTimeIsAboveItsRowsDoesNotPutRowsOutOfOrder) {
 // seams; the code paths are the ones the real limits take.
 
 // Rows of `n` ids from `first`, each with a tenant of `tenant_bytes` bytes.
+TEST(Merge, InputsAllOverlappingInTimeAreMergedInStepsWithinTheRowBoundAndGiveTheSameBytes) {
+  // Issue 28: tier-1 outputs overlapping in time made a merge decode one row group of each at
+  // once (728 MiB for 11 of them). Here 20 Parts of 100-105 rows interleave in time, so a single
+  // step holds all 2,095 rows; with a bound of 250 the merge goes through scratch Parts, and the
+  // output is the one a single step writes, byte for byte.
+  TempDir dir, tmp;
+  auto lake = DirLake(dir.path());
+  for (int k = 0; k < 20; ++k) {
+    std::vector<TestRow> rows;
+    for (int i = 0; i < 100; ++i) {
+      rows.push_back({"id-" + std::to_string(k * 100 + i), kDayMicros + i * 20 + k});
+    }
+    // Copies of the previous Part's first five records, later: the earlier rows are kept.
+    for (int i = 0; k > 0 && i < 5; ++i) {
+      rows.push_back({"id-" + std::to_string((k - 1) * 100 + i), kDayMicros + i * 20 + k + 1});
+    }
+    Flush(*lake, rows, 1 + k * 1000);
+  }
+  const std::string partition = "ledger/date=2026-09-22/app=svc";
+  MergeSpec spec = SpecFor(*lake, partition);
+
+  // One step first (no bound): it holds every Part at once. Its output is then removed so that
+  // the bounded merge of the same inputs writes the same key again.
+  spec.max_rows_loaded = 0;
+  auto reference = Merge(*lake, spec, nullptr);
+  ASSERT_TRUE(reference.ok()) << reference.status().ToString();
+  ASSERT_EQ(reference->outputs.size(), 1u);
+  EXPECT_EQ(reference->peak_rows_loaded, 2'095u) << "one step holds every Part at once";
+  EXPECT_EQ(reference->steps, 0u);
+  const fs::path output = dir / reference->outputs[0].key;
+  const std::string one_step = ReadFile(output);
+  ASSERT_TRUE(fs::remove(output));
+
+  const char* tmpdir = std::getenv("TMPDIR");
+  const std::string saved = tmpdir ? tmpdir : "";
+  ::setenv("TMPDIR", tmp.path().c_str(), 1);
+  spec.max_rows_loaded = 250;
+  auto merged = Merge(*lake, spec, nullptr);
+  if (tmpdir) {
+    ::setenv("TMPDIR", saved.c_str(), 1);
+  } else {
+    ::unsetenv("TMPDIR");
+  }
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  ASSERT_EQ(merged->kind, MergeOutcome::Kind::kMerged) << merged->why.ToString();
+  EXPECT_EQ(merged->counts.rows_in, 2'095u);
+  EXPECT_EQ(merged->counts.rows_out, 2'000u);
+  EXPECT_LE(merged->peak_rows_loaded, 250u);
+  EXPECT_GE(merged->steps, 1u);
+  EXPECT_TRUE(fs::is_empty(tmp.path())) << "the scratch directory is removed";
+  ASSERT_EQ(merged->outputs.size(), 1u);
+  EXPECT_EQ(merged->outputs[0].key, reference->outputs[0].key);
+  EXPECT_TRUE(ReadFile(output) == one_step) << "the same bytes as one step";
+  auto q = DuckDb(
+      "SELECT count(*), count(DISTINCT event_id), bool_and(time >= prev), "
+      "bool_and((time - epoch_us(TIMESTAMP '2026-09-22')) = "
+      "(CAST(substr(event_id, 4) AS INT) % 100) * 20 + CAST(substr(event_id, 4) AS INT) // 100) "
+      "FROM (SELECT event_id, epoch_us(time) AS time, lag(epoch_us(time), 1, epoch_us(time)) "
+      "OVER (ORDER BY file_row_number) AS prev FROM read_parquet(" +
+      SqlQuote(output.string()) + ", file_row_number = true))");
+  ASSERT_TRUE(q.ok) << q.error;
+  EXPECT_EQ(q.rows[0], (std::vector<std::string>{"2000", "2000", "true", "true"}))
+      << "every record once, in time order, at its earliest time";
+}
+
 std::vector<TestRow> LongTenantRows(int first, int n, size_t tenant_bytes) {
   std::vector<TestRow> rows;
   for (int i = first; i < first + n; ++i) {
