@@ -48,11 +48,11 @@ namespace sinkd::compact {
 inline constexpr uint64_t kMaxWholeReadStringBytes = (uint64_t{1} << 31) - 1;
 inline constexpr uint64_t kOutputRowGroupStringBytes = uint64_t{256} << 20;
 // Input rows a merge holds decoded at once, at most (unless one input's row group alone is larger:
-// a row group is the unit the reader decodes). Four of the writer's 122,880-row row groups: about
-// 220 MiB of generated ledger rows (~450 bytes decoded each), so that with the output row group
-// and the rows it still points into the merge stays within issue 28's 512 MiB. Rows, not bytes:
-// a table of much wider rows takes proportionally more (KNOWN-GAPS).
-inline constexpr uint64_t kMaxRowsLoaded = 4 * uint64_t{122'880};
+// a row group is the unit the reader decodes). Two of the writer's 122,880-row row groups: a
+// merge of four tier-1 outputs of generated ledger rows holding four of them (491,520 rows) with
+// the output's row group peaked at 716 MiB, over issue 28's 512 MiB. Rows, not bytes: a table of
+// much wider rows takes proportionally more (KNOWN-GAPS).
+inline constexpr uint64_t kMaxRowsLoaded = 2 * uint64_t{122'880};
 
 struct MergeSpec {
   const row::ColumnTable* table = nullptr;
