@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <bit>
-#include <cmath>
 #include <cerrno>
 #include <climits>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -112,6 +112,10 @@ struct Cell {
   std::string_view s;
 };
 
+// A scratch Part's row groups hold at most this fraction of MergeSpec::max_rows_loaded
+// (Merger::Stage says why): 15,360 rows at the default bound.
+constexpr uint64_t kScratchRowGroupsPerBound = 16;
+
 // A local temporary directory for the scratch Parts of a merge in steps, removed with it.
 struct Scratch {
   std::filesystem::path dir;
@@ -191,6 +195,8 @@ class Merger {
   bool TakeRow(Cursor& cursor, size_t row, int* null_column);
   void Gather();                // picks_ copied column by column into encoding_
   void Loaded(Cursor& cursor);  // a new batch: its row sizes and the columns to check for NULLs
+  void Drop(Cursor& cursor);    // the cursor lets go of its batch (sources_ may still hold it)
+  void NoteHeld();              // the peaks in MergeOutcome
   void SetHead(Cursor& cursor) const;
   bool HeapGreater(int a, int b) const;
 
@@ -235,7 +241,9 @@ class Merger {
   // Row groups are loaded lazily from their footers' minimum times; off (everything loaded as
   // soon as reached) after a footer's bound turned out above a row it holds.
   bool lazy_ = true;
-  uint64_t loaded_rows_ = 0;  // rows of the cursors' batches (MergeOutcome::peak_rows_loaded)
+  uint64_t loaded_rows_ = 0;    // rows of the cursors' batches (MergeOutcome::peak_rows_loaded)
+  uint64_t stale_rows_ = 0;     // rows of batches only sources_ still holds
+  uint64_t encoding_held_ = 0;  // rows of encoding_ while its encode runs
 };
 
 Status Merger::Fail(const Cursor& cursor, const Status& s) {
@@ -420,12 +428,10 @@ void AppendValues(ColumnValues& to, ColumnValues&& from, size_t to_rows) {
 Status Merger::Load(Cursor& cursor) {
   const parquet::FileFooter& footer = cursor.reader->footer();
   // A batch the output row group took rows from stays in sources_ until it is gathered.
+  Drop(cursor);
   cursor.batch = std::make_shared<std::vector<ColumnValues>>();
-  cursor.source = -1;
   cursor.pos = 0;
   std::vector<ColumnValues>& held = *cursor.batch;
-  loaded_rows_ -= cursor.rows;
-  cursor.rows = 0;
   if (!cursor.memory) {
     while (cursor.row_group < footer.row_groups.size() &&
            footer.row_groups[cursor.row_group].rows == 0) {
@@ -517,10 +523,9 @@ Status Merger::NextRowGroup(Cursor& cursor) {
   const std::optional<int64_t> bound =
       MinTime(footer.row_groups[cursor.row_group], time_file_column);
   if (!bound) return Load(cursor);
-  cursor.batch.reset();  // an output row group taking rows from it holds it in sources_
-  cursor.source = -1;
-  loaded_rows_ -= cursor.rows;
-  cursor.rows = cursor.pos = 0;
+  Drop(cursor);
+  cursor.batch.reset();
+  cursor.pos = 0;
   cursor.pending = true;
   cursor.head_time = *bound;
   cursor.head_id = {};
@@ -693,8 +698,16 @@ Status Merger::Stage() {
       scratch_ = own_scratch_->lake.get();
     }
     // The next step reads one row group of each group's output at once: they share the bound.
+    // And they are a small fraction of it (kScratchRowGroupsPerBound), since the bound counts
+    // only the row groups the cursors stand on: a step also holds, until its output row group is
+    // gathered, the row groups that output took rows from after its cursors moved on, and the
+    // output row group being encoded. With the inputs' full row groups, a step over two tier-1
+    // outputs held twice its bound that way plus a 122,880-row output row group (issue 28:
+    // 568 MiB); with small scratch row groups, the step writing one holds a small output row
+    // group, and the step reading them holds little more than its own output's rows.
     const uint64_t row_group_rows = std::clamp<uint64_t>(
-        budget / groups.size(), 1, std::max<uint64_t>(spec_.parquet.row_group_rows, 1));
+        std::min<uint64_t>(budget / groups.size(), budget / kScratchRowGroupsPerBound), 1,
+        std::max<uint64_t>(spec_.parquet.row_group_rows, 1));
     std::vector<InputRef> reads;
     std::vector<lake::Destination*> from;
     for (const std::vector<size_t>& group : groups) {
@@ -718,6 +731,7 @@ Status Merger::Stage() {
       if (!merged.ok()) return merged.status();
       outcome_.bytes_read += merged->bytes_read;
       outcome_.peak_rows_loaded = std::max(outcome_.peak_rows_loaded, merged->peak_rows_loaded);
+      outcome_.peak_rows_held = std::max(outcome_.peak_rows_held, merged->peak_rows_held);
       outcome_.steps += 1 + merged->steps;
       if (merged->kind != MergeOutcome::Kind::kMerged) {  // an input refused or gone
         outcome_.kind = merged->kind;
@@ -793,9 +807,23 @@ bool Merger::HeapGreater(int a, int b) const {
   return CompareRows(x, x.Row(), y, y.Row()) > 0;
 }
 
+void Merger::Drop(Cursor& cursor) {
+  // An output row group taking rows from the batch holds it in sources_ until it is gathered.
+  if (cursor.source >= 0) stale_rows_ += cursor.rows;
+  loaded_rows_ -= cursor.rows;
+  cursor.source = -1;
+  cursor.rows = 0;
+}
+
+void Merger::NoteHeld() {
+  outcome_.peak_rows_loaded = std::max<uint64_t>(outcome_.peak_rows_loaded, loaded_rows_);
+  outcome_.peak_rows_held =
+      std::max<uint64_t>(outcome_.peak_rows_held, loaded_rows_ + stale_rows_ + encoding_held_);
+}
+
 void Merger::Loaded(Cursor& cursor) {
   loaded_rows_ += cursor.rows;
-  outcome_.peak_rows_loaded = std::max<uint64_t>(outcome_.peak_rows_loaded, loaded_rows_);
+  NoteHeld();
   const std::vector<ColumnValues>& batch = *cursor.batch;
   cursor.string_bytes.assign(cursor.rows, 0);
   cursor.nullable_required.clear();
@@ -948,11 +976,17 @@ void Merger::Gather() {
 void Merger::ClearOutput() {
   for (Cursor& cursor : cursors_) cursor.source = -1;
   sources_.clear();  // batches no cursor still reads are freed here
+  stale_rows_ = 0;
   picks_.clear();
   out_string_bytes_ = 0;
 }
 
-Status Merger::WaitEncode() { return encode_.valid() ? encode_.get() : Status::OK(); }
+Status Merger::WaitEncode() {
+  if (!encode_.valid()) return Status::OK();
+  Status s = encode_.get();
+  encoding_held_ = 0;
+  return s;
+}
 
 Status Merger::FlushRowGroup(parquet::PartWriter& writer) {
   if (picks_.empty()) return Status::OK();
@@ -963,6 +997,8 @@ Status Merger::FlushRowGroup(parquet::PartWriter& writer) {
     std::iota(iota_.begin(), iota_.end(), 0u);
   }
   Gather();
+  encoding_held_ = encoding_rows_;
+  NoteHeld();
   ClearOutput();
   encode_ = std::async(std::launch::async, [this, &writer] { return EncodeRowGroup(writer); });
   return Status::OK();

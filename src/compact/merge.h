@@ -91,6 +91,10 @@ struct MergeOutcome {
   // time, not how many there are; over max_rows_loaded, the merge goes in steps (every step's
   // peak counts).
   uint64_t peak_rows_loaded = 0;
+  // What the merge holds decoded at its peak, in rows: the row groups the cursors stand on,
+  // those an output row group being built still takes rows from after its cursor moved on, and
+  // the output row group being encoded (every step's peak counts).
+  uint64_t peak_rows_held = 0;
   uint64_t steps = 0;  // merges of groups into scratch Parts before the final one (0: one step)
 };
 

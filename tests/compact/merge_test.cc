@@ -229,6 +229,53 @@ TEST(Merge, AFooterWhoseMinimumTimeIsAboveItsRowsDoesNotPutRowsOutOfOrder) {
   EXPECT_EQ(q.rows[0][0], "a1,b2,a3");
 }
 
+TEST(Merge, AMergeInStepsHoldsAtMostItsBoundAndOneOutputRowGroupWhateverTheInputsRowGroups) {
+  // Issue 28: the bound counted only the row groups the cursors stand on, but a step also held
+  // those its output row group still took rows from and the output row group being encoded; over
+  // four tier-1 outputs of full row groups overlapping in time (the second pass over one
+  // 2,060,000-row app-day) that was about five 122,880-row row groups at once, 568 MiB. Here four
+  // Parts of four 400-row row groups interleave in time, the bound is two of those row groups
+  // and the output's row groups are about as large as the inputs'.
+  TempDir dir, tmp;
+  auto lake = DirLake(dir.path());
+  for (int k = 0; k < 4; ++k) {
+    std::vector<TestRow> rows;
+    for (int i = 0; i < 1'600; ++i) {
+      rows.push_back({"id-" + std::to_string(k * 1'600 + i), kDayMicros + i * 4 + k});
+    }
+    lake::LakeWriterOptions options;
+    options.key_prefix = "ledger";
+    options.instance = "box-1";
+    options.parquet.created_by = "sinkd version 0.0.0 (build test)";
+    options.parquet.row_group_rows = 400;
+    lake::LakeWriter writer(*lake, options);
+    row::RowBatch batch = LedgerRows(rows);
+    const uint64_t first = 1 + k * 10'000;
+    ASSERT_TRUE(writer.Flush(batch, {"GARM_LEDGER", first, first + rows.size() - 1}).ok());
+  }
+  MergeSpec spec = SpecFor(*lake, "ledger/date=2026-09-22/app=svc");
+  ASSERT_EQ(spec.inputs.size(), 4u);
+  spec.max_rows_loaded = 800;
+  spec.parquet.row_group_rows = 300;  // not a multiple of theirs: rows are taken across theirs
+  const char* tmpdir = std::getenv("TMPDIR");
+  const std::string saved = tmpdir ? tmpdir : "";
+  ::setenv("TMPDIR", tmp.path().c_str(), 1);
+  auto merged = Merge(*lake, spec, nullptr);
+  if (tmpdir) {
+    ::setenv("TMPDIR", saved.c_str(), 1);
+  } else {
+    ::unsetenv("TMPDIR");
+  }
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  ASSERT_EQ(merged->kind, MergeOutcome::Kind::kMerged) << merged->why.ToString();
+  EXPECT_EQ(merged->counts.rows_out, 6'400u);
+  EXPECT_GE(merged->steps, 2u) << "two groups of two Parts, then their scratch Parts";
+  EXPECT_LE(merged->peak_rows_loaded, 800u);
+  EXPECT_LE(merged->peak_rows_held, 800u + 300u)
+      << "the bound and one output row group, not the inputs' row groups the output still "
+         "takes rows from";
+}
+
 // The 32-bit string offsets (issue 25 §4.3). A real column past 2^31 bytes takes gigabytes of
 // memory and minutes a test cannot spend, so these tests lower the limits through MergeSpec's
 // seams; the code paths are the ones the real limits take.
