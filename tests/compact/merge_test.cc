@@ -249,7 +249,7 @@ TEST(Merge, AMergeInStepsHoldsAtMostItsBoundAndOneOutputRowGroupWhateverTheInput
     options.parquet.created_by = "sinkd version 0.0.0 (build test)";
     options.parquet.row_group_rows = 400;
     lake::LakeWriter writer(*lake, options);
-    row::RowBatch batch = LedgerRows(rows);
+    auto batch = LedgerRows(rows);
     const uint64_t first = 1 + k * 10'000;
     ASSERT_TRUE(writer.Flush(batch, {"GARM_LEDGER", first, first + rows.size() - 1}).ok());
   }
