@@ -13,11 +13,11 @@
 #include <numeric>
 #include <optional>
 
-#include "partition/part_schema.h"
 #include "compact/id_set.h"
 #include "lake/dir_destination.h"
 #include "lake/lake_writer.h"
 #include "parquet/part_reader.h"
+#include "partition/part_schema.h"
 #include "table/footer.h"
 #include "table/key.h"
 

@@ -14,13 +14,13 @@
 // does not have, a type that differs, or a Part without the time, id or copy column is refused; a
 // missing column is NULL (the output's column is then OPTIONAL: NULL is "not recorded", never '');
 // a missing partition column takes the key's value. The output has the table's own shape
-// (partition/part_schema.h: types, field ids, Bloom filter, UTC timestamps). A merge of one input that
-// is a sinkd Part first reads its time, id and copy columns: when they are in order and no record
-// has two rows, the Part is left as it is (kLeftAlone) rather than rewritten one-for-one into the
-// same rows. A split merge (inputs above target_bytes) first reads the time, id and copy columns of
-// every input to count the records, so each output's footer can say how many outputs there are and
-// the outputs hold equal shares of rows: output i holds rows [i·r, (i+1)·r) of the merged sequence,
-// whichever compactor wrote it.
+// (partition/part_schema.h: types, field ids, Bloom filter, UTC timestamps). A merge of one
+// input that is a sinkd Part first reads its time, id and copy columns: when they are in order and
+// no record has two rows, the Part is left as it is (kLeftAlone) rather than rewritten
+// one-for-one into the same rows. A split merge (inputs above target_bytes) first reads the time,
+// id and copy columns of every input to count the records, so each output's footer can say how
+// many outputs there are and the outputs hold equal shares of rows: output i holds rows
+// [i·r, (i+1)·r) of the merged sequence, whichever compactor wrote it.
 // Memory bound (issue 28): when the inputs' row groups overlapping in time (footer bounds) would
 // hold more than max_rows_loaded decoded rows at once, the merge goes in steps: groups of inputs
 // (key order) that fit the bound are merged first into scratch Parts of small row groups in a

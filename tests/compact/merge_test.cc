@@ -10,9 +10,9 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 
-#include "partition/part_schema.h"
 #include "compact/compact_test_util.h"
 #include "parquet/part_reader.h"
+#include "partition/part_schema.h"
 
 namespace sinkd::compact {
 namespace {
