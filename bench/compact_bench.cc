@@ -16,7 +16,9 @@
 // (bytes of the flushes' Parts + bytes compaction wrote) / bytes of the flushes' Parts.
 // Prints the median of the runs with min–max, the machine (nproc, CPU, load) and which targets
 // hold: compaction ≥ 2× DuckDB's rows/s, each query ≥ 5× faster after, write amplification ≤ 3,
-// peak RSS ≤ 512 MiB.
+// peak RSS ≤ 512 MiB; and the four queries on the compacted lake against DuckDB's own rewrite
+// (the last run's COPY output), RUNS interleaved rounds, with each lake's layout (issue 28: the
+// dedupe query at least as fast on ours).
 // Usage: compact_bench [--rows N] [--runs R] [--day-flushes F] [--keep DIR]
 // Child processes, spreads and the machine line come from bench/bench_support.h.
 #include <sys/resource.h>
@@ -118,6 +120,59 @@ uint64_t SumLogged(const std::string& log, const std::string& msg, const std::st
   return sum;
 }
 
+// Issue 28: the four queries on the compacted lake against DuckDB's own rewrite of the same rows
+// (its COPY … QUALIFY … PARTITION_BY output), `rounds` rounds, each the best of three per query,
+// the two lakes taking turns to go first so each round's ratio saw one load; then how each lake
+// is laid out (files, row groups, the dedupe query's two columns). Target: the dedupe query on
+// the compacted lake at least as fast as on the rewrite.
+void CompareWithRewrite(const fs::path& compacted, const fs::path& rewrite, int rounds,
+                        const fs::path& scratch) {
+  const std::string ours_glob = (compacted / "ledger/**/*.parquet").string();
+  const std::string duck_glob = (rewrite / "**/*.parquet").string();
+  const char* queries[] = {"dedupe_ms", "point_ms", "app_day_ms", "sums_ms"};
+  std::vector<double> ours[4], duck[4];
+  for (int round = 0; round < rounds; ++round) {
+    nlohmann::json a, b;
+    if (round % 2 == 0) {
+      a = Duck({"queries", ours_glob, "2", "3"}, scratch);
+      b = Duck({"queries", duck_glob, "2", "3"}, scratch);
+    } else {
+      b = Duck({"queries", duck_glob, "2", "3"}, scratch);
+      a = Duck({"queries", ours_glob, "2", "3"}, scratch);
+    }
+    for (int q = 0; q < 4; ++q) {
+      ours[q].push_back(a[queries[q]].get<double>());
+      duck[q].push_back(b[queries[q]].get<double>());
+    }
+  }
+  std::printf(
+      "\nqueries, compacted lake against DuckDB's rewrite of the same rows (ms, median "
+      "(min-max) of %d rounds, each the best of 3; speed = rewrite ms / compacted ms, "
+      "round by round):\n",
+      rounds);
+  std::printf("%-12s %22s %22s  %s\n", "query", "compacted ms", "rewrite ms", "speed vs rewrite");
+  for (int q = 0; q < 4; ++q) {
+    const bench::Spread speed = bench::RatioSpread(duck[q], ours[q]);
+    std::printf("%-12s %22s %22s  %s\n", queries[q],
+                bench::Format(bench::SpreadOf(ours[q])).c_str(),
+                bench::Format(bench::SpreadOf(duck[q])).c_str(),
+                q == 0 ? bench::RatioLine(speed, 1.0).c_str()
+                       : (bench::Format(speed, "%.2f") + "x").c_str());
+  }
+  for (const auto& [name, glob] :
+       {std::pair{"compacted", ours_glob}, std::pair{"rewrite", duck_glob}}) {
+    const nlohmann::json l = Duck({"layout", glob}, scratch);
+    std::printf(
+        "layout, %-9s: %llu files, %llu row groups (%llu rows each), event_id %s %.1f MB, "
+        "time %s %.1f MB\n",
+        name, l["files"].get<unsigned long long>(), l["row_groups"].get<unsigned long long>(),
+        l["rows_per_row_group"].get<unsigned long long>(),
+        l["event_id"]["encodings"].get<std::string>().c_str(),
+        l["event_id"]["bytes"].get<double>() / 1e6,
+        l["time"]["encodings"].get<std::string>().c_str(), l["time"]["bytes"].get<double>() / 1e6);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -217,6 +272,7 @@ int main(int argc, char** argv) {
   const nlohmann::json q_raw = Duck({"queries", raw_glob, "2", "3"}, work);
   const nlohmann::json q_new =
       Duck({"queries", (lake / "ledger/**/*.parquet").string(), "2", "3"}, work);
+  const fs::path rewrite = work / "duck";  // the last run's COPY output
 
   // A simulated day: the rows of one UTC date (2026-09-29, the generator's first) in
   // `day_flushes` consecutive flushes (`sinkd import` of consecutive messages, five minutes of
@@ -274,9 +330,10 @@ int main(int argc, char** argv) {
               bench::Format(ours).c_str(), bench::Format(duck).c_str());
   std::printf("sinkd / DuckDB, run by run: %s\n",
               bench::RatioLine(bench::RatioSpread(sinkd_rps, duck_rps), 2).c_str());
-  std::printf("compact vs import rows/s (median, min-max of %d runs, the same rows): compact %s, "
-              "import %s\n",
-              runs, bench::Format(ours).c_str(), bench::Format(bench::SpreadOf(import_rps)).c_str());
+  std::printf(
+      "compact vs import rows/s (median, min-max of %d runs, the same rows): compact %s, "
+      "import %s\n",
+      runs, bench::Format(ours).c_str(), bench::Format(bench::SpreadOf(import_rps)).c_str());
   std::printf("compact / import, run by run: %s\n",
               bench::RatioLine(bench::RatioSpread(sinkd_rps, import_rps), 0.8).c_str());
   std::printf("CPU seconds (user + system): compact %s, import %s\n",
@@ -292,6 +349,7 @@ int main(int argc, char** argv) {
     std::printf("%-12s %10.0f %12.0f %7.1fx\n", q, a, b, a / b);
   }
   std::printf("every query >= 5x faster after compaction: %s\n", all_fast ? "met" : "NOT met");
+  CompareWithRewrite(lake, rewrite, runs, work);
   std::printf(
       "write amplification of a day in %d flushes (%llu passes): %.2f ((%.1f MB flushed + "
       "%.1f MB compacted) / flushed)  [target <= 3: %s]\n",

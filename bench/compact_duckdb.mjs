@@ -10,6 +10,10 @@
 //     {"dedupe_ms":…,"point_ms":…,"app_day_ms":…,"sums_ms":…,"files":…,"rows":…}.
 //   node bench/compact_duckdb.mjs counts GLOB
 //     {"rows":…,"distinct":…,"files":…}.
+//   node bench/compact_duckdb.mjs layout GLOB
+//     how the files are laid out (parquet_metadata): {"files":…,"row_groups":…,
+//     "rows_per_row_group":…,"event_id":{"encodings":…,"bytes":…},"time":{…}}, the columns the
+//     dedupe query reads.
 import { DuckDBInstance } from '@duckdb/node-api';
 
 const [mode, ...args] = process.argv.slice(2);
@@ -56,7 +60,33 @@ if (mode === 'copy') {
   const [glob] = args;
   const c = await one(`SELECT count(*) AS rows, count(DISTINCT event_id) AS ids, count(DISTINCT filename) AS files FROM read_parquet(${lit(glob)}, filename=true)`);
   out({ rows: Number(c.rows), distinct: Number(c.ids), files: Number(c.files) });
+} else if (mode === 'layout') {
+  const [glob] = args;
+  const meta = `parquet_metadata(${lit(glob)})`;
+  const g = await one(`SELECT count(DISTINCT file_name) AS files, count(DISTINCT (file_name, row_group_id)) AS rgs, ` +
+                      `sum(num_values) FILTER (WHERE path_in_schema = 'event_id') AS rows FROM ${meta}`);
+  const column = async (name) => {
+    const c = await one(`SELECT string_agg(DISTINCT encodings, ' | ') AS encodings, sum(total_compressed_size) AS bytes ` +
+                        `FROM ${meta} WHERE path_in_schema = ${lit(name)}`);
+    return { encodings: c.encodings, bytes: Number(c.bytes) };
+  };
+  out({ files: Number(g.files), row_groups: Number(g.rgs), rows_per_row_group: Math.round(Number(g.rows) / Number(g.rgs)),
+        event_id: await column('event_id'), time: await column('time') });
+} else if (mode === 'breakdown') {
+  const [glob, threads = '2', runs = '3'] = args;
+  await con.run(`SET threads=${Number(threads)}`);
+  const src = `read_parquet(${lit(glob)})`;
+  const best = async (sql) => {
+    const times = [];
+    for (let i = 0; i < Number(runs); i++) times.push(await ms(sql));
+    return Math.min(...times);
+  };
+  out({
+    scan_ms: await best(`SELECT max(length(event_id)), max(time) FROM ${src}`),
+    distinct_ms: await best(`SELECT count(DISTINCT event_id) FROM ${src}`),
+    dedupe_ms: await best(`SELECT count(*) FROM (SELECT event_id FROM ${src} QUALIFY row_number() OVER (PARTITION BY event_id ORDER BY time) = 1)`),
+  });
 } else {
-  process.stderr.write('usage: compact_duckdb.mjs copy|queries|counts …\n');
+  process.stderr.write('usage: compact_duckdb.mjs copy|queries|counts|layout|breakdown …\n');
   process.exit(2);
 }

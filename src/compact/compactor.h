@@ -28,9 +28,11 @@
 // {"key","size","version"}, sorted by key), sinkd.stamps (union of the inputs' elements, sorted
 // by their text, duplicates once),
 // sinkd.compaction ({"rows_in","rows_out","duplicates_dropped","inputs","outputs","index"}).
-// Memory: streams; one decoded row group per input plus one output row group (a Part not written
-// by sinkd is read whole, to be sorted), and 16 to 32 bytes per distinct id of the merge for the
-// dedupe; a merge reads at most twice target_bytes (compact/policy.h).
+// Memory: streams; one decoded row group per input overlapping in time plus one output row group
+// (a Part not written by sinkd is read whole, to be sorted), at most MergeSpec::max_rows_loaded
+// input rows at once (more overlap: a merge in steps through local scratch Parts, merge.h), and
+// 16 to 32 bytes per distinct id of the merge for the dedupe; a merge reads at most twice
+// target_bytes (compact/policy.h).
 // An input is deleted only when every output of its merge exists (a split merge cut short
 // supersedes nothing; the next pass redoes it under the same names).
 // With a table (CompactOptions::rewrite, `--table-format iceberg`; table/rewrite.h), what the

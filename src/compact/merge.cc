@@ -2,16 +2,22 @@
 
 #include <algorithm>
 #include <bit>
+#include <cerrno>
+#include <climits>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <future>
 #include <memory>
 #include <numeric>
+#include <optional>
 
-#include "partition/part_schema.h"
 #include "compact/id_set.h"
+#include "lake/dir_destination.h"
 #include "lake/lake_writer.h"
 #include "parquet/part_reader.h"
+#include "partition/part_schema.h"
 #include "table/footer.h"
 #include "table/key.h"
 
@@ -25,25 +31,32 @@ using row::ColumnType;
 
 PhysicalType PhysicalOf(ColumnType type) {
   switch (type) {
-    case ColumnType::kString: return PhysicalType::kByteArray;
-    case ColumnType::kInt32: return PhysicalType::kInt32;
+    case ColumnType::kString:
+      return PhysicalType::kByteArray;
+    case ColumnType::kInt32:
+      return PhysicalType::kInt32;
     case ColumnType::kInt64:
-    case ColumnType::kTimestamp: return PhysicalType::kInt64;
-    case ColumnType::kDouble: return PhysicalType::kDouble;
-    case ColumnType::kBool: return PhysicalType::kBoolean;
+    case ColumnType::kTimestamp:
+      return PhysicalType::kInt64;
+    case ColumnType::kDouble:
+      return PhysicalType::kDouble;
+    case ColumnType::kBool:
+      return PhysicalType::kBoolean;
   }
   return PhysicalType::kByteArray;
 }
 
 bool AnnotationFits(ColumnType type, parquet::Annotation a) {
   switch (type) {
-    case ColumnType::kString: return a == parquet::Annotation::kString;
+    case ColumnType::kString:
+      return a == parquet::Annotation::kString;
     // TIMESTAMP(MICROS, isAdjustedToUTC=false) is what DuckDB writes for the Go sink's UTC
     // instants: the same microseconds, written back as UTC.
     case ColumnType::kTimestamp:
       return a == parquet::Annotation::kTimestampMicrosUtc ||
              a == parquet::Annotation::kTimestampMicrosNaive;
-    default: return a == parquet::Annotation::kNone;
+    default:
+      return a == parquet::Annotation::kNone;
   }
 }
 
@@ -55,18 +68,23 @@ struct Cursor {
   std::vector<int> slot;          // table column → index into values, or -1 (not in the file)
   const std::vector<std::string>* partition_values = nullptr;  // by table column; "" otherwise
   std::vector<int> partition_index;  // table column → index into partition_values, or -1
-  bool memory = false;            // read whole and sorted in memory
+  bool memory = false;               // read whole and sorted in memory
   // The row group read (or the whole file): shared with the output row group being built, which
   // holds every batch it takes rows from until it copies them out (Merger::Gather).
   std::shared_ptr<std::vector<ColumnValues>> batch;
-  int source = -1;                // index of `batch` in Merger::sources_, or -1: none taken yet
+  int source = -1;  // index of `batch` in Merger::sources_, or -1: none taken yet
   std::vector<uint32_t> string_bytes;  // by row of `batch`: its string bytes, every column
   std::vector<int> nullable_required;  // slots holding NULLs whose output column is REQUIRED
-  size_t row_group = 0;           // next row group to load (streaming)
-  size_t rows = 0;                // rows in `batch`
-  size_t pos = 0;                 // position among them
-  std::vector<uint32_t> order;    // memory: the sorted permutation
+  size_t row_group = 0;                // next row group to load (streaming)
+  size_t rows = 0;                     // rows in `batch`
+  size_t pos = 0;                      // position among them
+  std::vector<uint32_t> order;         // memory: the sorted permutation
   bool done = false;
+  // Streaming: row group `row_group` is not loaded yet and head_time is its footer's minimum
+  // time, a lower bound of its rows. It is loaded when that bound reaches the top of the heap, so
+  // a merge holds only the row groups whose times overlap the merge's position, not one of every
+  // input (Merger::Activate).
+  bool pending = false;
   int64_t prev_time = 0;
   std::string prev_id;
   bool has_prev = false;
@@ -94,16 +112,53 @@ struct Cell {
   std::string_view s;
 };
 
+// A scratch Part's row groups hold at most this fraction of MergeSpec::max_rows_loaded
+// (Merger::Stage says why): 15,360 rows at the default bound.
+constexpr uint64_t kScratchRowGroupsPerBound = 16;
+
+// A local temporary directory for the scratch Parts of a merge in steps, removed with it.
+struct Scratch {
+  std::filesystem::path dir;
+  std::unique_ptr<lake::DirDestination> lake;
+  ~Scratch() {
+    std::error_code ec;
+    if (!dir.empty()) std::filesystem::remove_all(dir, ec);
+  }
+};
+
+Result<std::unique_ptr<Scratch>> MakeScratch() {
+  std::error_code ec;
+  const std::filesystem::path base = std::filesystem::temp_directory_path(ec);
+  if (ec) return Status::Redeliver("merge scratch: no temporary directory: " + ec.message());
+  std::string dir = (base / "sinkd-merge-XXXXXX").string();
+  if (mkdtemp(dir.data()) == nullptr) {
+    return Status::Redeliver("merge scratch: cannot create " + dir + ": " + std::strerror(errno));
+  }
+  auto scratch = std::make_unique<Scratch>();
+  scratch->dir = dir;
+  SINKD_ASSIGN_OR_RETURN(scratch->lake, lake::DirDestination::Make(dir));
+  SINKD_RETURN_IF_ERROR(scratch->lake->Ensure());
+  return scratch;
+}
+
 class Merger {
  public:
-  Merger(lake::Destination& destination, const MergeSpec& spec)
+  // `read_from`: where each of spec.inputs is read (empty: all from `destination`); `scratch`:
+  // the scratch Parts' destination of the merge this one is a step of, whose reads are not the
+  // store's (bytes_read).
+  Merger(lake::Destination& destination, const MergeSpec& spec,
+         std::vector<lake::Destination*> read_from = {}, lake::Destination* scratch = nullptr)
       : destination_(destination),
         spec_(spec),
         table_(*spec.table),
-        copy_column_(row::CopyColumn(*spec.table)) {
+        copy_column_(row::CopyColumn(*spec.table)),
+        reads_(spec.inputs),
+        from_(std::move(read_from)),
+        scratch_(scratch) {
     for (size_t c = 0, p = 0; c < table_.columns.size(); ++c) {
       partition_index_.push_back(table_.columns[c].partition ? static_cast<int>(p++) : -1);
     }
+    if (from_.empty()) from_.assign(reads_.size(), &destination_);
   }
 
   Result<MergeOutcome> Run(const std::function<void(const OutputReport&)>& on_output);
@@ -112,10 +167,22 @@ class Merger {
   // Opens input `i`; a Refuse or NotFound becomes the outcome.
   Status Open(size_t i);
   Status CheckShape(Cursor& cursor);
-  Status Load(Cursor& cursor);              // the next row group, or the whole file (memory)
+  Status Load(Cursor& cursor);  // the next row group, or the whole file (memory)
+  // Streaming: skips empty row groups; then marks the next one pending when its footer bounds
+  // its times (lazy_), else loads it. Drops the batch read so far (sources_ may still hold it).
+  Status NextRowGroup(Cursor& cursor);
+  // A pending cursor reached the top of the heap: its row group loaded, its first row checked
+  // against the bound and against the cursor's previous row.
+  Status Activate(Cursor& cursor);
+  // The order check of a streaming cursor's new head against its previous row.
+  Status CheckOrder(Cursor& cursor);
   Status Advance(Cursor& cursor);
   Status PrePass();
-  Status Start();                           // every cursor on its first row, the heap built
+  // The most rows the merge of `members` (indices into cursors_) would hold decoded at once.
+  uint64_t PeakRows(const std::vector<size_t>& members) const;
+  // Merges groups of the inputs into scratch Parts until the rest fits max_rows_loaded.
+  Status Stage();
+  Status Start();  // every cursor on its first row, the heap built
   Status WriteOutput(lake::PartUpload& upload, uint64_t index, uint64_t* bytes,
                      parquet::FileStatistics* statistics);
   // Hands the output row group to `writer` on another thread (the merge fills the next one
@@ -126,8 +193,10 @@ class Merger {
   void ClearOutput();
   // False (nothing taken) when a NULL would reach a REQUIRED output column.
   bool TakeRow(Cursor& cursor, size_t row, int* null_column);
-  void Gather();  // picks_ copied column by column into encoding_
+  void Gather();                // picks_ copied column by column into encoding_
   void Loaded(Cursor& cursor);  // a new batch: its row sizes and the columns to check for NULLs
+  void Drop(Cursor& cursor);    // the cursor lets go of its batch (sources_ may still hold it)
+  void NoteHeld();              // the peaks in MergeOutcome
   void SetHead(Cursor& cursor) const;
   bool HeapGreater(int a, int b) const;
 
@@ -139,6 +208,12 @@ class Merger {
   const MergeSpec& spec_;
   const row::ColumnTable& table_;
   const int copy_column_;  // rows equal in it are copies: one is kept (row::CopyColumn)
+  // What the cursors read: spec_.inputs, or after Stage the scratch Parts (and inputs no group
+  // took); spec_.inputs alone name the outputs and fill their footers.
+  std::vector<InputRef> reads_;
+  std::vector<lake::Destination*> from_;  // where each of reads_ is
+  lake::Destination* scratch_ = nullptr;
+  std::unique_ptr<Scratch> own_scratch_;
   std::vector<int> partition_index_;
   std::vector<Cursor> cursors_;
   std::vector<int> heap_;
@@ -163,6 +238,12 @@ class Merger {
   std::vector<std::string> stamps_;
   MergeOutcome outcome_;
   bool unsorted_found_ = false;  // a streaming input turned out unsorted: restart
+  // Row groups are loaded lazily from their footers' minimum times; off (everything loaded as
+  // soon as reached) after a footer's bound turned out above a row it holds.
+  bool lazy_ = true;
+  uint64_t loaded_rows_ = 0;    // rows of the cursors' batches (MergeOutcome::peak_rows_loaded)
+  uint64_t stale_rows_ = 0;     // rows of batches only sources_ still holds
+  uint64_t encoding_held_ = 0;  // rows of encoding_ while its encode runs
 };
 
 Status Merger::Fail(const Cursor& cursor, const Status& s) {
@@ -180,11 +261,13 @@ Status Merger::Fail(const Cursor& cursor, const Status& s) {
 
 Status Merger::Open(size_t i) {
   Cursor& cursor = cursors_[i];
-  const InputRef& input = spec_.inputs[i];
+  const InputRef& input = reads_[i];
   cursor.key = input.key;
-  parquet::ReadAt read = [this, key = input.key](uint64_t offset, uint64_t length) {
-    Result<std::string> bytes = destination_.Read(key, offset, length);
-    if (bytes.ok()) outcome_.bytes_read += bytes->size();
+  lake::Destination* from = from_[i];
+  const bool store = from != scratch_;
+  parquet::ReadAt read = [this, from, store, key = input.key](uint64_t offset, uint64_t length) {
+    Result<std::string> bytes = from->Read(key, offset, length);
+    if (bytes.ok() && store) outcome_.bytes_read += bytes->size();
     return bytes;
   };
   auto reader = parquet::PartReader::Open(std::move(read), input.size, input.key);
@@ -266,12 +349,21 @@ Cell Merger::CellOf(const Cursor& cursor, size_t row, int column) const {
     return cell;
   }
   switch (v.physical) {
-    case PhysicalType::kBoolean: cell.i = v.bools[row]; break;
-    case PhysicalType::kInt32: cell.i = v.int32s[row]; break;
-    case PhysicalType::kInt64: cell.i = v.int64s[row]; break;
-    case PhysicalType::kDouble: cell.bits = std::bit_cast<uint64_t>(v.doubles[row]); break;
+    case PhysicalType::kBoolean:
+      cell.i = v.bools[row];
+      break;
+    case PhysicalType::kInt32:
+      cell.i = v.int32s[row];
+      break;
+    case PhysicalType::kInt64:
+      cell.i = v.int64s[row];
+      break;
+    case PhysicalType::kDouble:
+      cell.bits = std::bit_cast<uint64_t>(v.doubles[row]);
+      break;
     case PhysicalType::kByteArray:
-      cell.s = std::string_view(v.bytes).substr(v.offsets[row], v.offsets[row + 1] - v.offsets[row]);
+      cell.s =
+          std::string_view(v.bytes).substr(v.offsets[row], v.offsets[row + 1] - v.offsets[row]);
       break;
   }
   return cell;
@@ -336,9 +428,8 @@ void AppendValues(ColumnValues& to, ColumnValues&& from, size_t to_rows) {
 Status Merger::Load(Cursor& cursor) {
   const parquet::FileFooter& footer = cursor.reader->footer();
   // A batch the output row group took rows from stays in sources_ until it is gathered.
+  Drop(cursor);
   cursor.batch = std::make_shared<std::vector<ColumnValues>>();
-  cursor.source = -1;
-  cursor.rows = 0;
   cursor.pos = 0;
   std::vector<ColumnValues>& held = *cursor.batch;
   if (!cursor.memory) {
@@ -369,13 +460,14 @@ Status Merger::Load(Cursor& cursor) {
       // become values.
       const uint64_t before = held.empty() ? 0 : held[s].bytes.size();
       if (before + (*values)[s].bytes.size() > spec_.whole_read_string_bytes) {
-        const std::string& name =
-            cursor.reader->footer().columns[cursor.file_columns[s]].name;
-        return Fail(cursor, Status::Refuse(
-            cursor.key + ": column " + name + " of partition " + spec_.partition +
-            " holds more than " + std::to_string(spec_.whole_read_string_bytes) +
-            " bytes of strings, more than a Part read whole to be sorted can address; left "
-            "in place"));
+        const std::string& name = cursor.reader->footer().columns[cursor.file_columns[s]].name;
+        return Fail(
+            cursor,
+            Status::Refuse(
+                cursor.key + ": column " + name + " of partition " + spec_.partition +
+                " holds more than " + std::to_string(spec_.whole_read_string_bytes) +
+                " bytes of strings, more than a Part read whole to be sorted can address; left "
+                "in place"));
       }
     }
     if (held.empty()) {
@@ -395,22 +487,85 @@ Status Merger::Load(Cursor& cursor) {
   Loaded(cursor);
   cursor.order.resize(cursor.rows);
   std::iota(cursor.order.begin(), cursor.order.end(), 0u);
-  std::stable_sort(cursor.order.begin(), cursor.order.end(), [&](uint32_t a, uint32_t b) {
-    return CompareRows(cursor, a, cursor, b) < 0;
-  });
+  std::stable_sort(cursor.order.begin(), cursor.order.end(),
+                   [&](uint32_t a, uint32_t b) { return CompareRows(cursor, a, cursor, b) < 0; });
   return Status::OK();
 }
 
+namespace {
+
+std::optional<int64_t> PlainInt64(const std::optional<std::string>& bound) {
+  if (!bound || bound->size() != sizeof(int64_t)) return std::nullopt;
+  uint64_t t = 0;  // little-endian, as PLAIN is
+  for (int i = 7; i >= 0; --i) t = (t << 8) | static_cast<uint8_t>((*bound)[i]);
+  return static_cast<int64_t>(t);
+}
+
+// The minimum time of `rg` from its footer statistics (the PLAIN int64 bound), if it has one.
+std::optional<int64_t> MinTime(const parquet::RowGroupInfo& rg, int file_column) {
+  return PlainInt64(rg.columns[file_column].min);
+}
+
+std::optional<int64_t> MaxTime(const parquet::RowGroupInfo& rg, int file_column) {
+  return PlainInt64(rg.columns[file_column].max);
+}
+
+}  // namespace
+
+Status Merger::NextRowGroup(Cursor& cursor) {
+  const parquet::FileFooter& footer = cursor.reader->footer();
+  while (cursor.row_group < footer.row_groups.size() &&
+         footer.row_groups[cursor.row_group].rows == 0) {
+    ++cursor.row_group;
+  }
+  if (!lazy_ || cursor.row_group >= footer.row_groups.size()) return Load(cursor);
+  const int time_file_column = cursor.file_columns[cursor.slot[table_.time_column]];
+  const std::optional<int64_t> bound =
+      MinTime(footer.row_groups[cursor.row_group], time_file_column);
+  if (!bound) return Load(cursor);
+  Drop(cursor);
+  cursor.batch.reset();
+  cursor.pos = 0;
+  cursor.pending = true;
+  cursor.head_time = *bound;
+  cursor.head_id = {};
+  return Status::OK();
+}
+
+Status Merger::Activate(Cursor& cursor) {
+  const int64_t bound = cursor.head_time;
+  cursor.pending = false;
+  SINKD_RETURN_IF_ERROR(Load(cursor));
+  if (cursor.done) return Status::OK();
+  SetHead(cursor);
+  if (cursor.head_time < bound) {
+    // The footer's minimum is above a row it holds: rows of other inputs could have gone out
+    // ahead of it. Once more without trusting footers (Run restarts).
+    lazy_ = false;
+    unsorted_found_ = true;
+    return Status::Retry(cursor.key + ": row group " + std::to_string(cursor.row_group - 1) +
+                         "'s minimum time in the footer is above a time it holds");
+  }
+  return CheckOrder(cursor);
+}
+
 Status Merger::Advance(Cursor& cursor) {
-  if (++cursor.pos >= cursor.rows) SINKD_RETURN_IF_ERROR(Load(cursor));
+  if (++cursor.pos >= cursor.rows) {
+    SINKD_RETURN_IF_ERROR(cursor.memory ? Load(cursor) : NextRowGroup(cursor));
+    if (cursor.pending) return Status::OK();
+  }
   if (cursor.done) return Status::OK();
   SetHead(cursor);
   if (cursor.memory) return Status::OK();
+  return CheckOrder(cursor);
+}
+
+Status Merger::CheckOrder(Cursor& cursor) {
   const size_t row = cursor.Row();
   const Cell time = CellOf(cursor, row, table_.time_column);
   const Cell id = CellOf(cursor, row, table_.id_column);
-  if (cursor.has_prev && (time.i < cursor.prev_time ||
-                          (time.i == cursor.prev_time && id.s < cursor.prev_id))) {
+  if (cursor.has_prev &&
+      (time.i < cursor.prev_time || (time.i == cursor.prev_time && id.s < cursor.prev_id))) {
     unsorted_found_ = true;
     cursor.memory = true;
     return Status::Retry(cursor.key + ": not sorted by (time, id)");
@@ -439,6 +594,12 @@ Status Merger::PrePass() {
       const ColumnValues& times = (*values)[0];
       const ColumnValues& ids = (*values)[1];
       const ColumnValues& copies = (*values)[read - 1];
+      // A split merge cannot restart once an output is placed: a footer bound above a row is
+      // found here, before anything is written.
+      const std::optional<int64_t> bound = MinTime(footer.row_groups[rg], columns[0]);
+      for (size_t r = 0; bound && r < times.int64s.size(); ++r) {
+        if (times.int64s[r] < *bound) lazy_ = false;
+      }
       for (size_t r = 0; r < ids.size(); ++r) {
         const std::string_view id =
             std::string_view(ids.bytes).substr(ids.offsets[r], ids.offsets[r + 1] - ids.offsets[r]);
@@ -456,16 +617,164 @@ Status Merger::PrePass() {
   return Status::OK();
 }
 
+// A sweep over the row groups' time ranges from the footers, as the lazy read holds them: a
+// streamed row group from its minimum time (or, without one, from its predecessor's end) to its
+// maximum, a Part read whole from the start to the end. Both ends count (a row group is read
+// before the rows of its minimum time go out, and dropped after its last row), except between
+// one input's successive row groups, of which a cursor holds one at a time.
+uint64_t Merger::PeakRows(const std::vector<size_t>& members) const {
+  struct Event {
+    int64_t time;
+    int order;  // at one time: a cursor's hand-over to its next row group, loads, then drops
+    int64_t rows;
+  };
+  std::vector<Event> events;
+  for (const size_t i : members) {
+    const Cursor& cursor = cursors_[i];
+    const parquet::FileFooter& footer = cursor.reader->footer();
+    if (cursor.memory) {
+      events.push_back({INT64_MIN, 1, static_cast<int64_t>(footer.rows)});
+      events.push_back({INT64_MAX, 2, -static_cast<int64_t>(footer.rows)});
+      continue;
+    }
+    const int column = cursor.file_columns[cursor.slot[table_.time_column]];
+    bool holding = false;
+    int64_t held_until = INT64_MIN, held_rows = 0;
+    for (const parquet::RowGroupInfo& rg : footer.row_groups) {
+      if (rg.rows == 0) continue;
+      const int64_t lo = MinTime(rg, column).value_or(held_until);
+      const int64_t hi = std::max(lo, MaxTime(rg, column).value_or(INT64_MAX));
+      if (holding) events.push_back({held_until, held_until == lo ? 0 : 2, -held_rows});
+      events.push_back({lo, 1, static_cast<int64_t>(rg.rows)});
+      holding = true;
+      held_until = hi;
+      held_rows = static_cast<int64_t>(rg.rows);
+    }
+    if (holding) events.push_back({held_until, 2, -held_rows});
+  }
+  std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
+    return a.time != b.time ? a.time < b.time : a.order < b.order;
+  });
+  int64_t rows = 0, peak = 0;
+  for (const Event& e : events) {
+    rows += e.rows;
+    peak = std::max(peak, rows);
+  }
+  return static_cast<uint64_t>(peak);
+}
+
+// Why steps through scratch Parts, not a page-by-page read of the inputs: the merge's output
+// depends only on the set of rows (sorted by a total order on their values, the least row of
+// each record kept), so merging groups first and then their outputs gives the same rows in the
+// same order, and the final step, which alone writes into the lake with the real inputs' names,
+// counts, stamps and output shape, writes the same bytes as one step would. Each step holds at
+// most max_rows_loaded rows (the scratch Parts' row groups are cut to share it), whatever the
+// overlap, at the cost of writing and reading the rows once more per step, locally (ZSTD level
+// 1: the scratch bytes are read once). A page-by-page read would keep one pass but needs pages
+// aligned across 40 columns, which the writer does not promise. Only the overlapping case pays:
+// a merge whose inputs fit the bound (flushes succeeding each other in time) has one step.
+Status Merger::Stage() {
+  const uint64_t budget = spec_.max_rows_loaded;
+  for (;;) {
+    if (budget == 0 || cursors_.size() < 2) return Status::OK();
+    std::vector<size_t> all(cursors_.size());
+    std::iota(all.begin(), all.end(), size_t{0});
+    if (PeakRows(all) <= budget) return Status::OK();
+    // Greedy in key order, so the same inputs always give the same groups.
+    std::vector<std::vector<size_t>> groups{{}};
+    for (const size_t i : all) {
+      groups.back().push_back(i);
+      if (groups.back().size() > 1 && PeakRows(groups.back()) > budget) {
+        groups.back().pop_back();
+        groups.push_back({i});
+      }
+    }
+    // Every input alone is over the bound: its row groups are the smallest unit read.
+    if (std::none_of(groups.begin(), groups.end(), [](const auto& g) { return g.size() > 1; })) {
+      return Status::OK();
+    }
+    if (scratch_ == nullptr) {
+      SINKD_ASSIGN_OR_RETURN(own_scratch_, MakeScratch());
+      scratch_ = own_scratch_->lake.get();
+    }
+    // The next step reads one row group of each group's output at once: they share the bound.
+    // And they are a small fraction of it (kScratchRowGroupsPerBound), since the bound counts
+    // only the row groups the cursors stand on: a step also holds, until its output row group is
+    // gathered, the row groups that output took rows from after its cursors moved on, and the
+    // output row group being encoded. With the inputs' full row groups, a step over two tier-1
+    // outputs held twice its bound that way plus a 122,880-row output row group (issue 28:
+    // 568 MiB); with small scratch row groups, the step writing one holds a small output row
+    // group, and the step reading them holds little more than its own output's rows.
+    const uint64_t row_group_rows = std::clamp<uint64_t>(
+        std::min<uint64_t>(budget / groups.size(), budget / kScratchRowGroupsPerBound), 1,
+        std::max<uint64_t>(spec_.parquet.row_group_rows, 1));
+    std::vector<InputRef> reads;
+    std::vector<lake::Destination*> from;
+    for (const std::vector<size_t>& group : groups) {
+      if (group.size() == 1) {
+        reads.push_back(reads_[group[0]]);
+        from.push_back(from_[group[0]]);
+        continue;
+      }
+      MergeSpec step = spec_;
+      step.inputs.clear();
+      std::vector<lake::Destination*> step_from;
+      for (const size_t i : group) {
+        step.inputs.push_back(reads_[i]);
+        step_from.push_back(from_[i]);
+      }
+      step.target_bytes = UINT64_MAX;  // one output
+      step.parquet.row_group_rows = row_group_rows;
+      step.parquet.zstd_level = 1;
+      Merger merger(*scratch_, step, std::move(step_from), scratch_);
+      Result<MergeOutcome> merged = merger.Run(nullptr);
+      if (!merged.ok()) return merged.status();
+      outcome_.bytes_read += merged->bytes_read;
+      outcome_.peak_rows_loaded = std::max(outcome_.peak_rows_loaded, merged->peak_rows_loaded);
+      outcome_.peak_rows_held = std::max(outcome_.peak_rows_held, merged->peak_rows_held);
+      outcome_.steps += 1 + merged->steps;
+      if (merged->kind != MergeOutcome::Kind::kMerged) {  // an input refused or gone
+        outcome_.kind = merged->kind;
+        outcome_.input = merged->input;
+        outcome_.why = merged->why;
+        return Status::Refuse(merged->input);
+      }
+      for (const OutputReport& output : merged->outputs) {
+        reads.push_back(InputRef{output.key, output.bytes, ""});
+        from.push_back(scratch_);
+      }
+    }
+    reads_ = std::move(reads);
+    from_ = std::move(from);
+    cursors_.clear();
+    cursors_.resize(reads_.size());
+    std::vector<std::string> stamps = std::move(stamps_);  // the inputs', which the steps carry
+    stamps_.clear();
+    for (size_t i = 0; i < cursors_.size(); ++i) {
+      SINKD_RETURN_IF_ERROR(Open(i));
+      if (from_[i] == scratch_) cursors_[i].memory = false;  // written sorted, here
+    }
+    stamps_ = std::move(stamps);
+  }
+}
+
 Status Merger::Start() {
   heap_.clear();
   ClearOutput();  // a restart drops what the abandoned attempt had buffered
+  loaded_rows_ = 0;
+  for (Cursor& cursor : cursors_) cursor.rows = 0;
   for (size_t i = 0; i < cursors_.size(); ++i) {
     Cursor& cursor = cursors_[i];
     cursor.row_group = 0;
     cursor.done = false;
+    cursor.pending = false;
     cursor.has_prev = false;
-    SINKD_RETURN_IF_ERROR(Load(cursor));
+    SINKD_RETURN_IF_ERROR(cursor.memory ? Load(cursor) : NextRowGroup(cursor));
     if (cursor.done) continue;
+    if (cursor.pending) {
+      heap_.push_back(static_cast<int>(i));
+      continue;
+    }
     SetHead(cursor);
     if (!cursor.memory) {
       const size_t row = cursor.Row();
@@ -489,12 +798,32 @@ bool Merger::HeapGreater(int a, int b) const {
   const Cursor& x = cursors_[a];
   const Cursor& y = cursors_[b];
   if (x.head_time != y.head_time) return x.head_time > y.head_time;
+  // A pending cursor's bound comes before every row of its time: it is loaded before any row
+  // that its rows could precede goes out.
+  if (x.pending != y.pending) return y.pending;
+  if (x.pending) return a > b;
   const int id = x.head_id.compare(y.head_id);
   if (id != 0) return id > 0;
   return CompareRows(x, x.Row(), y, y.Row()) > 0;
 }
 
+void Merger::Drop(Cursor& cursor) {
+  // An output row group taking rows from the batch holds it in sources_ until it is gathered.
+  if (cursor.source >= 0) stale_rows_ += cursor.rows;
+  loaded_rows_ -= cursor.rows;
+  cursor.source = -1;
+  cursor.rows = 0;
+}
+
+void Merger::NoteHeld() {
+  outcome_.peak_rows_loaded = std::max<uint64_t>(outcome_.peak_rows_loaded, loaded_rows_);
+  outcome_.peak_rows_held =
+      std::max<uint64_t>(outcome_.peak_rows_held, loaded_rows_ + stale_rows_ + encoding_held_);
+}
+
 void Merger::Loaded(Cursor& cursor) {
+  loaded_rows_ += cursor.rows;
+  NoteHeld();
   const std::vector<ColumnValues>& batch = *cursor.batch;
   cursor.string_bytes.assign(cursor.rows, 0);
   cursor.nullable_required.clear();
@@ -570,10 +899,18 @@ void AppendRange(ColumnValues& to, const ColumnValues& from, size_t begin, size_
 // Appends `n` copies of one value: a NULL's placeholder (0, false, '') or a partition's value.
 void AppendRepeated(ColumnValues& to, std::string_view value, size_t n) {
   switch (to.physical) {
-    case PhysicalType::kBoolean: to.bools.insert(to.bools.end(), n, 0); break;
-    case PhysicalType::kInt32: to.int32s.insert(to.int32s.end(), n, 0); break;
-    case PhysicalType::kInt64: to.int64s.insert(to.int64s.end(), n, 0); break;
-    case PhysicalType::kDouble: to.doubles.insert(to.doubles.end(), n, 0.0); break;
+    case PhysicalType::kBoolean:
+      to.bools.insert(to.bools.end(), n, 0);
+      break;
+    case PhysicalType::kInt32:
+      to.int32s.insert(to.int32s.end(), n, 0);
+      break;
+    case PhysicalType::kInt64:
+      to.int64s.insert(to.int64s.end(), n, 0);
+      break;
+    case PhysicalType::kDouble:
+      to.doubles.insert(to.doubles.end(), n, 0.0);
+      break;
     case PhysicalType::kByteArray:
       for (size_t i = 0; i < n; ++i) {
         to.bytes.append(value);
@@ -614,9 +951,10 @@ void Merger::Gather() {
       if (slot < 0) {
         const int p = partition_index_[c];
         if (optional) v.defined.insert(v.defined.end(), run.n, p < 0 ? 0 : 1);
-        AppendRepeated(v, p < 0 || v.physical != PhysicalType::kByteArray
-                              ? std::string_view()
-                              : std::string_view((*source.cursor->partition_values)[p]),
+        AppendRepeated(v,
+                       p < 0 || v.physical != PhysicalType::kByteArray
+                           ? std::string_view()
+                           : std::string_view((*source.cursor->partition_values)[p]),
                        run.n);
         continue;
       }
@@ -638,12 +976,16 @@ void Merger::Gather() {
 void Merger::ClearOutput() {
   for (Cursor& cursor : cursors_) cursor.source = -1;
   sources_.clear();  // batches no cursor still reads are freed here
+  stale_rows_ = 0;
   picks_.clear();
   out_string_bytes_ = 0;
 }
 
 Status Merger::WaitEncode() {
-  return encode_.valid() ? encode_.get() : Status::OK();
+  if (!encode_.valid()) return Status::OK();
+  Status s = encode_.get();
+  encoding_held_ = 0;
+  return s;
 }
 
 Status Merger::FlushRowGroup(parquet::PartWriter& writer) {
@@ -655,6 +997,8 @@ Status Merger::FlushRowGroup(parquet::PartWriter& writer) {
     std::iota(iota_.begin(), iota_.end(), 0u);
   }
   Gather();
+  encoding_held_ = encoding_rows_;
+  NoteHeld();
   ClearOutput();
   encode_ = std::async(std::launch::async, [this, &writer] { return EncodeRowGroup(writer); });
   return Status::OK();
@@ -667,10 +1011,18 @@ Status Merger::EncodeRowGroup(parquet::PartWriter& writer) {
   for (size_t c = 0; c < encoding_.size(); ++c) {
     const ColumnValues& v = encoding_[c];
     switch (v.physical) {
-      case PhysicalType::kBoolean: view.columns.emplace_back(std::span<const uint8_t>(v.bools)); break;
-      case PhysicalType::kInt32: view.columns.emplace_back(std::span<const int32_t>(v.int32s)); break;
-      case PhysicalType::kInt64: view.columns.emplace_back(std::span<const int64_t>(v.int64s)); break;
-      case PhysicalType::kDouble: view.columns.emplace_back(std::span<const double>(v.doubles)); break;
+      case PhysicalType::kBoolean:
+        view.columns.emplace_back(std::span<const uint8_t>(v.bools));
+        break;
+      case PhysicalType::kInt32:
+        view.columns.emplace_back(std::span<const int32_t>(v.int32s));
+        break;
+      case PhysicalType::kInt64:
+        view.columns.emplace_back(std::span<const int64_t>(v.int64s));
+        break;
+      case PhysicalType::kDouble:
+        view.columns.emplace_back(std::span<const double>(v.doubles));
+        break;
       case PhysicalType::kByteArray:
         view.columns.emplace_back(
             parquet::StringArray{std::span<const uint32_t>(v.offsets), std::string_view(v.bytes)});
@@ -695,6 +1047,15 @@ Status Merger::WriteOutput(lake::PartUpload& upload, uint64_t index, uint64_t* b
     const int top = heap_.back();
     heap_.pop_back();
     Cursor& cursor = cursors_[top];
+    if (cursor.pending) {
+      s = Activate(cursor);
+      if (!s.ok()) break;
+      if (!cursor.done) {
+        heap_.push_back(top);
+        std::push_heap(heap_.begin(), heap_.end(), greater);
+      }
+      continue;
+    }
     const size_t row = cursor.Row();
     const std::string_view copy_key =
         copy_column_ == table_.id_column ? cursor.head_id : CellOf(cursor, row, copy_column_).s;
@@ -773,6 +1134,13 @@ Result<MergeOutcome> Merger::Run(const std::function<void(const OutputReport&)>&
     }
   }
   outcome_.counts.inputs = cursors_.size();
+  // The bound on what the inputs' overlap holds decoded, before anything else is read (the
+  // pre-pass then reads the scratch Parts).
+  if (cursors_.size() > 1) {
+    Status s = Stage();
+    if (outcome_.kind != MergeOutcome::Kind::kMerged) return std::move(outcome_);
+    if (!s.ok()) return s.As(Status::Redeliver);
+  }
   encoding_.assign(table_.columns.size(), ColumnValues{});
   for (size_t c = 0; c < table_.columns.size(); ++c) encoding_[c].physical = schema_[c].physical;
 

@@ -4,13 +4,15 @@
 #include "compact/merge.h"
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
+#include <cstdlib>
+#include <cstring>
+#include <nlohmann/json.hpp>
 #include <numeric>
 
 #include "compact/compact_test_util.h"
-#include "partition/part_schema.h"
 #include "parquet/part_reader.h"
+#include "partition/part_schema.h"
 
 namespace sinkd::compact {
 namespace {
@@ -112,8 +114,10 @@ TEST(Merge, ASinkdPartFoundOutOfOrderIsSortedInMemoryAndItsStampsAreCarried) {
   auto lake = DirLake(dir.path());
   Flush(*lake, {{"b", kDayMicros + 5}, {"d", kDayMicros + 20}}, 1);
   // A Part that claims to be sinkd's but lists its rows backwards.
-  row::RowBuffer rows = LedgerRows({{"a", kDayMicros + 1}, {"b", kDayMicros + 2},
-                                   {"c", kDayMicros + 30}, {"d", kDayMicros + 40}});
+  row::RowBuffer rows = LedgerRows({{"a", kDayMicros + 1},
+                                   {"b", kDayMicros + 2},
+                                   {"c", kDayMicros + 30},
+                                   {"d", kDayMicros + 40}});
   const std::string key = "ledger/date=2026-09-22/app=svc/part-odd-1-4-0.parquet";
   auto upload = lake->Begin(key);
   ASSERT_TRUE(upload.ok());
@@ -137,8 +141,8 @@ TEST(Merge, ASinkdPartFoundOutOfOrderIsSortedInMemoryAndItsStampsAreCarried) {
                   SqlQuote(output.string()) + ")");
   ASSERT_TRUE(q.ok) << q.error;
   EXPECT_EQ(q.rows[0][0], "a:1,b:2,d:20,c:30") << "sorted by time, the earliest b and d kept";
-  auto stamps = DuckDb("SELECT decode(value) FROM parquet_kv_metadata(" + SqlQuote(output.string()) +
-                       ") WHERE decode(key) = 'sinkd.stamps'");
+  auto stamps = DuckDb("SELECT decode(value) FROM parquet_kv_metadata(" +
+                       SqlQuote(output.string()) + ") WHERE decode(key) = 'sinkd.stamps'");
   ASSERT_TRUE(stamps.ok) << stamps.error;
   ASSERT_EQ(stamps.rows.size(), 1u);
   // The union of the inputs' elements, sorted by their text: the flush stamp LakeWriter gave the
@@ -149,11 +153,199 @@ TEST(Merge, ASinkdPartFoundOutOfOrderIsSortedInMemoryAndItsStampsAreCarried) {
   EXPECT_EQ(carried[1], nlohmann::json::parse(R"({"n":0,"part":"odd"})"));
 }
 
+TEST(Merge, PartsOfSuccessiveTimesAreReadOneAtATimeNotAllAtOnce) {
+  // A large partition of many small flushes (issue 28: peak RSS whatever the partition size):
+  // each Part's row group is read when the merge reaches its footer's minimum time, so only the
+  // Parts overlapping in time are decoded at once. Reading every input's first row group at the
+  // start held all 200 Parts (10,000 rows) here.
+  TempDir dir;
+  auto lake = DirLake(dir.path());
+  for (int k = 0; k < 200; ++k) {
+    std::vector<TestRow> rows;
+    for (int i = 0; i < 50; ++i) {
+      rows.push_back({"id-" + std::to_string(k * 50 + i), kDayMicros + k * 1000 + i});
+    }
+    Flush(*lake, rows, 1 + k * 100);
+  }
+  // And two Parts overlapping each other: both are held while their times interleave.
+  Flush(*lake, {{"x1", kDayMicros + 500'000}, {"x3", kDayMicros + 500'002}}, 90'001);
+  Flush(*lake, {{"x2", kDayMicros + 500'001}, {"x4", kDayMicros + 500'003}}, 90'011);
+  auto merged = Merge(*lake, SpecFor(*lake, "ledger/date=2026-09-22/app=svc"), nullptr);
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  EXPECT_EQ(merged->counts.rows_out, 10'004u);
+  EXPECT_LE(merged->peak_rows_loaded, 100u);
+  EXPECT_GE(merged->peak_rows_loaded, 4u) << "the two overlapping Parts at once";
+  ASSERT_EQ(merged->outputs.size(), 1u);
+  auto q = DuckDb(
+      "SELECT count(*), bool_and(time >= prev) FROM (SELECT time, lag(time, 1, time) "
+      "OVER (ORDER BY file_row_number) AS prev FROM read_parquet(" +
+      SqlQuote((dir / merged->outputs[0].key).string()) + ", file_row_number = true))");
+  ASSERT_TRUE(q.ok) << q.error;
+  EXPECT_EQ(q.rows[0][0], "10004");
+  EXPECT_EQ(q.rows[0][1], "true") << "in time order";
+  auto x = DuckDb("SELECT string_agg(event_id, ',' ORDER BY file_row_number) FROM read_parquet(" +
+                  SqlQuote((dir / merged->outputs[0].key).string()) +
+                  ", file_row_number = true) WHERE event_id LIKE 'x%'");
+  ASSERT_TRUE(x.ok) << x.error;
+  EXPECT_EQ(x.rows[0][0], "x1,x2,x3,x4");
+}
+
+TEST(Merge, AFooterWhoseMinimumTimeIsAboveItsRowsDoesNotPutRowsOutOfOrder) {
+  // The lazy read trusts a sinkd Part's footer to bound its times; one that does not (here its
+  // time minimum raised from +1 to +3 by hand) is caught when its row group is read, and the
+  // merge starts again reading every row group at once. Trusting it would put b2 before a1.
+  TempDir dir;
+  auto lake = DirLake(dir.path());
+  Flush(*lake, {{"a1", kDayMicros + 1}, {"a3", kDayMicros + 3}}, 1);
+  Flush(*lake, {{"b2", kDayMicros + 2}}, 11);
+  auto le = [](int64_t v) {
+    std::string b(8, '\0');
+    for (int i = 0; i < 8; ++i)
+      b[i] = static_cast<char>((static_cast<uint64_t>(v) >> (8 * i)) & 0xff);
+    return b;
+  };
+  int patched = 0;
+  for (const std::string& f : Files(dir.path())) {
+    std::string bytes = ReadFile(dir / f);
+    ASSERT_GE(bytes.size(), 8u);
+    uint32_t footer = 0;
+    std::memcpy(&footer, bytes.data() + bytes.size() - 8, 4);
+    const size_t begin = bytes.size() - 8 - footer;
+    for (size_t at = bytes.find(le(kDayMicros + 1), begin);
+         at != std::string::npos && at < bytes.size() - 8;
+         at = bytes.find(le(kDayMicros + 1), at + 8)) {
+      bytes.replace(at, 8, le(kDayMicros + 3));
+      ++patched;
+    }
+    sinkd::testing::WriteFile(dir / f, bytes);
+  }
+  ASSERT_GE(patched, 1) << "the footer's time minimum";
+  auto merged = Merge(*lake, SpecFor(*lake, "ledger/date=2026-09-22/app=svc"), nullptr);
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  ASSERT_EQ(merged->outputs.size(), 1u);
+  auto q = DuckDb("SELECT string_agg(event_id, ',' ORDER BY file_row_number) FROM read_parquet(" +
+                  SqlQuote((dir / merged->outputs[0].key).string()) + ", file_row_number = true)");
+  ASSERT_TRUE(q.ok) << q.error;
+  EXPECT_EQ(q.rows[0][0], "a1,b2,a3");
+}
+
+TEST(Merge, AMergeInStepsHoldsAtMostItsBoundAndOneOutputRowGroupWhateverTheInputsRowGroups) {
+  // Issue 28: the bound counted only the row groups the cursors stand on, but a step also held
+  // those its output row group still took rows from and the output row group being encoded; over
+  // four tier-1 outputs of full row groups overlapping in time (the second pass over one
+  // 2,060,000-row app-day) that was about five 122,880-row row groups at once, 568 MiB. Here four
+  // Parts of four 400-row row groups interleave in time, the bound is two of those row groups
+  // and the output's row groups are about as large as the inputs'.
+  TempDir dir, tmp;
+  auto lake = DirLake(dir.path());
+  for (int k = 0; k < 4; ++k) {
+    std::vector<TestRow> rows;
+    for (int i = 0; i < 1'600; ++i) {
+      rows.push_back({"id-" + std::to_string(k * 1'600 + i), kDayMicros + i * 4 + k});
+    }
+    lake::LakeWriterOptions options;
+    options.key_prefix = "ledger";
+    options.instance = "box-1";
+    options.parquet.created_by = "sinkd version 0.0.0 (build test)";
+    options.parquet.row_group_rows = 400;
+    lake::LakeWriter writer(*lake, options);
+    auto batch = LedgerRows(rows);
+    const uint64_t first = 1 + k * 10'000;
+    ASSERT_TRUE(writer.Flush(batch, {"GARM_LEDGER", first, first + rows.size() - 1}).ok());
+  }
+  MergeSpec spec = SpecFor(*lake, "ledger/date=2026-09-22/app=svc");
+  ASSERT_EQ(spec.inputs.size(), 4u);
+  spec.max_rows_loaded = 800;
+  spec.parquet.row_group_rows = 300;  // not a multiple of theirs: rows are taken across theirs
+  const char* tmpdir = std::getenv("TMPDIR");
+  const std::string saved = tmpdir ? tmpdir : "";
+  ::setenv("TMPDIR", tmp.path().c_str(), 1);
+  auto merged = Merge(*lake, spec, nullptr);
+  if (tmpdir) {
+    ::setenv("TMPDIR", saved.c_str(), 1);
+  } else {
+    ::unsetenv("TMPDIR");
+  }
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  ASSERT_EQ(merged->kind, MergeOutcome::Kind::kMerged) << merged->why.ToString();
+  EXPECT_EQ(merged->counts.rows_out, 6'400u);
+  EXPECT_GE(merged->steps, 2u) << "two groups of two Parts, then their scratch Parts";
+  EXPECT_LE(merged->peak_rows_loaded, 800u);
+  EXPECT_LE(merged->peak_rows_held, 800u + 300u)
+      << "the bound and one output row group, not the inputs' row groups the output still "
+         "takes rows from";
+}
+
 // The 32-bit string offsets (issue 25 §4.3). A real column past 2^31 bytes takes gigabytes of
 // memory and minutes a test cannot spend, so these tests lower the limits through MergeSpec's
 // seams; the code paths are the ones the real limits take.
 
 // Rows of `n` ids from `first`, each with a tenant of `tenant_bytes` bytes.
+TEST(Merge, InputsAllOverlappingInTimeAreMergedInStepsWithinTheRowBoundAndGiveTheSameBytes) {
+  // Issue 28: tier-1 outputs overlapping in time made a merge decode one row group of each at
+  // once (728 MiB for 11 of them). Here 20 Parts of 100-105 rows interleave in time, so a single
+  // step holds all 2,095 rows; with a bound of 250 the merge goes through scratch Parts, and the
+  // output is the one a single step writes, byte for byte.
+  TempDir dir, tmp;
+  auto lake = DirLake(dir.path());
+  for (int k = 0; k < 20; ++k) {
+    std::vector<TestRow> rows;
+    for (int i = 0; i < 100; ++i) {
+      rows.push_back({"id-" + std::to_string(k * 100 + i), kDayMicros + i * 20 + k});
+    }
+    // Copies of the previous Part's first five records, later: the earlier rows are kept.
+    for (int i = 0; k > 0 && i < 5; ++i) {
+      rows.push_back({"id-" + std::to_string((k - 1) * 100 + i), kDayMicros + i * 20 + k + 1});
+    }
+    Flush(*lake, rows, 1 + k * 1000);
+  }
+  const std::string partition = "ledger/date=2026-09-22/app=svc";
+  MergeSpec spec = SpecFor(*lake, partition);
+
+  // One step first (no bound): it holds every Part at once. Its output is then removed so that
+  // the bounded merge of the same inputs writes the same key again.
+  spec.max_rows_loaded = 0;
+  auto reference = Merge(*lake, spec, nullptr);
+  ASSERT_TRUE(reference.ok()) << reference.status().ToString();
+  ASSERT_EQ(reference->outputs.size(), 1u);
+  EXPECT_EQ(reference->peak_rows_loaded, 2'095u) << "one step holds every Part at once";
+  EXPECT_EQ(reference->steps, 0u);
+  const fs::path output = dir / reference->outputs[0].key;
+  const std::string one_step = ReadFile(output);
+  ASSERT_TRUE(fs::remove(output));
+
+  const char* tmpdir = std::getenv("TMPDIR");
+  const std::string saved = tmpdir ? tmpdir : "";
+  ::setenv("TMPDIR", tmp.path().c_str(), 1);
+  spec.max_rows_loaded = 250;
+  auto merged = Merge(*lake, spec, nullptr);
+  if (tmpdir) {
+    ::setenv("TMPDIR", saved.c_str(), 1);
+  } else {
+    ::unsetenv("TMPDIR");
+  }
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  ASSERT_EQ(merged->kind, MergeOutcome::Kind::kMerged) << merged->why.ToString();
+  EXPECT_EQ(merged->counts.rows_in, 2'095u);
+  EXPECT_EQ(merged->counts.rows_out, 2'000u);
+  EXPECT_LE(merged->peak_rows_loaded, 250u);
+  EXPECT_GE(merged->steps, 1u);
+  EXPECT_TRUE(fs::is_empty(tmp.path())) << "the scratch directory is removed";
+  ASSERT_EQ(merged->outputs.size(), 1u);
+  EXPECT_EQ(merged->outputs[0].key, reference->outputs[0].key);
+  EXPECT_TRUE(ReadFile(output) == one_step) << "the same bytes as one step";
+  auto q = DuckDb(
+      "SELECT count(*), count(DISTINCT event_id), bool_and(time >= prev), "
+      "bool_and((time - epoch_us(TIMESTAMP '2026-09-22')) = "
+      "(CAST(substr(event_id, 4) AS INT) % 100) * 20 + CAST(substr(event_id, 4) AS INT) // 100) "
+      "FROM (SELECT event_id, epoch_us(time) AS time, lag(epoch_us(time), 1, epoch_us(time)) "
+      "OVER (ORDER BY file_row_number) AS prev FROM read_parquet(" +
+      SqlQuote(output.string()) + ", file_row_number = true))");
+  ASSERT_TRUE(q.ok) << q.error;
+  EXPECT_EQ(q.rows[0], (std::vector<std::string>{"2000", "2000", "true", "true"}))
+      << "every record once, in time order, at its earliest time";
+}
+
 std::vector<TestRow> LongTenantRows(int first, int n, size_t tenant_bytes) {
   std::vector<TestRow> rows;
   for (int i = first; i < first + n; ++i) {
@@ -173,17 +365,20 @@ TEST(Merge, AnOutputRowGroupClosesBeforeItsStringsReachTheLimit) {
   ASSERT_TRUE(merged.ok()) << merged.status().ToString();
   ASSERT_EQ(merged->outputs.size(), 1u);
   const fs::path output = dir / merged->outputs[0].key;
-  auto meta = DuckDb("SELECT count(*), max(num_rows) FROM (SELECT DISTINCT row_group_id, "
-                     "row_group_num_rows AS num_rows FROM parquet_metadata(" +
-                     SqlQuote(output.string()) + "))");
+  auto meta = DuckDb(
+      "SELECT count(*), max(num_rows) FROM (SELECT DISTINCT row_group_id, "
+      "row_group_num_rows AS num_rows FROM parquet_metadata(" +
+      SqlQuote(output.string()) + "))");
   ASSERT_TRUE(meta.ok) << meta.error;
   // A row's strings (every column) hold between 1,334 and 2,000 bytes: a row group closes at its
   // third row, past 4,000 bytes.
   EXPECT_EQ(meta.rows[0][0], "10") << "30 rows in row groups of 3";
   EXPECT_EQ(meta.rows[0][1], "3");
-  auto rows = DuckDb("SELECT count(*), count(DISTINCT event_id), sum(length(tenant)), "
-                     "bool_and(tenant = repeat(chr(97 + (CAST(substr(event_id, 3) AS INT) % 26)),"
-                     " 1000)) FROM read_parquet(" + SqlQuote(output.string()) + ")");
+  auto rows = DuckDb(
+      "SELECT count(*), count(DISTINCT event_id), sum(length(tenant)), "
+      "bool_and(tenant = repeat(chr(97 + (CAST(substr(event_id, 3) AS INT) % 26)),"
+      " 1000)) FROM read_parquet(" +
+      SqlQuote(output.string()) + ")");
   ASSERT_TRUE(rows.ok) << rows.error;
   EXPECT_EQ(rows.rows[0], (std::vector<std::string>{"30", "30", "30000", "true"}));
 }
