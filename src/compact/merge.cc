@@ -164,6 +164,23 @@ class Merger {
   Result<MergeOutcome> Run(const std::function<void(const OutputReport&)>& on_output);
 
  private:
+  // What placing one output came to.
+  enum class Placement {
+    kPlaced,   // in place, written by us or found there byte for byte: *report says which
+    kTaken,    // another compactor's output of the same inputs holds the key: it stands for ours
+    kResort,   // an input turned out unsorted before anything was placed: start over, sorting it
+    kStopped,  // the merge ends here, with the outcome a step decided or with *failed
+  };
+
+  // The steps of Run, in order. A step that ends the merge sets outcome_.kind (left alone,
+  // refused, an input vanished) or returns an error; Stopped turns either into Run's answer.
+  Status OpenInputs();
+  uint64_t ShapeOutput();  // the output schema and the input counts; returns the input bytes
+  Status CountOutputs(uint64_t input_bytes, uint64_t* outputs);
+  Placement PlaceOutput(uint64_t index, uint64_t outputs, const std::string& hash,
+                        bool may_resort, OutputReport* report, Status* failed);
+  Result<MergeOutcome> Stopped(const Status& failed);
+
   // Opens input `i`; a Refuse or NotFound becomes the outcome.
   Status Open(size_t i);
   Status CheckShape(Cursor& cursor);
@@ -1104,17 +1121,24 @@ Status Merger::WriteOutput(lake::PartUpload& upload, uint64_t index, uint64_t* b
   return s;
 }
 
-Result<MergeOutcome> Merger::Run(const std::function<void(const OutputReport&)>& on_output) {
+Result<MergeOutcome> Merger::Stopped(const Status& failed) {
+  if (outcome_.kind != MergeOutcome::Kind::kMerged) return std::move(outcome_);
+  return failed.As(Status::Redeliver);
+}
+
+Status Merger::OpenInputs() {
   cursors_.resize(spec_.inputs.size());
   for (size_t i = 0; i < cursors_.size(); ++i) {
     Status s = Open(i);
-    if (outcome_.kind != MergeOutcome::Kind::kMerged) return std::move(outcome_);
-    if (!s.ok()) return s.As(Status::Redeliver);
+    if (!s.ok() || outcome_.kind != MergeOutcome::Kind::kMerged) return s;
   }
   SortUnique(stamps_);
+  return Status::OK();
+}
 
-  // The output's shape: the table's, a column OPTIONAL where some input cannot give every row a
-  // value (it lacks the column, or holds NULLs in it).
+// The output's shape: the table's, a column OPTIONAL where some input cannot give every row a
+// value (it lacks the column, or holds NULLs in it).
+uint64_t Merger::ShapeOutput() {
   schema_ = partition::FileSchema(table_);
   uint64_t input_bytes = 0;
   for (size_t i = 0; i < cursors_.size(); ++i) {
@@ -1134,30 +1158,28 @@ Result<MergeOutcome> Merger::Run(const std::function<void(const OutputReport&)>&
     }
   }
   outcome_.counts.inputs = cursors_.size();
-  // The bound on what the inputs' overlap holds decoded, before anything else is read (the
-  // pre-pass then reads the scratch Parts).
-  if (cursors_.size() > 1) {
-    Status s = Stage();
-    if (outcome_.kind != MergeOutcome::Kind::kMerged) return std::move(outcome_);
-    if (!s.ok()) return s.As(Status::Redeliver);
-  }
   encoding_.assign(table_.columns.size(), ColumnValues{});
   for (size_t c = 0; c < table_.columns.size(); ++c) encoding_[c].physical = schema_[c].physical;
+  return input_bytes;
+}
 
-  uint64_t outputs = 1;
-  // A lone sinkd Part gains nothing from a rewrite unless it holds copies or is out of order: the
-  // pre-pass finds out from three columns before anything is written.
+// How many outputs of about spec_.target_bytes the merge writes, and the rows each takes. Only
+// inputs larger than one output, or a lone Part, need the pre-pass that counts the rows out; a
+// lone sinkd Part gains nothing from a rewrite unless it holds copies or is out of order, and
+// the pre-pass finds out from three columns before anything is written (kLeftAlone).
+Status Merger::CountOutputs(uint64_t input_bytes, uint64_t* outputs) {
+  *outputs = 1;
   const bool lone = cursors_.size() == 1 && !cursors_[0].memory;
   if (lone || input_bytes > spec_.target_bytes) {
     Status s = PrePass();
-    if (outcome_.kind != MergeOutcome::Kind::kMerged) return std::move(outcome_);
-    if (!s.ok()) return s.As(Status::Redeliver);
+    if (!s.ok() || outcome_.kind != MergeOutcome::Kind::kMerged) return s;
     const uint64_t rows_out = seen_.size();
     seen_.Clear();
+    // The pre-pass sorts an unsorted one in memory: that one is rewritten in order.
     if (lone && !cursors_[0].memory && rows_out == outcome_.counts.rows_in) {
       outcome_.kind = MergeOutcome::Kind::kLeftAlone;
       outcome_.input = cursors_[0].key;
-      return std::move(outcome_);
+      return Status::OK();
     }
     const double estimate = rows_out == 0 || outcome_.counts.rows_in == 0
                                 ? 0.0
@@ -1167,79 +1189,101 @@ Result<MergeOutcome> Merger::Run(const std::function<void(const OutputReport&)>&
     n = std::min<uint64_t>(n, std::max<uint64_t>(rows_out, 1));
     if (n > 1) {
       rows_per_output_ = (rows_out + n - 1) / n;
-      outputs = (rows_out + rows_per_output_ - 1) / rows_per_output_;
+      *outputs = (rows_out + rows_per_output_ - 1) / rows_per_output_;
     }
     outcome_.counts.rows_out = rows_out;
     outcome_.counts.duplicates_dropped = outcome_.counts.rows_in - rows_out;
   }
-  if (outputs == 1) rows_per_output_ = UINT64_MAX;
-  outcome_.counts.outputs = outputs;
+  if (*outputs == 1) rows_per_output_ = UINT64_MAX;
+  outcome_.counts.outputs = *outputs;
+  return Status::OK();
+}
+
+// Output `index` of `outputs` goes under one key, never an alternative: whoever wrote that key
+// merged the same inputs into the same share of the same rows, so a key taken by other bytes
+// (another compactor's encoder, another ZSTD build) holds an output that stands for ours, and
+// the rows this one would have held are skipped past by the next output's writer all the same.
+Merger::Placement Merger::PlaceOutput(uint64_t index, uint64_t outputs, const std::string& hash,
+                                      bool may_resort, OutputReport* report, Status* failed) {
+  const std::string key = table::CompactionOutputKey(spec_.partition, hash, index, outputs);
+  uint64_t bytes = 0;
+  parquet::FileStatistics statistics;
+  Status written;
+  Result<lake::PlacedObject> placed = lake::Place(
+      destination_, [&](uint32_t) { return key; },
+      [&](lake::PartUpload& upload) {
+        written = WriteOutput(upload, index, &bytes, &statistics);
+        return written;
+      },
+      lake::WhenTaken::kReport);
+  if (placed.ok()) {
+    if (placed->placed == lake::Placed::kTaken) return Placement::kTaken;
+    report->key = placed->key;
+    report->rows_in = outcome_.counts.rows_in;
+    report->rows_out = outputs == 1 ? emitted_ : outcome_.counts.rows_out;
+    report->duplicates_dropped = report->rows_in - report->rows_out;
+    report->bytes = bytes;
+    for (const InputRef& in : spec_.inputs) report->supersedes.push_back(in.key);
+    report->found_in_place = placed->placed == lake::Placed::kSame;
+    report->statistics = std::move(statistics);
+    return Placement::kPlaced;
+  }
+  if (unsorted_found_ && may_resort && index == 0) return Placement::kResort;
+  if (outcome_.kind == MergeOutcome::Kind::kMerged && written.IsReject()) {
+    // Rows no Parquet reader could take: the merge is refused, its inputs left as they are.
+    outcome_.kind = MergeOutcome::Kind::kRefused;
+    outcome_.input = spec_.inputs.front().key;
+    outcome_.why = written.As(Status::Refuse).WithContext("merge into " + key);
+  }
+  *failed = placed.status();
+  return Placement::kStopped;
+}
+
+Result<MergeOutcome> Merger::Run(const std::function<void(const OutputReport&)>& on_output) {
+  Status s = OpenInputs();
+  if (!s.ok() || outcome_.kind != MergeOutcome::Kind::kMerged) return Stopped(s);
+  const uint64_t input_bytes = ShapeOutput();
+  // The bound on what the inputs' overlap holds decoded, before anything else is read (the
+  // pre-pass then reads the scratch Parts).
+  if (cursors_.size() > 1) {
+    s = Stage();
+    if (!s.ok() || outcome_.kind != MergeOutcome::Kind::kMerged) return Stopped(s);
+  }
+  uint64_t outputs = 1;
+  s = CountOutputs(input_bytes, &outputs);
+  if (!s.ok() || outcome_.kind != MergeOutcome::Kind::kMerged) return Stopped(s);
   const std::string hash = MergeHash(spec_.inputs);
 
-  for (int attempt = 0;; ++attempt) {
+  // Each attempt after the first sorts in memory one more input that turned out unsorted.
+  for (size_t attempt = 0;; ++attempt) {
     unsorted_found_ = false;
     seen_.Clear();
     emitted_ = dropped_ = 0;
-    Status started = Start();
-    if (outcome_.kind != MergeOutcome::Kind::kMerged) return std::move(outcome_);
-    if (!started.ok()) return started.As(Status::Redeliver);
+    s = Start();
+    if (!s.ok() || outcome_.kind != MergeOutcome::Kind::kMerged) return Stopped(s);
     std::vector<OutputReport> reports;
-    bool restart = false;
-    for (uint64_t index = 0; index < outputs; ++index) {
-      const std::string key = table::CompactionOutputKey(spec_.partition, hash, index, outputs);
-      uint32_t alternative = 0;
-      uint64_t bytes = 0;
-      parquet::FileStatistics statistics;
-      Status inner;
-      Result<lake::PlacedObject> placed = lake::Place(
-          destination_,
-          [&](uint32_t alt) {
-            alternative = alt;
-            return key;
-          },
-          [&](lake::PartUpload& upload) {
-            // Another compactor's bytes hold the key: the same inputs, the same rows (output i
-            // holds the same share of the same sequence whoever wrote it). Its output stands.
-            if (alternative > 0) return Status::Retry("taken");
-            inner = WriteOutput(upload, index, &bytes, &statistics);
-            return inner;
-          });
-      if (!placed.ok()) {
-        if (alternative > 0) {
-          ++outcome_.taken;
-          continue;
-        }
-        if (unsorted_found_ && static_cast<size_t>(attempt) < cursors_.size() && index == 0) {
-          restart = true;  // nothing placed yet: once more with that input sorted in memory
-          break;
-        }
-        if (outcome_.kind != MergeOutcome::Kind::kMerged) {
-          outcome_.outputs = std::move(reports);
-          return std::move(outcome_);
-        }
-        if (inner.IsReject()) {  // rows no Parquet reader could take: the merge is refused
-          outcome_.kind = MergeOutcome::Kind::kRefused;
-          outcome_.input = spec_.inputs.front().key;
-          outcome_.why = inner.As(Status::Refuse).WithContext("merge into " + key);
-          outcome_.outputs = std::move(reports);
-          return std::move(outcome_);
-        }
-        return placed.status().As(Status::Redeliver);
-      }
+    bool resort = false;
+    for (uint64_t index = 0; index < outputs && !resort; ++index) {
       OutputReport report;
-      report.key = placed->key;
-      report.rows_in = outcome_.counts.rows_in;
-      report.rows_out = outputs == 1 ? emitted_ : outcome_.counts.rows_out;
-      report.duplicates_dropped = report.rows_in - report.rows_out;
-      report.bytes = bytes;
-      for (const InputRef& in : spec_.inputs) report.supersedes.push_back(in.key);
-      report.found_in_place = placed->placed == lake::Placed::kSame;
-      report.statistics = std::move(statistics);
-      if (!report.found_in_place) outcome_.bytes_written += bytes;
-      if (on_output) on_output(report);
-      reports.push_back(std::move(report));
+      Status failed;
+      switch (PlaceOutput(index, outputs, hash, attempt < cursors_.size(), &report, &failed)) {
+        case Placement::kPlaced:
+          if (!report.found_in_place) outcome_.bytes_written += report.bytes;
+          if (on_output) on_output(report);
+          reports.push_back(std::move(report));
+          break;
+        case Placement::kTaken:
+          ++outcome_.taken;
+          break;
+        case Placement::kResort:
+          resort = true;
+          break;
+        case Placement::kStopped:
+          outcome_.outputs = std::move(reports);
+          return Stopped(failed);
+      }
     }
-    if (restart) continue;
+    if (resort) continue;
     if (outputs == 1) {
       outcome_.counts.rows_out = emitted_;
       outcome_.counts.duplicates_dropped = outcome_.counts.rows_in - emitted_;

@@ -49,7 +49,8 @@ Status LakeWriterOptions::Validate() const {
 
 Result<PlacedObject> Place(Destination& destination,
                            const std::function<std::string(uint32_t alternative)>& key_for,
-                           const std::function<Status(PartUpload&)>& write) {
+                           const std::function<Status(PartUpload&)>& write,
+                           WhenTaken when_taken) {
   for (uint32_t alternative = 0; alternative <= kMaxAlternatives; ++alternative) {
     const std::string key = key_for(alternative);
     SINKD_ASSIGN_OR_RETURN(std::unique_ptr<PartUpload> upload, destination.Begin(key));
@@ -60,7 +61,9 @@ Result<PlacedObject> Place(Destination& destination,
     }
     Result<Placed> placed = upload->Commit();
     if (!placed.ok()) return placed.status().As(Status::Redeliver);
-    if (*placed != Placed::kTaken) return PlacedObject{key, *placed};
+    if (*placed != Placed::kTaken || when_taken == WhenTaken::kReport) {
+      return PlacedObject{key, *placed};
+    }
   }
   return Status::Redeliver("place " + key_for(0) + ": it and its " +
                            std::to_string(kMaxAlternatives) +

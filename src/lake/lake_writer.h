@@ -82,10 +82,17 @@ struct LakeWriterOptions {
   Status Validate() const;
 };
 
+// What placing does with a key that holds other bytes. A flush tries the next alternative name:
+// its rows must land, and the key's bytes are another instance's rows. A compaction output reports
+// it: the key holds another compactor's output of the same inputs, which stands for ours.
+enum class WhenTaken { kTryAlternatives, kReport };
+
 // Places one object through `write` (which streams its bytes into the upload) under
-// `key_for(0)`, or, while that key holds other bytes, under key_for(1), key_for(2), … up to
-// kMaxAlternatives. Returns the key used and whether the object was placed (kNew) or found in
-// place (kSame); Redeliver when every alternative is taken or the upload failed.
+// `key_for(0)`, or, while that key holds other bytes and `when_taken` says so, under key_for(1),
+// key_for(2), … up to kMaxAlternatives. Returns the key used and whether the object was placed
+// (kNew), found in place (kSame), or, with WhenTaken::kReport only, found taken by other bytes
+// (kTaken: nothing written). Redeliver when every alternative is taken or the upload failed, but
+// a Reject or Internal from `write` as it is: no redelivery makes those bytes writable.
 inline constexpr uint32_t kMaxAlternatives = 64;
 struct PlacedObject {
   std::string key;
@@ -93,7 +100,8 @@ struct PlacedObject {
 };
 Result<PlacedObject> Place(Destination& destination,
                            const std::function<std::string(uint32_t alternative)>& key_for,
-                           const std::function<Status(PartUpload&)>& write);
+                           const std::function<Status(PartUpload&)>& write,
+                           WhenTaken when_taken = WhenTaken::kTryAlternatives);
 
 // What a flush was given and what it placed (table/flush.h: the commit step receives both).
 using Provenance = table::Provenance;

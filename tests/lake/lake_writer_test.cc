@@ -122,6 +122,45 @@ TEST(LakeWriter, AKeyHoldingOtherBytesIsKeptAndTheNewPartGoesUnderTheNextAlterna
   EXPECT_EQ(Count(tmp.path()), std::make_pair(total, total)) << "every row of both flushes";
 }
 
+// Status AppendText(PartUpload&, text) for the Place tests: the object's bytes are the text.
+Status AppendText(PartUpload& upload, const std::string& text) {
+  return upload.Append(std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+}
+
+// A compaction output's key taken by other bytes is an answer, not a failure: Place says kTaken,
+// never asks for an alternative name, and leaves the other bytes and nothing else beside them.
+TEST(LakePlace, AKeyTakenByOtherBytesIsReportedAndNoAlternativeIsTriedWhenAskedToReport) {
+  TempDir tmp;
+  auto dest = Dir(tmp.path());
+  auto key_for = [](uint32_t alternative) {
+    return "out/o-" + std::to_string(alternative) + ".parquet";
+  };
+  auto first = Place(*dest, key_for, [](PartUpload& u) { return AppendText(u, "theirs"); },
+                     WhenTaken::kReport);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_EQ(first->placed, Placed::kNew);
+  std::vector<uint32_t> asked;
+  auto second = Place(
+      *dest,
+      [&](uint32_t alternative) {
+        asked.push_back(alternative);
+        return key_for(alternative);
+      },
+      [](PartUpload& u) { return AppendText(u, "ours"); }, WhenTaken::kReport);
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  EXPECT_EQ(second->placed, Placed::kTaken);
+  EXPECT_EQ(second->key, "out/o-0.parquet");
+  EXPECT_EQ(asked, std::vector<uint32_t>{0});
+  EXPECT_EQ(sinkd::testing::ReadFile(tmp.path() / "out/o-0.parquet"), "theirs");
+  EXPECT_FALSE(fs::exists(tmp.path() / "out/o-1.parquet"));
+
+  // The default, a flush's, goes on to the next name.
+  auto third = Place(*dest, key_for, [](PartUpload& u) { return AppendText(u, "ours"); });
+  ASSERT_TRUE(third.ok()) << third.status().ToString();
+  EXPECT_EQ(third->placed, Placed::kNew);
+  EXPECT_EQ(third->key, "out/o-1.parquet");
+}
+
 // What a drain does under a full disk: each flush fails and its batch comes back, often with
 // other boundaries (so other keys). Parts that still fit must not accumulate one copy per retry.
 // The disk is a real tmpfs, filled by a ballast file for SINKD_FULL_DISK_SECONDS (default 2;
