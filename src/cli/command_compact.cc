@@ -261,6 +261,7 @@ Result<compact::PassReport> CompactPass(compact::Compactor& compactor, const Com
             {"replaces_dropped", r.replaces_dropped},
             {"parts_outside_table", r.parts_outside_table},
             {"inputs_retained", r.inputs_retained},
+            {"table_seconds", r.table_seconds},
             {"seconds", seconds},
             {"rows_per_second", seconds > 0 ? static_cast<double>(r.rows_in) / seconds : 0.0},
             {"stopped", Stopping()}});
@@ -463,12 +464,13 @@ Status RunCompact(const CompactFlags& flags, const CompactTable& table,
       std::printf(
           "table %s: %s, %llu replace snapshots committed, %llu merges dropped (another "
           "replace took their inputs), %llu objects outside the current snapshot left "
-          "alone, %llu deletions left to table expire (a snapshot names them)\n",
+          "alone, %llu deletions left to table expire (a snapshot names them), %.3f s reading "
+          "and committing the table\n",
           o.prefix.c_str(), r.table_missing ? "no snapshot yet" : "iceberg",
           static_cast<unsigned long long>(r.replaces),
           static_cast<unsigned long long>(r.replaces_dropped),
           static_cast<unsigned long long>(r.parts_outside_table),
-          static_cast<unsigned long long>(r.inputs_retained));
+          static_cast<unsigned long long>(r.inputs_retained), r.table_seconds);
     }
     return Status::OK();
   }

@@ -154,6 +154,27 @@ Compactor::~Compactor() = default;
 // what the policy asks for, partition by partition. A partition whose delete or merge fails is
 // reported and skipped for the rest of the pass; the others go on (one bad directory or key must
 // not stall the whole lake).
+namespace {
+
+// Adds the wall time of the scope it lives in to PassReport::table_seconds.
+class TableClock {
+ public:
+  explicit TableClock(PassReport& report)
+      : report_(report), start_(std::chrono::steady_clock::now()) {}
+  ~TableClock() {
+    report_.table_seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+  TableClock(const TableClock&) = delete;
+  TableClock& operator=(const TableClock&) = delete;
+
+ private:
+  PassReport& report_;
+  const std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace
+
 class Compactor::Pass {
  public:
   Pass(Compactor& compactor, const PassHooks& hooks, PassReport& report)
@@ -218,6 +239,7 @@ class Compactor::Pass {
   // False when a table is asked for and there is none.
   Result<bool> ReadTable() {
     if (options_.rewrite == nullptr) return true;
+    const TableClock clock(report_);
     Result<table::LiveParts> live = options_.rewrite->Live(options_.prefix, table_);
     if (!live.ok()) return live.status().WithContext("read the table " + options_.prefix);
     if (!live->exists) return false;
@@ -358,6 +380,7 @@ class Compactor::Pass {
   // removed an input first) drops the merge: its outputs are deleted unless a snapshot names them
   // (the other compactor's replace of the same inputs placed and committed the same keys).
   Status CommitReplace(const MergeSpec& spec, const MergeOutcome& outcome) {
+    const TableClock clock(report_);
     std::vector<std::string> removed;
     for (const InputRef& in : spec.inputs) removed.push_back(in.key);
     std::vector<table::RewrittenPart> added;

@@ -131,6 +131,9 @@ struct PassReport {
   // snapshot still names the object, and whether there was no table to compact.
   uint64_t replaces = 0, replaces_dropped = 0, parts_outside_table = 0, inputs_retained = 0;
   bool table_missing = false;
+  // With a table: wall seconds the pass spent reading it and committing its replaces (a dropped
+  // replace's clean-up included), the table's share of the pass.
+  double table_seconds = 0;
   // True once every partition was visited (the pass was not cut short by a listing, a footer
   // read or a sync that failed): the counts, partitions_pending included, are the pass's own.
   bool completed = false;

@@ -43,18 +43,21 @@ nlohmann::json TableInfo(const std::string& lake) {
 // The numbers of compact's "table ledger: …" line.
 struct TableLine {
   long replaces = -1, dropped = -1, outside = -1, retained = -1;
+  double table_seconds = -1;
 };
 TableLine TableLineOf(const std::string& out) {
   TableLine t;
   const std::regex line(
       R"(table ledger: iceberg, ([0-9]+) replace snapshots committed, ([0-9]+) merges dropped .*, )"
-      R"(([0-9]+) objects outside the current snapshot left alone, ([0-9]+) deletions left)");
+      R"(([0-9]+) objects outside the current snapshot left alone, ([0-9]+) deletions left .*, )"
+      R"(([0-9.]+) s reading and committing the table)");
   std::smatch m;
   if (std::regex_search(out, m, line)) {
     t.replaces = std::stol(m[1]);
     t.dropped = std::stol(m[2]);
     t.outside = std::stol(m[3]);
     t.retained = std::stol(m[4]);
+    t.table_seconds = std::stod(m[5]);
   }
   return t;
 }
@@ -168,6 +171,7 @@ TEST(TableCompact, EachMergeIsOneReplaceAndTheTableHoldsEveryEventOnceAfterTwoPa
   EXPECT_GT(one.replaces, 0) << first.out;
   EXPECT_EQ(one.dropped, 0) << first.out;
   EXPECT_EQ(one.outside, static_cast<long>(t.outside.size())) << first.out;
+  EXPECT_GT(one.table_seconds, 0.0) << "the pass read the table and committed: " << first.out;
   // The second pass finds the first one's outputs older than --grace 0s: their inputs are due by
   // the glob view's rule, but the imports' snapshots still name them.
   const CommandResult second = RunSinkd(t.Compact());
