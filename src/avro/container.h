@@ -31,8 +31,8 @@ using Metadata = std::vector<std::pair<std::string, std::string>>;
 
 struct WriterOptions {
   Codec codec = Codec::kDeflate;
-  // zlib level, 1-9. 6 is zlib's default; manifests are a few KiB, so the level costs little
-  // either way.
+  // zlib level, 1-9. 6 is zlib's default; Iceberg's manifests use 1 (iceberg/manifest.h says
+  // why).
   int deflate_level = 6;
   // Records are gathered into a block until it holds this many bytes (before compression).
   size_t block_bytes = 64 * 1024;

@@ -224,6 +224,7 @@ Status EncodeListEntry(const ManifestFile& m, std::string& out) {
 avro::WriterOptions AvroOptions(const std::string& path, avro::Codec codec) {
   avro::WriterOptions o;
   o.codec = codec;
+  o.deflate_level = kManifestDeflateLevel;
   const std::string digest = Sha256(path);
   std::memcpy(o.sync.data(), digest.data(), o.sync.size());
   return o;

@@ -63,6 +63,12 @@ struct Manifest {
   ManifestFile file;  // what the list records for it (length = bytes.size())
 };
 
+// The zlib level of a deflated manifest or manifest list. Level 1, not zlib's 6: a compaction's
+// replace rewrites every manifest holding one of its inputs, and a table register's manifest holds
+// a whole lake's Parts, so a pass over it deflated megabytes per merge (39% of a pass compacting
+// 2,925 registered Parts at 6; its table time fell from 5.6-6.5 s to 3.8-4.0 s at 1).
+inline constexpr int kManifestDeflateLevel = 1;
+
 // Writes the manifest stored at `path`, new in snapshot `snapshot_id` with sequence number
 // `sequence_number`. Refuse when an entry breaks the sequence-number rules above or its partition
 // tuple does not match the spec; then nothing is returned.

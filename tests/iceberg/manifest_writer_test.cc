@@ -99,6 +99,7 @@ std::string GenericallyEncoded(const std::string& written, const std::vector<avr
   }
   avro::WriterOptions options;
   options.codec = codec;
+  options.deflate_level = kManifestDeflateLevel;
   options.sync = file->sync;
   avro::ContainerWriter writer(file->schema, header, options);
   for (const avro::Value& r : records) EXPECT_TRUE(writer.Append(r).ok());
