@@ -357,7 +357,8 @@ Status RunCompact(const CompactFlags& flags, const CompactTable& table,
     return made.status();
   }
   std::unique_ptr<lake::Destination> destination = std::move(*made);
-  // The table kept over the Parts: each merge one replace snapshot (nullptr: none). A dry run
+  // The table kept over the Parts: a pass's merges committed as replace snapshots (nullptr:
+  // none). A dry run
   // opens its catalog read-only: it must not create the sql catalog's tables.
   Result<std::unique_ptr<table::Rewrite>> rewrite = iceberg::MakeTableRewrite(
       flags.lake.table_format, *destination, TableCatalogFrom(flags.lake), flags.dry_run);
@@ -520,7 +521,7 @@ void AddCompactFlags(CLI::App& cmd, CompactFlags& flags, ConfigFlags& config) {
   AddTableFormatFlag(cmd, flags.lake,
                      "the table kept over the Parts: none (the hive layout alone; inputs deleted "
                      "--grace after their output appeared) or iceberg (merge only the Parts the "
-                     "Iceberg table at <lake>/<key prefix> holds, each merge one replace snapshot; "
+                     "Iceberg table at <lake>/<key prefix> holds, committed as replace snapshots; "
                      "an input is deleted only once no snapshot names it, else by table expire)");
   BindDestinationFlags(config);
   BindTableFormatFlag(config);

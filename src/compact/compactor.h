@@ -43,10 +43,13 @@
 //     parts_outside_table and left to `sinkd table orphans`. An input an uncommitted output
 //     supersedes is still the table's, so it merges again (the same inputs give the same key and
 //     bytes: the output is found in place and committed then);
-//   - each merge is committed as one replace (inputs out, outputs in, positions carried) right
-//     after its outputs are placed. A replace that conflicts (another compactor's replace removed
-//     one of its inputs first) drops the merge: its outputs are deleted unless a snapshot names
-//     them, nothing else changes;
+//   - the merges whose outputs are placed are committed together as one replace (inputs out,
+//     outputs in, positions carried) every 64 merges or 30 s and at the end of the pass, not one
+//     per merge: a replace rewrites every manifest holding one of its inputs. When that replace
+//     conflicts (another compactor's replace removed one of its inputs first), its merges are
+//     committed one replace each, and the one that conflicts is dropped: its outputs are deleted
+//     unless a snapshot names them, nothing else changes. A crash before the commit leaves the
+//     outputs to the next pass, which meets them in place (above);
 //   - a due deletion (step 2) happens only when no snapshot of the table's newest metadata names
 //     the object (inputs_retained otherwise: `sinkd table expire` deletes them once no retained
 //     snapshot does), so no snapshot an engine can read loses a file;

@@ -154,29 +154,35 @@ Result<std::set<std::string>> IcebergCommit::Referenced(std::string_view table,
 }
 
 Status IcebergCommit::Replace(std::string_view table, const row::ColumnTable& columns,
-                              const std::vector<std::string>& removed,
-                              const std::vector<table::RewrittenPart>& added) {
+                              const std::vector<table::PartRewrite>& rewrites) {
   FilesCatalog& catalog = CatalogFor(table, &columns);
   std::map<std::string, DataFile>& entries = live_[std::string(table)];
-  if (removed.empty()) return Status::Internal("iceberg: a replace of no file");
-  auto first = entries.find(removed.front());
-  if (first == entries.end()) {
-    return Status::Internal("iceberg: " + removed.front() +
-                            " was not live when the table was read");
-  }
+  if (rewrites.empty()) return Status::Internal("iceberg: a replace of no merge");
   const TableSpec spec = SpecOf(columns);
   iceberg::Replace replace;
-  for (const std::string& key : removed) replace.removed.push_back(catalog.Uri(key));
-  for (const table::RewrittenPart& p : added) {
-    Result<DataFile> file =
-        DataFileOf(spec, catalog.Uri(p.key), p.bytes, first->second.values, p.statistics);
-    if (!file.ok()) return file.status().WithContext("iceberg: " + p.key);
-    replace.added.push_back(std::move(*file));
+  for (const table::PartRewrite& rewrite : rewrites) {
+    if (rewrite.removed.empty()) return Status::Internal("iceberg: a replace of no file");
+    // The outputs' partition tuple is their inputs': a merge never leaves its partition.
+    auto first = entries.find(rewrite.removed.front());
+    if (first == entries.end()) {
+      return Status::Internal("iceberg: " + rewrite.removed.front() +
+                              " was not live when the table was read");
+    }
+    for (const std::string& key : rewrite.removed) replace.removed.push_back(catalog.Uri(key));
+    for (const table::RewrittenPart& p : rewrite.added) {
+      Result<DataFile> file =
+          DataFileOf(spec, catalog.Uri(p.key), p.bytes, first->second.values, p.statistics);
+      if (!file.ok()) return file.status().WithContext("iceberg: " + p.key);
+      replace.added.push_back(std::move(*file));
+    }
   }
   Result<CommitReport> committed = catalog.CommitReplace(replace);
   if (!committed.ok()) return committed.status();
-  for (const std::string& key : removed) entries.erase(key);
-  for (size_t i = 0; i < added.size(); ++i) entries[added[i].key] = replace.added[i];
+  size_t i = 0;
+  for (const table::PartRewrite& rewrite : rewrites) {
+    for (const std::string& key : rewrite.removed) entries.erase(key);
+    for (const table::RewrittenPart& p : rewrite.added) entries[p.key] = replace.added[i++];
+  }
   return Status::OK();
 }
 

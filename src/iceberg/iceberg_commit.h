@@ -16,9 +16,10 @@
 // Outbox positions are (txid, seq) pairs, compared as such (iceberg/positions.h): CommittedThrough
 // gives the sink's committed mark, Committed reports streams only.
 // It is also the `iceberg` commit step of a compaction (table/rewrite.h): Live reads the current
-// snapshot's data files, Referenced those of every snapshot the metadata keeps, Replace commits a
-// merge as one replace snapshot (FilesCatalog::CommitReplace), the outputs' partition tuple taken
-// from the entries of the files they replace (exact, where a key may hold a shortened value).
+// snapshot's data files, Referenced those of every snapshot the metadata keeps, Replace commits
+// merges as one replace snapshot (FilesCatalog::CommitReplace), each merge's outputs' partition
+// tuple taken from the entries of the files they replace (exact, where a key may hold a shortened
+// value).
 // Ownership: borrows the Destination (the writer's; must outlive this). Threads: one thread at a
 // time, the flushing thread (as the Destination).
 #pragma once
@@ -70,8 +71,7 @@ class IcebergCommit final : public table::Commit, public table::Rewrite {
   Result<std::set<std::string>> Referenced(std::string_view table,
                                            const row::ColumnTable& columns) override;
   Status Replace(std::string_view table, const row::ColumnTable& columns,
-                 const std::vector<std::string>& removed,
-                 const std::vector<table::RewrittenPart>& added) override;
+                 const std::vector<table::PartRewrite>& rewrites) override;
 
   // The positions a flush of `positions` covers, as the table records them.
   BatchPositions PositionsOf(const table::Provenance& positions) const;

@@ -7,10 +7,11 @@
 //               on disk that is not there (a flush's Part whose commit failed, one placed and not
 //               yet committed, an output whose replace was never committed) is not the table's
 //               and is never merged into it; `sinkd table orphans` removes what stays unnamed.
-//   Replace     one merge, one atomic step: `removed` leave the table and `added` (the outputs,
-//               holding the same rows once each) enter it; the table's committed source positions
-//               are carried. It conflicts only with another replace that removed one of the same
-//               Parts first: then NotFound, nothing committed, and the caller drops the merge.
+//   Replace     merges, one atomic step: each one's `removed` leave the table and its `added`
+//               (the outputs, holding the same rows once each) enter it; the table's committed
+//               source positions are carried. It conflicts only with another replace that removed
+//               one of the same Parts first: then NotFound, nothing committed, and the caller
+//               drops the merges (or commits them one by one to find the one that lost).
 //               Appends committed meanwhile never conflict.
 //   Referenced  every Part a retained snapshot names: such a Part is never deleted by the
 //               compactor, whatever its grace (an engine can still read that snapshot); `sinkd
@@ -39,6 +40,13 @@ struct RewrittenPart {
   parquet::FileStatistics statistics;
 };
 
+// One merge as a replace records it: its inputs, all of one partition, and its outputs, of the
+// same partition.
+struct PartRewrite {
+  std::vector<std::string> removed;
+  std::vector<RewrittenPart> added;
+};
+
 struct LiveParts {
   bool exists = false;         // false: no table, or one without a snapshot yet
   std::set<std::string> keys;  // the data files of the current snapshot
@@ -54,11 +62,11 @@ class Rewrite {
   // Every data file a snapshot of the newest metadata names (the current one's included).
   virtual Result<std::set<std::string>> Referenced(std::string_view table,
                                                    const row::ColumnTable& columns) = 0;
-  // Commits one replace. REQUIRES: `removed` were in Live's answer and are of one partition.
-  // NotFound: a file of `removed` is no longer live (another replace took it); nothing committed.
+  // Commits `rewrites` as one replace. REQUIRES: at least one; every removed key was in Live's
+  // answer and in no other rewrite. NotFound: a removed file is no longer live (another replace
+  // took it); nothing committed.
   virtual Status Replace(std::string_view table, const row::ColumnTable& columns,
-                         const std::vector<std::string>& removed,
-                         const std::vector<RewrittenPart>& added) = 0;
+                         const std::vector<PartRewrite>& rewrites) = 0;
 };
 
 }  // namespace sinkd::table
