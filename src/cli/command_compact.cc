@@ -358,8 +358,7 @@ Status RunCompact(const CompactFlags& flags, const CompactTable& table,
   }
   std::unique_ptr<lake::Destination> destination = std::move(*made);
   // The table kept over the Parts: a pass's merges committed as replace snapshots (nullptr:
-  // none). A dry run
-  // opens its catalog read-only: it must not create the sql catalog's tables.
+  // none). A dry run opens its catalog read-only: it must not create the sql catalog's tables.
   Result<std::unique_ptr<table::Rewrite>> rewrite = iceberg::MakeTableRewrite(
       flags.lake.table_format, *destination, TableCatalogFrom(flags.lake), flags.dry_run);
   if (!rewrite.ok()) {

@@ -392,17 +392,12 @@ class Compactor::Pass {
   // (the other compactor's replace of the same inputs placed and committed the same keys).
   Status CommitReplace(const MergeSpec& spec, const MergeOutcome& outcome) {
     const TableClock clock(report_);
-    const table::PartRewrite rewrite = RewriteOf(spec, outcome);
-    const std::vector<std::string>& removed = rewrite.removed;
-    Status committed = options_.rewrite->Replace(options_.prefix, table_, {rewrite});
-    if (committed.ok()) {
-      ++report_.replaces;
-      for (const std::string& key : removed) table_live_->erase(key);
-      return committed;
-    }
+    Status committed = Replace({RewriteOf(spec, outcome)});
+    if (committed.ok()) return committed;
     if (!committed.IsNotFound()) {
-      return committed.WithContext("commit the replace of " + std::to_string(removed.size()) +
-                                   " Parts of " + spec.partition);
+      return committed.WithContext("commit the replace of " +
+                                   std::to_string(spec.inputs.size()) + " Parts of " +
+                                   spec.partition);
     }
     ++report_.replaces_dropped;
     Result<std::set<std::string>> named = options_.rewrite->Referenced(options_.prefix, table_);
@@ -417,6 +412,17 @@ class Compactor::Pass {
     if (any) {
       Status synced = destination_.Sync();
       if (!synced.ok()) return synced.WithContext("sync lake after deletions");
+    }
+    return committed;
+  }
+
+  // `rewrites` as one replace snapshot; once it landed, their inputs are the table's no more.
+  Status Replace(const std::vector<table::PartRewrite>& rewrites) {
+    Status committed = options_.rewrite->Replace(options_.prefix, table_, rewrites);
+    if (!committed.ok()) return committed;
+    ++report_.replaces;
+    for (const table::PartRewrite& r : rewrites) {
+      for (const std::string& key : r.removed) table_live_->erase(key);
     }
     return committed;
   }
@@ -445,14 +451,8 @@ class Compactor::Pass {
         const TableClock clock(report_);
         std::vector<table::PartRewrite> rewrites;
         for (const Waiting& w : batch) rewrites.push_back(RewriteOf(w.spec, w.outcome));
-        committed = options_.rewrite->Replace(options_.prefix, table_, rewrites);
-        if (committed.ok()) {
-          ++report_.replaces;
-          for (const table::PartRewrite& r : rewrites) {
-            for (const std::string& key : r.removed) table_live_->erase(key);
-          }
-          return;
-        }
+        committed = Replace(rewrites);
+        if (committed.ok()) return;
       }
       if (!committed.IsNotFound()) {
         for (const Waiting& w : batch) {

@@ -179,6 +179,10 @@ class Merger {
   Status CountOutputs(uint64_t input_bytes, uint64_t* outputs);
   Placement PlaceOutput(uint64_t index, uint64_t outputs, const std::string& hash,
                         bool may_resort, OutputReport* report, Status* failed);
+  // True when a step's answer ends the merge: an error, or an outcome it decided.
+  bool Ends(const Status& s) const {
+    return !s.ok() || outcome_.kind != MergeOutcome::Kind::kMerged;
+  }
   Result<MergeOutcome> Stopped(const Status& failed);
 
   // Opens input `i`; a Refuse or NotFound becomes the outcome.
@@ -1130,7 +1134,7 @@ Status Merger::OpenInputs() {
   cursors_.resize(spec_.inputs.size());
   for (size_t i = 0; i < cursors_.size(); ++i) {
     Status s = Open(i);
-    if (!s.ok() || outcome_.kind != MergeOutcome::Kind::kMerged) return s;
+    if (Ends(s)) return s;
   }
   SortUnique(stamps_);
   return Status::OK();
@@ -1172,7 +1176,7 @@ Status Merger::CountOutputs(uint64_t input_bytes, uint64_t* outputs) {
   const bool lone = cursors_.size() == 1 && !cursors_[0].memory;
   if (lone || input_bytes > spec_.target_bytes) {
     Status s = PrePass();
-    if (!s.ok() || outcome_.kind != MergeOutcome::Kind::kMerged) return s;
+    if (Ends(s)) return s;
     const uint64_t rows_out = seen_.size();
     seen_.Clear();
     // The pre-pass sorts an unsorted one in memory: that one is rewritten in order.
@@ -1241,17 +1245,17 @@ Merger::Placement Merger::PlaceOutput(uint64_t index, uint64_t outputs, const st
 
 Result<MergeOutcome> Merger::Run(const std::function<void(const OutputReport&)>& on_output) {
   Status s = OpenInputs();
-  if (!s.ok() || outcome_.kind != MergeOutcome::Kind::kMerged) return Stopped(s);
+  if (Ends(s)) return Stopped(s);
   const uint64_t input_bytes = ShapeOutput();
   // The bound on what the inputs' overlap holds decoded, before anything else is read (the
   // pre-pass then reads the scratch Parts).
   if (cursors_.size() > 1) {
     s = Stage();
-    if (!s.ok() || outcome_.kind != MergeOutcome::Kind::kMerged) return Stopped(s);
+    if (Ends(s)) return Stopped(s);
   }
   uint64_t outputs = 1;
   s = CountOutputs(input_bytes, &outputs);
-  if (!s.ok() || outcome_.kind != MergeOutcome::Kind::kMerged) return Stopped(s);
+  if (Ends(s)) return Stopped(s);
   const std::string hash = MergeHash(spec_.inputs);
 
   // Each attempt after the first sorts in memory one more input that turned out unsorted.
@@ -1260,7 +1264,7 @@ Result<MergeOutcome> Merger::Run(const std::function<void(const OutputReport&)>&
     seen_.Clear();
     emitted_ = dropped_ = 0;
     s = Start();
-    if (!s.ok() || outcome_.kind != MergeOutcome::Kind::kMerged) return Stopped(s);
+    if (Ends(s)) return Stopped(s);
     std::vector<OutputReport> reports;
     bool resort = false;
     for (uint64_t index = 0; index < outputs && !resort; ++index) {
