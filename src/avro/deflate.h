@@ -1,4 +1,6 @@
-// Avro's deflate codec: raw RFC 1951 deflate (no zlib header, no checksum), through zlib.
+// Avro's deflate codec: raw RFC 1951 deflate (no zlib header, no checksum), through libdeflate,
+// which compresses a manifest about twice as fast as zlib at the same level and inflates it
+// several times faster (a compaction's replace rewrites and rereads manifests of megabytes).
 // Internal to src/avro. Threads: pure functions.
 #pragma once
 
@@ -10,7 +12,7 @@
 
 namespace sinkd::avro {
 
-// `level` is zlib's 1 (fastest) … 9 (smallest). Internal only on a zlib failure.
+// `level` is 1 (fastest) … 12 (smallest), zlib's scale up to 9. Internal only on a library failure.
 Result<std::string> Deflate(std::string_view data, int level);
 
 // Returns Reject when `data` does not start with one complete raw deflate stream (bytes after its
