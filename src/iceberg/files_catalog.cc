@@ -296,6 +296,18 @@ std::string FilesCatalog::NewUuid() {
   return text;
 }
 
+Result<FilesCatalog::Entries> FilesCatalog::Decoded(const ManifestFile& m, bool keep) {
+  auto kept = decoded_.find(m.path);
+  if (kept != decoded_.end() && kept->second.length == m.length) return kept->second.entries;
+  SINKD_ASSIGN_OR_RETURN(const std::string key, KeyOf(m.path));
+  SINKD_ASSIGN_OR_RETURN(const std::string bytes, ReadWhole(key));
+  Result<std::vector<ManifestEntry>> read = ReadManifest(bytes, spec_);
+  if (!read.ok()) return read.status().WithContext(m.path);
+  auto entries = std::make_shared<const std::vector<ManifestEntry>>(std::move(*read));
+  if (keep) decoded_[m.path] = {m.length, entries};
+  return Entries(std::move(entries));
+}
+
 Result<std::vector<ManifestFile>> FilesCatalog::MergeSmall(std::vector<ManifestFile> manifests,
                                                            const std::string& key,
                                                            int64_t snapshot_id, int64_t sequence,
@@ -309,11 +321,8 @@ Result<std::vector<ManifestFile>> FilesCatalog::MergeSmall(std::vector<ManifestF
   }
   std::vector<ManifestEntry> entries;
   for (const ManifestFile& m : to_merge) {
-    SINKD_ASSIGN_OR_RETURN(const std::string m_key, KeyOf(m.path));
-    SINKD_ASSIGN_OR_RETURN(const std::string bytes, ReadWhole(m_key));
-    Result<std::vector<ManifestEntry>> read = ReadManifest(bytes, spec_);
-    if (!read.ok()) return read.status().WithContext(m.path);
-    for (ManifestEntry& e : *read) {
+    SINKD_ASSIGN_OR_RETURN(const Entries read, Decoded(m, false));
+    for (ManifestEntry e : *read) {
       // A DELETED entry only says what its own snapshot removed; it has no place in a later one.
       if (e.status == EntryStatus::kDeleted) continue;
       // What an ADDED entry inherited from the list is written out: the spec requires explicit
@@ -349,10 +358,7 @@ Result<FilesCatalog::Removal> FilesCatalog::RemoveFiles(std::vector<ManifestFile
       out.kept.push_back(std::move(m));
       continue;
     }
-    SINKD_ASSIGN_OR_RETURN(const std::string m_key, KeyOf(m.path));
-    SINKD_ASSIGN_OR_RETURN(const std::string bytes, ReadWhole(m_key));
-    Result<std::vector<ManifestEntry>> read = ReadManifest(bytes, spec_);
-    if (!read.ok()) return read.status().WithContext(m.path);
+    SINKD_ASSIGN_OR_RETURN(const Entries read, Decoded(m, false));
     bool names_one = false;
     for (const ManifestEntry& e : *read) {
       if (e.status != EntryStatus::kDeleted && left.count(e.file.path) > 0) names_one = true;
@@ -361,7 +367,7 @@ Result<FilesCatalog::Removal> FilesCatalog::RemoveFiles(std::vector<ManifestFile
       out.kept.push_back(std::move(m));
       continue;
     }
-    for (ManifestEntry& e : *read) {
+    for (ManifestEntry e : *read) {
       // An earlier snapshot's DELETED entry has no place in this one (as in MergeSmall).
       if (e.status == EntryStatus::kDeleted) continue;
       e.snapshot_id = e.snapshot_id.value_or(m.added_snapshot_id);
@@ -392,6 +398,11 @@ Result<FilesCatalog::Removal> FilesCatalog::RemoveFiles(std::vector<ManifestFile
   SINKD_ASSIGN_OR_RETURN(const lake::Placed placed, Create(key, manifest.bytes));
   if (placed == lake::Placed::kTaken) {
     return Status::Internal("iceberg: the rewritten manifest's name " + key + " is taken");
+  }
+  if (!decoded_.empty()) {
+    // A pass that commits its merges in several replaces rewrites this manifest again next.
+    decoded_[manifest.file.path] = {
+        manifest.file.length, std::make_shared<const std::vector<ManifestEntry>>(std::move(entries))};
   }
   out.rewritten = std::move(manifest.file);
   return out;
@@ -664,6 +675,11 @@ Result<CommitReport> FilesCatalog::Run(const Change& change) {
     report.version = swapped->version;
     report.snapshot_id = snapshot_id;
     report.hint_written = swapped->hint_written;
+    // What the new snapshot no longer names is no use to a later replace.
+    std::erase_if(decoded_, [&](const auto& kept) {
+      return std::none_of(manifests.begin(), manifests.end(),
+                          [&](const ManifestFile& m) { return m.path == kept.first; });
+    });
     return report;
   }
   if (!unknown) drop_manifests();

@@ -42,6 +42,8 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <memory>
 #include <optional>
 #include <random>
 #include <set>
@@ -186,6 +188,18 @@ class FilesCatalog : public Catalog {
   // The key of an object the metadata names by `uri`; Reject when it is outside this lake.
   Result<std::string> KeyOf(const std::string& uri) const;
   std::string location() const { return Uri(table_key_); }
+
+  // The entries of manifest `m` as stored (inherited numbers not applied): a copy kept by an
+  // earlier call with `keep`, else read and decoded (and kept when `keep`). A compaction pass
+  // decodes the current snapshot's manifests to plan (IcebergCommit::Live, keep) and its replace
+  // rewrites some of them (RemoveFiles): decoding a register's 4,096-entry manifests twice was a
+  // quarter of what the table cost the pass. A kept copy stays true, since a manifest is never
+  // written twice under its name (each name carries a commit's random id; the length is checked
+  // too). Kept copies live until ForgetDecoded or until a commit lands whose snapshot no longer
+  // names them. Reject (naming the manifest) as ReadManifest.
+  using Entries = std::shared_ptr<const std::vector<ManifestEntry>>;
+  Result<Entries> Decoded(const ManifestFile& m, bool keep);
+  void ForgetDecoded() { decoded_.clear(); }
   std::string MetadataKey(int64_t version) const;
   std::string HintKey() const { return table_key_ + "/metadata/version-hint.text"; }
 
@@ -246,6 +260,12 @@ class FilesCatalog : public Catalog {
     TableMetadata metadata;
   };
   std::optional<Cached> cache_;
+  // Decoded's kept manifests, by path.
+  struct DecodedManifest {
+    uint64_t length = 0;
+    Entries entries;
+  };
+  std::map<std::string, DecodedManifest, std::less<>> decoded_;
 };
 
 // Which of `manifests` (a snapshot's list) a commit that merges rewrites as one: of the manifests

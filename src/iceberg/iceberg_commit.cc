@@ -106,30 +106,26 @@ Result<table::LiveParts> IcebergCommit::Live(std::string_view table,
   FilesCatalog& catalog = CatalogFor(table, &columns);
   SINKD_ASSIGN_OR_RETURN(const LoadedTable loaded, catalog.Load());
   table::LiveParts out;
-  std::map<std::string, DataFile>& entries = live_[std::string(table)];
-  entries.clear();
+  std::map<std::string, std::vector<std::string>, std::less<>>& values = live_[std::string(table)];
+  values.clear();
+  // The manifests read now are the ones the pass's replace rewrites: decoded once, kept for it.
+  catalog.ForgetDecoded();
   const Snapshot* current = loaded.metadata ? loaded.metadata->Current() : nullptr;
   if (current == nullptr) return out;
   out.exists = true;
   constexpr uint64_t kWhole = uint64_t{1} << 40;
-  const auto read = [&](const std::string& uri) -> Result<std::string> {
-    SINKD_ASSIGN_OR_RETURN(const std::string key, catalog.KeyOf(uri));
-    Result<std::string> bytes = destination_.Read(key, 0, kWhole);
-    if (!bytes.ok()) return bytes.status().WithContext(uri);
-    return bytes;
-  };
-  SINKD_ASSIGN_OR_RETURN(const std::string list, read(current->manifest_list));
-  Result<std::vector<ManifestFile>> manifests = ReadManifestList(list);
+  SINKD_ASSIGN_OR_RETURN(const std::string list_key, catalog.KeyOf(current->manifest_list));
+  Result<std::string> list = destination_.Read(list_key, 0, kWhole);
+  if (!list.ok()) return list.status().WithContext(current->manifest_list);
+  Result<std::vector<ManifestFile>> manifests = ReadManifestList(*list);
   if (!manifests.ok()) return manifests.status().WithContext(current->manifest_list);
   for (const ManifestFile& m : *manifests) {
-    SINKD_ASSIGN_OR_RETURN(const std::string bytes, read(m.path));
-    Result<std::vector<ManifestEntry>> read_entries = ReadManifest(bytes, loaded.metadata->spec);
-    if (!read_entries.ok()) return read_entries.status().WithContext(m.path);
-    for (ManifestEntry& e : *read_entries) {
+    SINKD_ASSIGN_OR_RETURN(const FilesCatalog::Entries entries, catalog.Decoded(m, true));
+    for (const ManifestEntry& e : *entries) {
       if (e.status == EntryStatus::kDeleted) continue;
       SINKD_ASSIGN_OR_RETURN(std::string key, catalog.KeyOf(e.file.path));
       out.keys.insert(key);
-      entries[std::move(key)] = std::move(e.file);
+      values[std::move(key)] = e.file.values;
     }
   }
   return out;
@@ -156,22 +152,22 @@ Result<std::set<std::string>> IcebergCommit::Referenced(std::string_view table,
 Status IcebergCommit::Replace(std::string_view table, const row::ColumnTable& columns,
                               const std::vector<table::PartRewrite>& rewrites) {
   FilesCatalog& catalog = CatalogFor(table, &columns);
-  std::map<std::string, DataFile>& entries = live_[std::string(table)];
+  std::map<std::string, std::vector<std::string>, std::less<>>& values = live_[std::string(table)];
   if (rewrites.empty()) return Status::Internal("iceberg: a replace of no merge");
   const TableSpec spec = SpecOf(columns);
   iceberg::Replace replace;
   for (const table::PartRewrite& rewrite : rewrites) {
     if (rewrite.removed.empty()) return Status::Internal("iceberg: a replace of no file");
     // The outputs' partition tuple is their inputs': a merge never leaves its partition.
-    auto first = entries.find(rewrite.removed.front());
-    if (first == entries.end()) {
+    auto first = values.find(rewrite.removed.front());
+    if (first == values.end()) {
       return Status::Internal("iceberg: " + rewrite.removed.front() +
                               " was not live when the table was read");
     }
     for (const std::string& key : rewrite.removed) replace.removed.push_back(catalog.Uri(key));
     for (const table::RewrittenPart& p : rewrite.added) {
       Result<DataFile> file =
-          DataFileOf(spec, catalog.Uri(p.key), p.bytes, first->second.values, p.statistics);
+          DataFileOf(spec, catalog.Uri(p.key), p.bytes, first->second, p.statistics);
       if (!file.ok()) return file.status().WithContext("iceberg: " + p.key);
       replace.added.push_back(std::move(*file));
     }
@@ -180,8 +176,8 @@ Status IcebergCommit::Replace(std::string_view table, const row::ColumnTable& co
   if (!committed.ok()) return committed.status();
   size_t i = 0;
   for (const table::PartRewrite& rewrite : rewrites) {
-    for (const std::string& key : rewrite.removed) entries.erase(key);
-    for (const table::RewrittenPart& p : rewrite.added) entries[p.key] = replace.added[i++];
+    for (const std::string& key : rewrite.removed) values.erase(key);
+    for (const table::RewrittenPart& p : rewrite.added) values[p.key] = replace.added[i++].values;
   }
   return Status::OK();
 }

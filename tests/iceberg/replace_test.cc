@@ -9,6 +9,7 @@
 
 #include "iceberg/committers.h"
 #include "lake/dir_destination.h"
+#include "support/wrapped_destination.h"
 
 namespace sinkd::iceberg {
 namespace {
@@ -86,6 +87,62 @@ TEST(Replace, RemovedFilesLeaveAndAddedOnesEnterInOneSnapshotThatCarriesThePosit
   Result<CommitReport> refused = catalog.Commit(again);
   ASSERT_FALSE(refused.ok()) << "sequences 1-10 are committed already";
   EXPECT_NE(refused.status().message().find("1-10"), std::string::npos);
+}
+
+// Counts the reads of each manifest (a metadata .avro that is not a manifest list).
+class ManifestReadCounter final : public testing::WrappedDestination {
+ public:
+  using WrappedDestination::WrappedDestination;
+  Result<std::string> Read(const std::string& key, uint64_t offset, uint64_t length) override {
+    const bool manifest = key.find("/metadata/") != std::string::npos && key.ends_with(".avro") &&
+                          key.find("/snap-") == std::string::npos;
+    if (manifest) ++reads[key];
+    return WrappedDestination::Read(key, offset, length);
+  }
+  std::map<std::string, int> reads;
+};
+
+// A compaction pass decodes the current snapshot's manifests to plan (IcebergCommit::Live) and
+// its replace rewrites those naming its inputs: decoded once, kept, not read again.
+TEST(Replace, AManifestDecodedToPlanIsNotReadAgainByTheReplaceThatRewritesIt) {
+  testing::TempDir tmp;
+  auto dir = ReplaceLake(tmp);
+  ManifestReadCounter lake(*dir);
+  FilesCatalog catalog = ReplaceCatalog(lake, tmp);
+  ASSERT_EQ(CommitFlushes(lake, catalog, "a", 3, 10, kReplaceStream).commit_ids.size(), 3u);
+  const std::vector<DataFile> live = LiveFiles(*dir, catalog);
+  ASSERT_EQ(live.size(), 6u);
+  Result<LoadedTable> table = catalog.Load();
+  ASSERT_TRUE(table.ok() && table->metadata && table->metadata->Current());
+  Result<std::string> list_key = catalog.KeyOf(table->metadata->Current()->manifest_list);
+  ASSERT_TRUE(list_key.ok());
+  Result<std::string> list = dir->Read(*list_key, 0, uint64_t{1} << 40);
+  ASSERT_TRUE(list.ok());
+  Result<std::vector<ManifestFile>> manifests = ReadManifestList(*list);
+  ASSERT_TRUE(manifests.ok());
+  ASSERT_EQ(manifests->size(), 3u) << "one manifest per flush";
+  lake.reads.clear();
+  for (const ManifestFile& m : *manifests) {
+    Result<FilesCatalog::Entries> entries = catalog.Decoded(m, true);
+    ASSERT_TRUE(entries.ok()) << entries.status().ToString();
+    EXPECT_EQ((*entries)->size(), 2u);
+  }
+  EXPECT_EQ(lake.reads.size(), 3u);
+
+  Replace replace;
+  for (const DataFile& f : live) replace.removed.push_back(f.path);
+  replace.added = Rewritten(*dir, catalog, "a", 0, 30, "compactor");
+  Result<CommitReport> report = catalog.CommitReplace(replace);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  for (const auto& [key, reads] : lake.reads) {
+    EXPECT_EQ(reads, 1) << key << " was decoded to plan and read again by the replace";
+  }
+  EXPECT_EQ(LiveFiles(*dir, catalog).size(), 2u) << "the replace landed as ever";
+
+  // The new snapshot names none of them: their kept copies went with the commit.
+  Result<FilesCatalog::Entries> again = catalog.Decoded(manifests->front(), false);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(lake.reads[*catalog.KeyOf(manifests->front().path)], 2);
 }
 
 TEST(Replace, ASecondReplaceOfTheSameFilesCommitsNothingAndIsToldNotFound) {
