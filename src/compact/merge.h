@@ -96,6 +96,8 @@ struct MergeOutcome {
   // the output row group being encoded (every step's peak counts).
   uint64_t peak_rows_held = 0;
   uint64_t steps = 0;  // merges of groups into scratch Parts before the final one (0: one step)
+  // Input row groups decoded on the pool before the merge reached them (kDecodeTogether, merge.cc).
+  uint64_t decoded_ahead = 0;
 };
 
 // Errors: Redeliver for a store failure (list, read, place); Internal for a bug.

@@ -28,12 +28,24 @@ constexpr uint64_t kMaxGapBytes = 1 << 20;
 
 }  // namespace
 
+// What FetchRowGroup read for DecodeFetched: the row group's bytes in one coalesced read
+// (`buffer`, from `begin`) or one buffer per chunk.
+struct Fetched {
+  bool ready = false;
+  size_t index = 0;
+  std::vector<int> columns;
+  bool together = false;
+  uint64_t begin = 0;
+  std::vector<std::string> chunks;  // by position in `columns`, when not together
+};
+
 struct PartReader::Rep {
   ReadAt read;
   std::string name;
   DecodedFooter decoded;
   ColumnChunkDecoder decoder;
   std::string buffer;  // the row group's bytes of the last coalesced read
+  Fetched fetched;
 };
 
 PartReader::PartReader(std::unique_ptr<Rep> rep) : rep_(std::move(rep)) {}
@@ -61,21 +73,28 @@ Result<std::vector<ColumnValues>> PartReader::ReadRowGroup(size_t index,
 
 Status PartReader::ReadRowGroup(size_t index, std::span<const int> columns,
                                 std::vector<ColumnValues>& out) {
+  SINKD_RETURN_IF_ERROR(FetchRowGroup(index, columns));
+  return DecodeFetched(out);
+}
+
+Status PartReader::FetchRowGroup(size_t index, std::span<const int> columns) {
   Rep& r = *rep_;
+  Fetched& f = r.fetched;
+  f.ready = false;
   const FileFooter& footer = r.decoded.footer;
   if (index >= footer.row_groups.size()) {
     return Status::Internal(fmt::format("{}: row group {} of {}", r.name, index,
                                         footer.row_groups.size()));
   }
-  std::vector<int> all;
+  f.columns.clear();
   if (columns.empty()) {
-    all.resize(footer.columns.size());
-    for (size_t c = 0; c < all.size(); ++c) all[c] = static_cast<int>(c);
-    columns = all;
+    for (size_t c = 0; c < footer.columns.size(); ++c) f.columns.push_back(static_cast<int>(c));
+  } else {
+    f.columns.assign(columns.begin(), columns.end());
   }
   const std::vector<ChunkLocation>& chunks = r.decoded.chunks[index];
   uint64_t begin = UINT64_MAX, end = 0, sum = 0;
-  for (const int c : columns) {
+  for (const int c : f.columns) {
     if (c < 0 || static_cast<size_t>(c) >= footer.columns.size()) {
       return Status::Internal(fmt::format("{}: column {} of {}", r.name, c, footer.columns.size()));
     }
@@ -83,8 +102,11 @@ Status PartReader::ReadRowGroup(size_t index, std::span<const int> columns,
     end = std::max(end, chunks[c].offset + chunks[c].length);
     sum += chunks[c].length;
   }
-  const bool together = end - begin <= sum + kMaxGapBytes;
-  if (together) {
+  f.index = index;
+  f.together = end - begin <= sum + kMaxGapBytes;
+  f.begin = begin;
+  f.chunks.clear();
+  if (f.together) {
     Result<std::string> bytes = r.read(begin, end - begin);
     if (!bytes.ok()) return bytes.status().WithContext(r.name);
     if (bytes->size() != end - begin) {
@@ -92,26 +114,38 @@ Status PartReader::ReadRowGroup(size_t index, std::span<const int> columns,
                                         r.name, bytes->size(), index, end - begin, begin));
     }
     r.buffer = std::move(bytes).value();
-  }
-  out.resize(columns.size());
-  std::string own;
-  uint64_t budget = kMaxRowGroupDecodedBytes;
-  for (size_t k = 0; k < columns.size(); ++k) {
-    const size_t c = static_cast<size_t>(columns[k]);
-    const ChunkLocation& location = chunks[c];
-    std::string_view chunk;
-    if (together) {
-      chunk = std::string_view(r.buffer).substr(location.offset - begin, location.length);
-    } else {
+  } else {
+    for (const int c : f.columns) {
+      const ChunkLocation& location = chunks[c];
       Result<std::string> bytes = r.read(location.offset, location.length);
       if (!bytes.ok()) return bytes.status().WithContext(r.name);
       if (bytes->size() != location.length) {
         return Status::Refuse(fmt::format("{}: truncated: read {} of a chunk's {} bytes at {}",
                                           r.name, bytes->size(), location.length, location.offset));
       }
-      own = std::move(bytes).value();
-      chunk = own;
+      f.chunks.push_back(std::move(bytes).value());
     }
+  }
+  f.ready = true;
+  return Status::OK();
+}
+
+Status PartReader::DecodeFetched(std::vector<ColumnValues>& out) {
+  Rep& r = *rep_;
+  Fetched& f = r.fetched;
+  if (!f.ready) return Status::Internal(r.name + ": a row group decoded before it was fetched");
+  f.ready = false;
+  const FileFooter& footer = r.decoded.footer;
+  const size_t index = f.index;
+  const std::vector<ChunkLocation>& chunks = r.decoded.chunks[index];
+  out.resize(f.columns.size());
+  uint64_t budget = kMaxRowGroupDecodedBytes;
+  for (size_t k = 0; k < f.columns.size(); ++k) {
+    const size_t c = static_cast<size_t>(f.columns[k]);
+    const ChunkLocation& location = chunks[c];
+    const std::string_view chunk =
+        f.together ? std::string_view(r.buffer).substr(location.offset - f.begin, location.length)
+                   : std::string_view(f.chunks[k]);
     const std::string where =
         fmt::format("{}: row group {}: column {}", r.name, index, footer.columns[c].name);
     Status s = r.decoder.Decode(chunk, footer.columns[c], location,
@@ -122,6 +156,7 @@ Status PartReader::ReadRowGroup(size_t index, std::span<const int> columns,
                                         footer.row_groups[index].rows));
     }
   }
+  f.chunks.clear();
   return Status::OK();
 }
 

@@ -110,6 +110,13 @@ class PartReader {
   // row group after row group (compaction) then allocates only when a row group outgrows the last.
   // On error `out` holds partial values and must not be used.
   Status ReadRowGroup(size_t index, std::span<const int> columns, std::vector<ColumnValues>& out);
+  // ReadRowGroup in its two halves, for a caller that reads on one thread (its ReadAt's) and
+  // decodes on another (compaction decodes inputs on its pool; a Destination is one thread's):
+  // FetchRowGroup reads the chunks' bytes and keeps them, DecodeFetched decodes them into `out`
+  // with the errors ReadRowGroup gives. Internal when DecodeFetched has nothing fetched (each
+  // fetch is decoded once).
+  Status FetchRowGroup(size_t index, std::span<const int> columns);
+  Status DecodeFetched(std::vector<ColumnValues>& out);
 
  private:
   struct Rep;

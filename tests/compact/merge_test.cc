@@ -190,6 +190,43 @@ TEST(Merge, PartsOfSuccessiveTimesAreReadOneAtATimeNotAllAtOnce) {
   EXPECT_EQ(x.rows[0][0], "x1,x2,x3,x4");
 }
 
+// Reached one at a time, small Parts are decoded in groups on the pool beside the merge
+// (merge.cc, kDecodeTogether): the merge writes the same bytes as without a pool, and holds at
+// most a sixteenth of its row bound decoded ahead.
+TEST(Merge, SmallPartsAreDecodedAheadOnThePoolAndTheOutputIsTheSameBytes) {
+  TempDir dir;
+  auto lake = DirLake(dir.path());
+  for (int k = 0; k < 120; ++k) {
+    std::vector<TestRow> rows;
+    for (int i = 0; i < 40; ++i) {
+      rows.push_back({"id-" + std::to_string(k * 40 + i), kDayMicros + k * 1000 + i});
+    }
+    Flush(*lake, rows, 1 + k * 100);
+  }
+  WorkPool pool(2);
+  MergeSpec spec = SpecFor(*lake, "ledger/date=2026-09-22/app=svc");
+  spec.max_rows_loaded = 16 * 400;  // ten Parts' rows ahead at most
+  std::string bytes[2];
+  uint64_t ahead[2] = {0, 0};
+  uint64_t held[2] = {0, 0};
+  for (int with_pool = 0; with_pool < 2; ++with_pool) {
+    spec.pool = with_pool ? &pool : nullptr;
+    auto merged = Merge(*lake, spec, nullptr);
+    ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+    EXPECT_EQ(merged->counts.rows_out, 4'800u);
+    ASSERT_EQ(merged->outputs.size(), 1u);
+    bytes[with_pool] = ReadFile(dir / merged->outputs[0].key);
+    ahead[with_pool] = merged->decoded_ahead;
+    held[with_pool] = merged->peak_rows_held;
+    ASSERT_TRUE(lake->Delete(merged->outputs[0].key).ok());  // the second merge writes it anew
+  }
+  EXPECT_EQ(ahead[0], 0u) << "no pool, nothing ahead";
+  EXPECT_GE(ahead[1], 100u) << "most of the 120 Parts were decoded ahead";
+  EXPECT_LE(held[1], held[0] + 400) << "at most max_rows_loaded / 16 rows more";
+  EXPECT_FALSE(bytes[0].empty());
+  EXPECT_TRUE(bytes[0] == bytes[1]) << "the pool changed the output's bytes";
+}
+
 TEST(Merge, AFooterWhoseMinimumTimeIsAboveItsRowsDoesNotPutRowsOutOfOrder) {
   // The lazy read trusts a sinkd Part's footer to bound its times; one that does not (here its
   // time minimum raised from +1 to +3 by hand) is caught when its row group is read, and the
