@@ -1,10 +1,14 @@
 #include "sinks/lake_sink.h"
 
 #include <algorithm>
+#include <chrono>
 #include <iterator>
+
+#include <fmt/format.h>
 
 #include "iceberg/iceberg_commit.h"
 #include "row/outbox_columns.h"
+#include "table/land.h"
 #include "sinks/rfc3339.h"
 
 namespace sinkd::sinks {
@@ -40,59 +44,130 @@ lake::Provenance ProvenanceOf(const std::string& id, std::span<const Record> rec
   return p;
 }
 
-// Flushes `records` (pushed one row each by `push`) in consecutive sub-ranges, each under keys of
-// its own: a sub-range ends once its rows reach batch_max_bytes, or before the record whose
-// partition would be one more than `cap` allows (Parts per flush stay bounded: a record's type
-// and time are the producer's). The same records always split at the same places, so a
-// redelivery writes the same keys.
-// First, the records whose positions the table holds already (a delivery repeated after its
-// commit landed and its cursor save was lost: table/commit.h, CommittedThrough) are left out: not
-// written again, and acknowledged with the rest when this returns OK. A table that cannot say is a
-// Retry.
+// The outbox's acknowledger is its cursor, which the dispatcher saves once Deliver/Write returns
+// OK (or the commit saved it in its transaction): the landing's acks are counted, and the call
+// returns OK only when every record of the delivery was acked.
+class CursorAcks final : public table::Acknowledger {
+ public:
+  Status Ack(size_t) override {
+    ++acked_;
+    return Status::OK();
+  }
+  // An outbox delivery holds no reject and the landing naks nothing: the call's failure is its
+  // nak (the cursor stays).
+  Status Term(size_t) override { return Status::Internal("an outbox record cannot be termed"); }
+  Status Nak(size_t, std::chrono::milliseconds) override { return Status::OK(); }
+  void Clear() override { acked_ = 0; }
+  size_t acked() const { return acked_; }
+
+ private:
+  size_t acked_ = 0;
+};
+
+// One delivery as table::Land sees it. Its records are its positions, (txid, seq) (never seq
+// alone: see table/land.h); those the table holds already leave `taken` before a row is built.
+// Place flushes the rest in consecutive sub-ranges, each under keys of its own: a sub-range ends
+// once its rows reach batch_max_bytes, or before the record whose partition would be one more
+// than `cap` allows (Parts per flush stay bounded: a record's type and time are the producer's).
+// The same records always split at the same places, so a redelivery writes the same keys.
 template <typename Record, typename Push>
-Status FlushInRanges(std::span<const Record> records, const std::string& id,
-                     lake::LakeWriter& writer, row::RowBuffer& rows, partition::PartitionCap& cap,
-                     size_t batch_max_bytes, const Push& push) {
+class OutboxLanding final : public table::Landing {
+ public:
+  OutboxLanding(std::span<const Record> records, const std::string& id, row::RowBuffer& rows,
+                partition::PartitionCap& cap, size_t batch_max_bytes, const Push& push,
+                table::Acknowledger& acks)
+      : records_(records),
+        id_(id),
+        rows_(rows),
+        cap_(cap),
+        batch_max_bytes_(batch_max_bytes),
+        push_(push),
+        acks_(acks),
+        taken_(records.size()),
+        settled_(records.size(), false) {
+    for (size_t i = 0; i < records.size(); ++i) taken_[i] = i;
+  }
+
+  size_t records() const override { return records_.size(); }
+  table::Provenance Positions() const override { return ProvenanceOf(id_, records_, taken_); }
+  size_t DropCommitted(const table::CommittedPositions& committed) override {
+    return std::erase_if(taken_, [&](size_t i) {
+      return committed.Holds(table::Position{SeqOf(records_[i].seq), records_[i].txid});
+    });
+  }
+  Result<table::FlushReport> Place(table::Store& store) override {
+    table::FlushReport placed;
+    rows_.Reserve(taken_.size());
+    size_t first = 0;  // index into `taken_` of the first record in `rows_`
+    auto flush = [&](size_t end) -> Status {
+      SINKD_ASSIGN_OR_RETURN(
+          table::FlushReport report,
+          store.Flush(rows_, ProvenanceOf(id_, records_, std::span<const size_t>(taken_).subspan(
+                                                               first, end - first))));
+      placed.rows += report.rows;
+      placed.bytes += report.bytes;
+      std::move(report.parts.begin(), report.parts.end(), std::back_inserter(placed.parts));
+      rows_.Clear();
+      cap_.Clear();
+      first = end;
+      return Status::OK();
+    };
+    for (size_t t = 0; t < taken_.size(); ++t) {
+      const size_t i = taken_[t];
+      push_(records_[i], i);
+      if (!cap_.Take(rows_, rows_.rows() - 1)) {
+        rows_.TruncateRows(rows_.rows() - 1);
+        SINKD_RETURN_IF_ERROR(flush(t));
+        push_(records_[i], i);
+        (void)cap_.Take(rows_, 0);  // the first of a batch always fits
+      }
+      if (rows_.bytes() < batch_max_bytes_ && t + 1 < taken_.size()) continue;
+      SINKD_RETURN_IF_ERROR(flush(t + 1));
+    }
+    return placed;
+  }
+  bool settled(size_t record) const override { return settled_[record]; }
+  void MarkSettled(size_t record) override { settled_[record] = true; }
+  table::Acknowledger& acks() override { return acks_; }
+
+ private:
+  std::span<const Record> records_;
+  const std::string& id_;
+  row::RowBuffer& rows_;
+  partition::PartitionCap& cap_;
+  size_t batch_max_bytes_;
+  const Push& push_;
+  table::Acknowledger& acks_;
+  std::vector<size_t> taken_;
+  std::vector<bool> settled_;
+};
+
+// Lands `records` (pushed one row each by `push`) through table::Land: leaves out the records
+// whose positions the table holds already (a delivery repeated after its commit landed and its
+// cursor save was lost: table/commit.h, CommittedThrough), not written again and acknowledged
+// with the rest; flushes the others in sub-ranges (OutboxLanding); then acknowledges them all. A
+// table that cannot say is a Retry.
+template <typename Record, typename Push>
+Status LandDelivery(std::span<const Record> records, const std::string& id,
+                    lake::LakeStore& store, row::RowBuffer& rows, partition::PartitionCap& cap,
+                    size_t batch_max_bytes, const Push& push) {
   rows.Clear();
   cap.Clear();
   if (records.empty()) return Status::OK();
-  std::vector<size_t> taken(records.size());
-  for (size_t i = 0; i < records.size(); ++i) taken[i] = i;
-  auto committed = writer.commit().CommittedThrough(writer.options().key_prefix,
-                                                    ProvenanceOf(id, records, taken));
-  if (!committed.ok()) {
-    return committed.status().IsInternal() ? committed.status()
-                                           : committed.status().As(Status::Retry);
+  CursorAcks acks;
+  OutboxLanding<Record, Push> landing(records, id, rows, cap, batch_max_bytes, push, acks);
+  table::LandReport landed = table::Land(landing, store);
+  switch (landed.failed) {
+    case table::LandStep::kNone:
+      break;
+    case table::LandStep::kCommitted:
+      return landed.status.IsInternal() ? landed.status : landed.status.As(Status::Retry);
+    default:
+      return landed.status;
   }
-  if (committed->has_value()) {
-    // A prefix in (txid, seq) order, the order records come in: never by seq alone.
-    const table::OutboxPosition through = **committed;
-    std::erase_if(taken, [&](size_t i) {
-      return table::OutboxPosition{records[i].txid, SeqOf(records[i].seq)} <= through;
-    });
-  }
-  rows.Reserve(taken.size());
-  size_t first = 0;  // index into `taken` of the first record in `rows`
-  auto flush = [&](size_t end) -> Status {
-    auto report = writer.Flush(
-        rows, ProvenanceOf(id, records, std::span<const size_t>(taken).subspan(first, end - first)));
-    if (!report.ok()) return report.status();
-    rows.Clear();
-    cap.Clear();
-    first = end;
-    return Status::OK();
-  };
-  for (size_t t = 0; t < taken.size(); ++t) {
-    const size_t i = taken[t];
-    push(records[i], i);
-    if (!cap.Take(rows, rows.rows() - 1)) {
-      rows.TruncateRows(rows.rows() - 1);
-      SINKD_RETURN_IF_ERROR(flush(t));
-      push(records[i], i);
-      (void)cap.Take(rows, 0);  // the first of a batch always fits
-    }
-    if (rows.bytes() < batch_max_bytes && t + 1 < taken.size()) continue;
-    SINKD_RETURN_IF_ERROR(flush(t + 1));
+  if (acks.acked() != records.size()) {
+    return Status::Internal(fmt::format("the landing acknowledged {} of the delivery's {} records",
+                                        acks.acked(), records.size()));
   }
   return Status::OK();
 }
@@ -128,7 +203,7 @@ LakeEventSink::LakeEventSink(std::string id, std::unique_ptr<lake::Destination> 
                              size_t max_partitions, table::Commit& commit)
     : id_(std::move(id)),
       destination_(std::move(destination)),
-      writer_(*destination_, std::move(options), commit),
+      store_(*destination_, std::move(options), commit),
       batch_max_bytes_(batch_max_bytes),
       batch_(row::kOutboxEventColumns),
       cap_(row::kOutboxEventColumns, max_partitions) {}
@@ -139,13 +214,13 @@ LakeEventSink::LakeEventSink(std::string id, std::unique_ptr<lake::Destination> 
     : id_(std::move(id)),
       destination_(std::move(destination)),
       owned_commit_(std::move(commit)),
-      writer_(*destination_, std::move(options), *owned_commit_),
+      store_(*destination_, std::move(options), *owned_commit_),
       batch_max_bytes_(batch_max_bytes),
       batch_(row::kOutboxEventColumns),
       cap_(row::kOutboxEventColumns, max_partitions) {}
 
 Status LakeEventSink::Open() {
-  return OpenLake(*destination_, writer_, "lake sink " + id_, cursor_, cursor_in_commit_);
+  return OpenLake(*destination_, store_.writer(), "lake sink " + id_, cursor_, cursor_in_commit_);
 }
 
 Status LakeEventSink::Deliver(std::span<const Event> events) {
@@ -160,7 +235,7 @@ Status LakeEventSink::Deliver(std::span<const Event> events) {
     }
     micros_.push_back(*micros);
   }
-  Status s = FlushInRanges(events, id_, writer_, batch_, cap_, batch_max_bytes_,
+  Status s = LandDelivery(events, id_, store_, batch_, cap_, batch_max_bytes_,
                            [&](const Event& e, size_t i) {
                              PushString(batch_, 0, e.id);
                              PushString(batch_, 1, e.type);
@@ -184,7 +259,7 @@ LakeAuditSink::LakeAuditSink(std::string id, std::unique_ptr<lake::Destination> 
                              size_t max_partitions, table::Commit& commit)
     : id_(std::move(id)),
       destination_(std::move(destination)),
-      writer_(*destination_, std::move(options), commit),
+      store_(*destination_, std::move(options), commit),
       batch_max_bytes_(batch_max_bytes),
       batch_(row::kOutboxAuditColumns),
       cap_(row::kOutboxAuditColumns, max_partitions) {}
@@ -195,18 +270,18 @@ LakeAuditSink::LakeAuditSink(std::string id, std::unique_ptr<lake::Destination> 
     : id_(std::move(id)),
       destination_(std::move(destination)),
       owned_commit_(std::move(commit)),
-      writer_(*destination_, std::move(options), *owned_commit_),
+      store_(*destination_, std::move(options), *owned_commit_),
       batch_max_bytes_(batch_max_bytes),
       batch_(row::kOutboxAuditColumns),
       cap_(row::kOutboxAuditColumns, max_partitions) {}
 
 Status LakeAuditSink::Open() {
-  return OpenLake(*destination_, writer_, "lake audit sink " + id_, cursor_, cursor_in_commit_);
+  return OpenLake(*destination_, store_.writer(), "lake audit sink " + id_, cursor_, cursor_in_commit_);
 }
 
 Status LakeAuditSink::Write(std::span<const AuditRecord> records) {
   // Audit rows are never skipped, so nothing here refuses one: an empty id is written as it is.
-  Status s = FlushInRanges(records, id_, writer_, batch_, cap_, batch_max_bytes_,
+  Status s = LandDelivery(records, id_, store_, batch_, cap_, batch_max_bytes_,
                            [&](const AuditRecord& r, size_t) {
                              PushString(batch_, 0, r.id);
                              PushString(batch_, 1, r.tenant_id);
