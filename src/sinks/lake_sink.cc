@@ -8,8 +8,9 @@
 
 #include "iceberg/iceberg_commit.h"
 #include "row/outbox_columns.h"
-#include "table/land.h"
+#include "sinks/outbox_landing.h"
 #include "sinks/rfc3339.h"
+#include "table/land.h"
 
 namespace sinkd::sinks {
 
@@ -21,126 +22,6 @@ void PushInt(row::RowBuffer& b, int col, int64_t v) { b.column(col).int64s.push_
 std::string_view JsonOrNull(const std::string& json) {
   return json.empty() ? std::string_view("null") : std::string_view(json);
 }
-
-uint64_t SeqOf(int64_t seq) { return static_cast<uint64_t>(std::max<int64_t>(seq, 0)); }
-
-// The stamp's sequences are the outbox's seq (a bigserial, unique across the outbox, with holes
-// where transactions rolled back), its txids the range of positions: of records[i] for each i of
-// `taken` (in order).
-template <typename Record>
-lake::Provenance ProvenanceOf(const std::string& id, std::span<const Record> records,
-                              std::span<const size_t> taken) {
-  lake::Provenance p;
-  p.source = "outbox:" + id;
-  p.scope = "outbox";
-  std::vector<uint64_t> seqs;
-  seqs.reserve(taken.size());
-  for (size_t i : taken) seqs.push_back(SeqOf(records[i].seq));
-  p.first_sequence = SeqOf(records[taken.front()].seq);
-  p.last_sequence = SeqOf(records[taken.back()].seq);
-  p.first_txid = records[taken.front()].txid;
-  p.last_txid = records[taken.back()].txid;
-  p.acknowledged = lake::ToRanges(std::move(seqs));
-  return p;
-}
-
-// The outbox's acknowledger is its cursor, which the dispatcher saves once Deliver/Write returns
-// OK (or the commit saved it in its transaction): the landing's acks are counted, and the call
-// returns OK only when every record of the delivery was acked.
-class CursorAcks final : public table::Acknowledger {
- public:
-  Status Ack(size_t) override {
-    ++acked_;
-    return Status::OK();
-  }
-  // An outbox delivery holds no reject and the landing naks nothing: the call's failure is its
-  // nak (the cursor stays).
-  Status Term(size_t) override { return Status::Internal("an outbox record cannot be termed"); }
-  Status Nak(size_t, std::chrono::milliseconds) override { return Status::OK(); }
-  void Clear() override { acked_ = 0; }
-  size_t acked() const { return acked_; }
-
- private:
-  size_t acked_ = 0;
-};
-
-// One delivery as table::Land sees it. Its records are its positions, (txid, seq) (never seq
-// alone: see table/land.h); those the table holds already leave `taken` before a row is built.
-// Place flushes the rest in consecutive sub-ranges, each under keys of its own: a sub-range ends
-// once its rows reach batch_max_bytes, or before the record whose partition would be one more
-// than `cap` allows (Parts per flush stay bounded: a record's type and time are the producer's).
-// The same records always split at the same places, so a redelivery writes the same keys.
-template <typename Record, typename Push>
-class OutboxLanding final : public table::Landing {
- public:
-  OutboxLanding(std::span<const Record> records, const std::string& id, row::RowBuffer& rows,
-                partition::PartitionCap& cap, size_t batch_max_bytes, const Push& push,
-                table::Acknowledger& acks)
-      : records_(records),
-        id_(id),
-        rows_(rows),
-        cap_(cap),
-        batch_max_bytes_(batch_max_bytes),
-        push_(push),
-        acks_(acks),
-        taken_(records.size()),
-        settled_(records.size(), false) {
-    for (size_t i = 0; i < records.size(); ++i) taken_[i] = i;
-  }
-
-  size_t records() const override { return records_.size(); }
-  table::Provenance Positions() const override { return ProvenanceOf(id_, records_, taken_); }
-  size_t DropCommitted(const table::CommittedPositions& committed) override {
-    return std::erase_if(taken_, [&](size_t i) {
-      return committed.Holds(table::Position{SeqOf(records_[i].seq), records_[i].txid});
-    });
-  }
-  Result<table::FlushReport> Place(table::Store& store) override {
-    table::FlushReport placed;
-    rows_.Reserve(taken_.size());
-    size_t first = 0;  // index into `taken_` of the first record in `rows_`
-    auto flush = [&](size_t end) -> Status {
-      SINKD_ASSIGN_OR_RETURN(
-          table::FlushReport report,
-          store.Flush(rows_, ProvenanceOf(id_, records_, std::span<const size_t>(taken_).subspan(
-                                                               first, end - first))));
-      placed.rows += report.rows;
-      placed.bytes += report.bytes;
-      std::move(report.parts.begin(), report.parts.end(), std::back_inserter(placed.parts));
-      rows_.Clear();
-      cap_.Clear();
-      first = end;
-      return Status::OK();
-    };
-    for (size_t t = 0; t < taken_.size(); ++t) {
-      const size_t i = taken_[t];
-      push_(records_[i], i);
-      if (!cap_.Take(rows_, rows_.rows() - 1)) {
-        rows_.TruncateRows(rows_.rows() - 1);
-        SINKD_RETURN_IF_ERROR(flush(t));
-        push_(records_[i], i);
-        (void)cap_.Take(rows_, 0);  // the first of a batch always fits
-      }
-      if (rows_.bytes() < batch_max_bytes_ && t + 1 < taken_.size()) continue;
-      SINKD_RETURN_IF_ERROR(flush(t + 1));
-    }
-    return placed;
-  }
-  bool settled(size_t record) const override { return settled_[record]; }
-  void MarkSettled(size_t record) override { settled_[record] = true; }
-  table::Acknowledger& acks() override { return acks_; }
-
- private:
-  std::span<const Record> records_;
-  const std::string& id_;
-  row::RowBuffer& rows_;
-  partition::PartitionCap& cap_;
-  size_t batch_max_bytes_;
-  const Push& push_;
-  table::Acknowledger& acks_;
-  std::vector<size_t> taken_;
-  std::vector<bool> settled_;
-};
 
 // Lands `records` (pushed one row each by `push`) through table::Land: leaves out the records
 // whose positions the table holds already (a delivery repeated after its commit landed and its
@@ -276,7 +157,8 @@ LakeAuditSink::LakeAuditSink(std::string id, std::unique_ptr<lake::Destination> 
       cap_(row::kOutboxAuditColumns, max_partitions) {}
 
 Status LakeAuditSink::Open() {
-  return OpenLake(*destination_, store_.writer(), "lake audit sink " + id_, cursor_, cursor_in_commit_);
+  return OpenLake(*destination_, store_.writer(), "lake audit sink " + id_, cursor_,
+                  cursor_in_commit_);
 }
 
 Status LakeAuditSink::Write(std::span<const AuditRecord> records) {
