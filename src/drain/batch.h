@@ -2,9 +2,11 @@
 // and source sequence; their payloads are only viewed while they are decoded), the rows decoded
 // from them, the rejects with the record each came from, the sequence range, when its first
 // record was buffered, and the Acknowledger (table/acknowledger.h) that tells the records' source
-// what became of each once the batch is settled (drain/settle.h, which lands it through table/land.h). It knows nothing of JetStream:
-// a drain's acknowledger holds the messages (drain/message_acks.h), import's counts progress. It closes on rows (not messages: one ledger message holds hundreds
-// of events), on bytes held, on the age of its first message, or on partitions.
+// what became of each once the batch is settled (drain/settle.h, which lands it through
+// table/land.h). It knows nothing of JetStream: a drain's acknowledger holds the messages
+// (drain/message_acks.h), import's counts progress. It closes on rows (not messages: one ledger
+// message holds hundreds of events), on bytes held, on the age of its first message, or on
+// partitions.
 // Partitions: with a cap (SetMaxPartitions, partition/partition_cap.h) a batch holds rows of at most
 // that many partitions, so its flush writes at most that many Parts. A message whose rows would
 // take a batch that already holds rows past the cap is not taken (Add returns held = false): the

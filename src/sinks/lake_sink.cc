@@ -1,7 +1,6 @@
 #include "sinks/lake_sink.h"
 
 #include <algorithm>
-#include <chrono>
 #include <iterator>
 
 #include <fmt/format.h>
@@ -44,8 +43,12 @@ Status LandDelivery(std::span<const Record> records, const std::string& id,
     case table::LandStep::kCommitted:
       return landed.status.IsInternal() ? landed.status : landed.status.As(Status::Retry);
     default:
+      // A flush's status keeps its kind: a Reject (rows the Parquet writer can never encode) is
+      // the caller's to keep, so the dispatcher isolates the event.
       return landed.status;
   }
+  // The dispatcher's cursor save is the acknowledgement: an OK without every record acked would
+  // move the cursor past a record the landing never settled.
   if (acks.acked() != records.size()) {
     return Status::Internal(fmt::format("the landing acknowledged {} of the delivery's {} records",
                                         acks.acked(), records.size()));
@@ -117,18 +120,18 @@ Status LakeEventSink::Deliver(std::span<const Event> events) {
     micros_.push_back(*micros);
   }
   Status s = LandDelivery(events, id_, store_, batch_, cap_, batch_max_bytes_,
-                           [&](const Event& e, size_t i) {
-                             PushString(batch_, 0, e.id);
-                             PushString(batch_, 1, e.type);
-                             PushString(batch_, 2, e.tenant_id);
-                             PushString(batch_, 3, e.subject);
-                             PushInt(batch_, 4, micros_[i]);
-                             PushString(batch_, 5, e.sequence);
-                             PushInt(batch_, 6, static_cast<int64_t>(e.txid));
-                             PushInt(batch_, 7, e.seq);
-                             PushString(batch_, 8, JsonOrNull(e.data_json));
-                             batch_.CommitRow();
-                           });
+                          [&](const Event& e, size_t i) {
+                            PushString(batch_, 0, e.id);
+                            PushString(batch_, 1, e.type);
+                            PushString(batch_, 2, e.tenant_id);
+                            PushString(batch_, 3, e.subject);
+                            PushInt(batch_, 4, micros_[i]);
+                            PushString(batch_, 5, e.sequence);
+                            PushInt(batch_, 6, static_cast<int64_t>(e.txid));
+                            PushInt(batch_, 7, e.seq);
+                            PushString(batch_, 8, JsonOrNull(e.data_json));
+                            batch_.CommitRow();
+                          });
   // A Reject (rows the Parquet writer can never encode) stays one, so a lone event is
   // dead-lettered at once; every other failure is transient for the dispatcher.
   if (!s.ok()) return (s.IsReject() ? s : s.As(Status::Retry)).WithContext("lake sink " + id_);
@@ -164,18 +167,18 @@ Status LakeAuditSink::Open() {
 Status LakeAuditSink::Write(std::span<const AuditRecord> records) {
   // Audit rows are never skipped, so nothing here refuses one: an empty id is written as it is.
   Status s = LandDelivery(records, id_, store_, batch_, cap_, batch_max_bytes_,
-                           [&](const AuditRecord& r, size_t) {
-                             PushString(batch_, 0, r.id);
-                             PushString(batch_, 1, r.tenant_id);
-                             PushInt(batch_, 2, r.time_micros);
-                             PushString(batch_, 3, r.action);
-                             PushString(batch_, 4, r.resource_type);
-                             PushString(batch_, 5, r.resource_id);
-                             PushString(batch_, 6, JsonOrNull(r.admission_json));
-                             PushString(batch_, 7, JsonOrNull(r.details_json));
-                             PushString(batch_, 8, r.sequence);
-                             batch_.CommitRow();
-                           });
+                          [&](const AuditRecord& r, size_t) {
+                            PushString(batch_, 0, r.id);
+                            PushString(batch_, 1, r.tenant_id);
+                            PushInt(batch_, 2, r.time_micros);
+                            PushString(batch_, 3, r.action);
+                            PushString(batch_, 4, r.resource_type);
+                            PushString(batch_, 5, r.resource_id);
+                            PushString(batch_, 6, JsonOrNull(r.admission_json));
+                            PushString(batch_, 7, JsonOrNull(r.details_json));
+                            PushString(batch_, 8, r.sequence);
+                            batch_.CommitRow();
+                          });
   if (!s.ok()) return s.As(Status::Retry).WithContext("lake audit sink " + id_);
   return Status::OK();
 }
