@@ -6,8 +6,8 @@
 // the range of positions.
 // Acknowledgement: CursorAcks counts; the sink returns OK only once every record was acked, and
 // the dispatcher's cursor save that follows is the acknowledgement.
-// Ownership: OutboxLanding borrows everything it is given, for one Land. Threads: one thread at a
-// time.
+// Ownership: OutboxLanding copies the sink id and borrows the rest (records, rows, cap, push,
+// acks), for one Land. Threads: one thread at a time.
 #pragma once
 
 #include <algorithm>
@@ -78,11 +78,11 @@ class CursorAcks final : public table::Acknowledger {
 template <typename Record, typename Push>
 class OutboxLanding final : public table::Landing {
  public:
-  OutboxLanding(std::span<const Record> records, const std::string& id, row::RowBuffer& rows,
+  OutboxLanding(std::span<const Record> records, std::string id, row::RowBuffer& rows,
                 partition::PartitionCap& cap, size_t batch_max_bytes, const Push& push,
                 table::Acknowledger& acks)
       : records_(records),
-        id_(id),
+        id_(std::move(id)),
         rows_(rows),
         cap_(cap),
         batch_max_bytes_(batch_max_bytes),
@@ -137,7 +137,7 @@ class OutboxLanding final : public table::Landing {
 
  private:
   std::span<const Record> records_;
-  const std::string& id_;
+  std::string id_;
   row::RowBuffer& rows_;
   partition::PartitionCap& cap_;
   size_t batch_max_bytes_;

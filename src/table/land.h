@@ -1,6 +1,6 @@
 // Land is the one way a batch of records becomes part of a table, whoever read the records: a
 // drain's JetStream messages and `import`'s recording (through drain::Settle, drain/settle.h),
-// and an outbox lake sink's delivery (sinks/lake_sink.h). In this order:
+// and an outbox lake sink's delivery (sinks/outbox_landing.h). In this order:
 //   0. ask the table which of the batch's positions it holds already (Store::Committed): those
 //      records leave the batch unwritten, and are acknowledged in 3 with the rest;
 //   1. the source's own step before anything is placed (LandingSteps::BeforePlace: the drain's
