@@ -128,13 +128,8 @@ void Batch::RejectCapped(std::string_view message, size_t rows_before,
   rows.AppendRows(kept, 0, kept.rows());
 }
 
-size_t Batch::DropCommitted(const std::vector<lake::SequenceRange>& committed) {
-  auto is_committed = [&](uint64_t seq) {
-    auto it = std::upper_bound(
-        committed.begin(), committed.end(), seq,
-        [](uint64_t s, const lake::SequenceRange& r) { return s < r.first; });
-    return seq != 0 && it != committed.begin() && seq <= std::prev(it)->last;
-  };
+size_t Batch::DropCommitted(const table::CommittedPositions& committed) {
+  auto is_committed = [&](uint64_t seq) { return committed.Holds(table::Position{seq, {}}); };
   std::vector<bool> dropped(held.size(), false);
   size_t count = 0;
   for (size_t i = 0; i < held.size(); ++i) {

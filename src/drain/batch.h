@@ -2,9 +2,11 @@
 // and source sequence; their payloads are only viewed while they are decoded), the rows decoded
 // from them, the rejects with the record each came from, the sequence range, when its first
 // record was buffered, and the Acknowledger (table/acknowledger.h) that tells the records' source
-// what became of each once the batch is settled (drain/settle.h). It knows nothing of JetStream:
-// a drain's acknowledger holds the messages (drain/message_acks.h), import's counts progress. It closes on rows (not messages: one ledger message holds hundreds
-// of events), on bytes held, on the age of its first message, or on partitions.
+// what became of each once the batch is settled (drain/settle.h, which lands it through
+// table/land.h). It knows nothing of JetStream: a drain's acknowledger holds the messages
+// (drain/message_acks.h), import's counts progress. It closes on rows (not messages: one ledger
+// message holds hundreds of events), on bytes held, on the age of its first message, or on
+// partitions.
 // Partitions: with a cap (SetMaxPartitions, partition/partition_cap.h) a batch holds rows of at most
 // that many partitions, so its flush writes at most that many Parts. A message whose rows would
 // take a batch that already holds rows past the cap is not taken (Add returns held = false): the
@@ -33,6 +35,7 @@
 #include "lake/stamp.h"
 #include "row/row_buffer.h"
 #include "table/acknowledger.h"
+#include "table/land.h"
 
 namespace sinkd::drain {
 
@@ -86,12 +89,12 @@ class Batch {
   // Replaces the acknowledger (a drain's needs its KeepAlive, made when it runs). REQUIRES: empty().
   void SetAcknowledger(std::unique_ptr<table::Acknowledger> acks) { acks_ = std::move(acks); }
 
-  // Takes the rows and rejects of every message whose sequence `committed` (sorted ranges)
-  // holds out of the batch: the table has them already (table/commit.h), so they are neither
-  // written nor dead-lettered again. Such a message stays held, with no rows and no rejects, and
-  // is acknowledged with the batch; its sequence leaves Acknowledged() and the first/last range,
+  // Takes the rows and rejects of every message whose sequence `committed` holds out of the
+  // batch: the table has them already (table/land.h), so they are neither written nor
+  // dead-lettered again. Such a message stays held, with no rows and no rejects, and is
+  // acknowledged with the batch; its sequence leaves Acknowledged() and the first/last range,
   // which name what the flush itself writes. Returns how many messages it took out.
-  size_t DropCommitted(const std::vector<lake::SequenceRange>& committed);
+  size_t DropCommitted(const table::CommittedPositions& committed);
 
   // The most partitions this batch may hold; 0 (the default) = no cap. REQUIRES: empty().
   void SetMaxPartitions(size_t max);

@@ -13,24 +13,17 @@
 #include "base/result.h"
 #include "jetstream/dead_letter_publisher.h"
 #include "lake/destination.h"
+#include "lake/lake_store.h"
 #include "lake/lake_writer.h"
 #include "row/row_buffer.h"
 #include "table/commit.h"
+#include "table/land.h"
 
 namespace sinkd::drain {
 
-// Makes rows durable. Flush returns only when every row is durable and committed to its table
-// (then the batch may be acked); on failure some Parts may have landed and the batch is
-// redelivered (duplicates, never a gap). Committed asks the table, before a batch is flushed,
-// which of its sequences it holds already (table/commit.h): those messages are acked unwritten.
-class RowStore {
- public:
-  virtual ~RowStore() = default;
-  virtual Result<lake::FlushReport> Flush(row::RowBuffer& rows,
-                                          const lake::Provenance& provenance) = 0;
-  virtual Result<std::vector<lake::SequenceRange>> Committed(
-      const lake::Provenance& provenance) = 0;
-};
+// Where a batch lands (table/land.h): Flush places and commits, Committed says which of a
+// batch's positions the table holds already (those records are acked unwritten).
+using RowStore = table::Store;
 
 // Stores one unreadable record durably, or fails. True when stored now, false when it was
 // already stored (a retried batch). A store that keeps a batch's dead letters together (import's
@@ -47,28 +40,12 @@ class DeadLetters {
   virtual Result<jetstream::StreamState> State() = 0;
 };
 
-// Sink over a lake Destination, through the one LakeWriter every lake writer uses. Part keys carry
-// the instance and the batch's sequence range; a batch redelivered with the same range finds its
-// Parts in place (the same bytes: success, no copy), and a key holding other bytes sends the Part
-// to another name (lake/lake_writer.h), so a key that may already hold acked rows is never
-// written over.
-class LakeRowStore final : public RowStore {
- public:
-  LakeRowStore(lake::Destination& destination, lake::LakeWriterOptions options,
-           table::Commit& commit = table::NoTableCommit())
-      : writer_(destination, std::move(options), commit) {}
-  Result<lake::FlushReport> Flush(row::RowBuffer& rows,
-                                  const lake::Provenance& provenance) override {
-    return writer_.Flush(rows, provenance);
-  }
-  Result<std::vector<lake::SequenceRange>> Committed(
-      const lake::Provenance& provenance) override {
-    return writer_.commit().Committed(writer_.options().key_prefix, provenance);
-  }
-
- private:
-  lake::LakeWriter writer_;
-};
+// The production store: the one LakeWriter every lake writer uses (lake/lake_store.h). Part keys
+// carry the instance and the batch's sequence range; a batch redelivered with the same range
+// finds its Parts in place (the same bytes: success, no copy), and a key holding other bytes
+// sends the Part to another name (lake/lake_writer.h), so a key that may already hold acked rows
+// is never written over.
+using LakeRowStore = lake::LakeStore;
 
 class StreamDeadLetters final : public DeadLetters {
  public:

@@ -1,5 +1,9 @@
 #include "drain/settle.h"
 
+#include <utility>
+
+#include "table/land.h"
+
 namespace sinkd::drain {
 
 namespace {
@@ -65,6 +69,91 @@ lake::Provenance ProvenanceOf(const Batch& batch, const std::string& source,
   return provenance;
 }
 
+// The batch as table::Land sees it: one flush of its rows, stamped with the batch's positions.
+class BatchLanding final : public table::Landing {
+ public:
+  BatchLanding(Batch& batch, SettleContext& c) : batch_(batch), c_(c) {}
+  size_t records() const override { return batch_.held.size(); }
+  table::Provenance Positions() const override {
+    return ProvenanceOf(batch_, c_.source, c_.scope);
+  }
+  size_t DropCommitted(const table::CommittedPositions& committed) override {
+    const size_t dropped = batch_.DropCommitted(committed);
+    if (dropped > 0) {
+      c_.log.Info("messages already in the table; acked without writing them again",
+                  {{"messages", static_cast<uint64_t>(dropped)},
+                   {"committed", lake::FormatRanges(committed.ranges)}});
+    }
+    return dropped;
+  }
+  Result<table::FlushReport> Place(table::Store& store) override {
+    if (batch_.rows.empty()) return table::FlushReport{};
+    placed_ = true;
+    return store.Flush(batch_.rows, Positions());
+  }
+  // Place had rows to flush.
+  bool placed() const { return placed_; }
+  bool settled(size_t record) const override { return batch_.held[record].settled; }
+  void MarkSettled(size_t record) override { batch_.held[record].settled = true; }
+  table::Acknowledger& acks() override { return batch_.acks(); }
+
+ private:
+  Batch& batch_;
+  SettleContext& c_;
+  bool placed_ = false;
+};
+
+// What a drain does in a landing besides the table's steps: its dead letters and terms before
+// anything is placed, and the flush's deadline around the place step.
+class DrainSteps final : public table::LandingSteps {
+ public:
+  DrainSteps(Batch& batch, SettleContext& c, SettleReport& report)
+      : batch_(batch), c_(c), report_(report) {}
+
+  Status BeforePlace() override {
+    // Dead letters first: they are small, they go to the broker we are already talking to, and a
+    // record must never be terminated before its dead letter is stored. One failure naks the
+    // whole batch, good rows included, so the next attempt replays every record; the Msg-Id
+    // makes the dead letters already stored this time duplicates the stream drops.
+    if (!batch_.rejects.empty()) {
+      for (const HeldReject& r : batch_.rejects) {
+        const Held& from = batch_.held[r.message];
+        auto stored = c_.dead_letters.Publish({&r.reject, c_.source, from.subject, from.sequence});
+        if (!stored.ok()) return stored.status();
+        ++report_.dead_letters;
+        if (*stored) CountDeadLetter(c_.metrics, r.reject.reason);
+      }
+      SINKD_RETURN_IF_ERROR(c_.dead_letters.Sync(batch_.first_sequence(), batch_.last_sequence()));
+    }
+    // Term what produced only rejects: everything it held is on the dead-letter stream now. A
+    // Term lost on the way costs one more delivery and a dead letter the Msg-Id de-duplicates.
+    for (size_t i = 0; i < batch_.held.size(); ++i) {
+      Held& h = batch_.held[i];
+      if (h.rows == 0 && h.rejects > 0) {
+        if (batch_.acks().Term(i).ok()) {
+          ++report_.terminated;
+        } else {
+          ++report_.settle_failures;
+        }
+        h.settled = true;
+      }
+    }
+    return Status::OK();
+  }
+
+  void PlaceBegins() override {
+    watching_ = c_.watch != nullptr && !batch_.rows.empty();
+    if (watching_) c_.watch->Begin(std::chrono::steady_clock::now() + c_.flush_timeout);
+  }
+  bool PlaceReturned() override { return !watching_ || c_.watch->Landed(); }
+
+ private:
+  Batch& batch_;
+  SettleContext& c_;
+  SettleReport& report_;
+  bool watching_ = false;
+};
+
 }  // namespace
 
 void FlushWatch::Begin(std::chrono::steady_clock::time_point deadline) {
@@ -107,105 +196,43 @@ SettleReport Abandon(Batch& batch, SettleContext& c) {
 SettleReport Settle(Batch& batch, SettleContext& c) {
   SettleReport report;
   const auto started = std::chrono::steady_clock::now();
-
-  // 0. Messages whose rows the table holds already (their commit landed, their acks were lost)
-  // leave the batch before anything is written, and are acked with it (table/commit.h). A table
-  // that cannot say fails the batch like a failed flush. The `none` table never holds any.
-  auto committed = c.store.Committed(ProvenanceOf(batch, c.source, c.scope));
-  if (!committed.ok()) {
-    report.status = committed.status().IsInternal() ? committed.status()
-                                                    : committed.status().As(Status::Redeliver);
-    NakRest(batch, c, report, "commit", "reading the table's committed positions failed; nak");
-    batch.Clear();
-    return report;
-  }
-  if (!committed->empty()) {
-    report.already_committed = batch.DropCommitted(*committed);
-    if (report.already_committed > 0) {
-      c.log.Info("messages already in the table; acked without writing them again",
-                 {{"messages", report.already_committed},
-                  {"committed", lake::FormatRanges(*committed)}});
-    }
-  }
-
-  // 1. Dead letters first: they are small, they go to the broker we are already talking to, and a
-  // record must never be terminated before its dead letter is stored. One failure naks the whole
-  // batch, good rows included, so the next attempt replays every record; the Msg-Id makes the
-  // dead letters already stored this time duplicates the stream drops.
-  if (!batch.rejects.empty()) {
-    for (const HeldReject& r : batch.rejects) {
-      const Held& from = batch.held[r.message];
-      auto stored = c.dead_letters.Publish({&r.reject, c.source, from.subject, from.sequence});
-      if (!stored.ok()) {
-        report.status = stored.status();
-        break;
-      }
-      ++report.dead_letters;
-      if (*stored) CountDeadLetter(c.metrics, r.reject.reason);
-    }
-    if (report.status.ok()) {
-      report.status = c.dead_letters.Sync(batch.first_sequence(), batch.last_sequence());
-    }
-  }
-  if (!report.status.ok()) {
-    NakRest(batch, c, report, "dead-letter", "dead-letter write failed; nak for redelivery");
-    batch.Clear();
-    return report;
-  }
-
-  // 2. Term what produced only rejects: everything it held is on the dead-letter stream now. A
-  // Term lost on the way costs one more delivery and a dead letter the Msg-Id de-duplicates.
-  for (size_t i = 0; i < batch.held.size(); ++i) {
-    Held& h = batch.held[i];
-    if (h.rows == 0 && h.rejects > 0) {
-      if (batch.acks().Term(i).ok()) {
-        ++report.terminated;
-      } else {
-        ++report.settle_failures;
-      }
-      h.settled = true;
-    }
-  }
-
-  // 3. The rows. Flush returns only when every Part is durable (fsync'd and renamed, or stored).
-  // Any failure is a redelivery, except a bug, which keeps its kind so it is reported as one.
-  if (!batch.rows.empty()) {
-    const lake::Provenance provenance = ProvenanceOf(batch, c.source, c.scope);
-    if (c.watch != nullptr) c.watch->Begin(std::chrono::steady_clock::now() + c.flush_timeout);
-    auto flushed = c.store.Flush(batch.rows, provenance);
-    // Abandoned meanwhile: its messages were nak'd by Abandon and are someone else's now. Even an
-    // OK here acks nothing, and the batch is left for its owner, who clears it.
-    if (c.watch != nullptr && !c.watch->Landed()) {
-      report.late = true;
-      report.status = flushed.ok() ? Status::OK() : flushed.status();
+  BatchLanding landing(batch, c);
+  DrainSteps steps(batch, c, report);
+  table::LandReport landed = table::Land(landing, c.store, steps);
+  report.already_committed = landed.already_committed;
+  switch (landed.failed) {
+    case table::LandStep::kNone:
+      break;
+    case table::LandStep::kCommitted:
+      // A table that cannot say fails the batch like a failed flush.
+      report.status = landed.status.IsInternal() ? landed.status
+                                                 : landed.status.As(Status::Redeliver);
+      NakRest(batch, c, report, "commit", "reading the table's committed positions failed; nak");
+      batch.Clear();
       return report;
-    }
-    if (!flushed.ok()) {
-      report.status = flushed.status().IsInternal() ? flushed.status()
-                                                    : flushed.status().As(Status::Redeliver);
-    } else {
-      report.flushed = std::move(flushed).value();
-      if (c.metrics != nullptr) c.metrics->flush_in_time = true;
-    }
+    case table::LandStep::kBeforePlace:
+      report.status = landed.status;
+      NakRest(batch, c, report, "dead-letter", "dead-letter write failed; nak for redelivery");
+      batch.Clear();
+      return report;
+    case table::LandStep::kAbandoned:
+      // Its messages were nak'd by Abandon and are someone else's now. Even an OK here acks
+      // nothing, and the batch is left for its owner, who clears it.
+      report.late = true;
+      report.status = landed.status;
+      return report;
+    case table::LandStep::kPlace:
+      // Any failure is a redelivery, except a bug, which keeps its kind so it is reported as one.
+      report.status = landed.status.IsInternal() ? landed.status
+                                                 : landed.status.As(Status::Redeliver);
+      NakRest(batch, c, report, "flush", "flush failed; nak for redelivery");
+      batch.Clear();
+      return report;
   }
-  if (!report.status.ok()) {
-    NakRest(batch, c, report, "flush", "flush failed; nak for redelivery");
-    batch.Clear();
-    return report;
-  }
-
-  // 4. Only now is anything acked: messages with rows, mixed ones, and empty Batches (which hold
-  // nothing and would otherwise come back forever).
-  for (size_t i = 0; i < batch.held.size(); ++i) {
-    Held& h = batch.held[i];
-    if (h.settled) continue;
-    if (batch.acks().Ack(i).ok()) {
-      ++report.acked;
-    } else {
-      ++report.settle_failures;
-    }
-    h.settled = true;
-  }
+  report.flushed = std::move(landed.flushed);
+  report.acked = landed.acked;
+  report.settle_failures += landed.ack_failures;
+  if (c.metrics != nullptr && landing.placed()) c.metrics->flush_in_time = true;
   c.backoff.Reset();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -1,17 +1,19 @@
-// Settle lands a closed Batch: the one path every batch takes into the lake, whoever read it (a
-// drain's JetStream messages, `import`'s recording: backfill/backfill.h), all or nothing, in this
-// order:
-//   0. ask the table what it holds already (drain::RowStore::Committed, table/commit.h): those
+// Settle lands a closed Batch of a drain's JetStream messages or `import`'s recording
+// (backfill/backfill.h), all or nothing, through table::Land (table/land.h), the one landing path
+// the outbox lake sinks take too. Steps 0, 3 and 4 are Land's; 1 and 2 are the drain's, which
+// Land runs before anything is placed (LandingSteps::BeforePlace):
+//   0. ask the table what it holds already (RowStore::Committed, asked by sequence ranges): those
 //      records leave the batch unwritten, to be acked in 4;  any failure: nak the whole batch
 //   1. dead letters, one per reject, then DeadLetters::Sync; any failure: nak the whole batch
 //   2. Term every record that produced only rejects;      (its record is stored elsewhere now)
-//   3. place the rows' Parts and commit them (drain::RowStore::Flush: returns when durable and
-//      committed);                                        any failure: nak everything not termed
+//   3. place the rows' Parts and commit them (RowStore::Flush, one flush: returns when durable
+//      and committed);                                    any failure: nak everything not termed
 //   4. Ack every other record (rows, mixed, empty Batch).
 // Acks, terms and naks go to the batch's Acknowledger (table/acknowledger.h): for a drain
 // drain::MessageAcks, which settles the JetStream messages; for import a count of its progress.
-// It is the only code that acks or terminates; the one other settle call is the drain's nak, at
-// shutdown, of messages fetched and never taken (drain.cc).
+// Land acks, Settle terms and naks; nothing else of the drain acks or terminates, and the one
+// other settle call is the drain's nak, at shutdown, of messages fetched and never taken
+// (drain.cc).
 // A nak carries the Backoff's growing delay, so a batch that cannot land comes back slower each
 // time instead of spinning. Keep-alives are not Settle's: the drain's KeepAlive (keep_alive.h)
 // has kept every message alive since its delivery and goes on through steps 1 to 3, however slow

@@ -3,9 +3,13 @@
 #include <algorithm>
 #include <iterator>
 
+#include <fmt/format.h>
+
 #include "iceberg/iceberg_commit.h"
 #include "row/outbox_columns.h"
+#include "sinks/outbox_landing.h"
 #include "sinks/rfc3339.h"
+#include "table/land.h"
 
 namespace sinkd::sinks {
 
@@ -18,81 +22,36 @@ std::string_view JsonOrNull(const std::string& json) {
   return json.empty() ? std::string_view("null") : std::string_view(json);
 }
 
-uint64_t SeqOf(int64_t seq) { return static_cast<uint64_t>(std::max<int64_t>(seq, 0)); }
-
-// The stamp's sequences are the outbox's seq (a bigserial, unique across the outbox, with holes
-// where transactions rolled back), its txids the range of positions: of records[i] for each i of
-// `taken` (in order).
-template <typename Record>
-lake::Provenance ProvenanceOf(const std::string& id, std::span<const Record> records,
-                              std::span<const size_t> taken) {
-  lake::Provenance p;
-  p.source = "outbox:" + id;
-  p.scope = "outbox";
-  std::vector<uint64_t> seqs;
-  seqs.reserve(taken.size());
-  for (size_t i : taken) seqs.push_back(SeqOf(records[i].seq));
-  p.first_sequence = SeqOf(records[taken.front()].seq);
-  p.last_sequence = SeqOf(records[taken.back()].seq);
-  p.first_txid = records[taken.front()].txid;
-  p.last_txid = records[taken.back()].txid;
-  p.acknowledged = lake::ToRanges(std::move(seqs));
-  return p;
-}
-
-// Flushes `records` (pushed one row each by `push`) in consecutive sub-ranges, each under keys of
-// its own: a sub-range ends once its rows reach batch_max_bytes, or before the record whose
-// partition would be one more than `cap` allows (Parts per flush stay bounded: a record's type
-// and time are the producer's). The same records always split at the same places, so a
-// redelivery writes the same keys.
-// First, the records whose positions the table holds already (a delivery repeated after its
-// commit landed and its cursor save was lost: table/commit.h, CommittedThrough) are left out: not
-// written again, and acknowledged with the rest when this returns OK. A table that cannot say is a
-// Retry.
+// Lands `records` (pushed one row each by `push`) through table::Land: leaves out the records
+// whose positions the table holds already (a delivery repeated after its commit landed and its
+// cursor save was lost: table/commit.h, CommittedThrough), not written again and acknowledged
+// with the rest; flushes the others in sub-ranges (OutboxLanding); then acknowledges them all. A
+// table that cannot say is a Retry.
 template <typename Record, typename Push>
-Status FlushInRanges(std::span<const Record> records, const std::string& id,
-                     lake::LakeWriter& writer, row::RowBuffer& rows, partition::PartitionCap& cap,
-                     size_t batch_max_bytes, const Push& push) {
+Status LandDelivery(std::span<const Record> records, const std::string& id,
+                    lake::LakeStore& store, row::RowBuffer& rows, partition::PartitionCap& cap,
+                    size_t batch_max_bytes, const Push& push) {
   rows.Clear();
   cap.Clear();
   if (records.empty()) return Status::OK();
-  std::vector<size_t> taken(records.size());
-  for (size_t i = 0; i < records.size(); ++i) taken[i] = i;
-  auto committed = writer.commit().CommittedThrough(writer.options().key_prefix,
-                                                    ProvenanceOf(id, records, taken));
-  if (!committed.ok()) {
-    return committed.status().IsInternal() ? committed.status()
-                                           : committed.status().As(Status::Retry);
+  CursorAcks acks;
+  OutboxLanding<Record, Push> landing(records, id, rows, cap, batch_max_bytes, push, acks);
+  table::LandReport landed = table::Land(landing, store);
+  switch (landed.failed) {
+    case table::LandStep::kNone:
+      break;
+    case table::LandStep::kCommitted:
+      return landed.status.IsInternal() ? landed.status : landed.status.As(Status::Retry);
+    default:
+      // A flush's status keeps its kind: a Reject (rows the Parquet writer can never encode) is
+      // the caller's to keep, so the dispatcher isolates the event.
+      return landed.status;
   }
-  if (committed->has_value()) {
-    // A prefix in (txid, seq) order, the order records come in: never by seq alone.
-    const table::OutboxPosition through = **committed;
-    std::erase_if(taken, [&](size_t i) {
-      return table::OutboxPosition{records[i].txid, SeqOf(records[i].seq)} <= through;
-    });
-  }
-  rows.Reserve(taken.size());
-  size_t first = 0;  // index into `taken` of the first record in `rows`
-  auto flush = [&](size_t end) -> Status {
-    auto report = writer.Flush(
-        rows, ProvenanceOf(id, records, std::span<const size_t>(taken).subspan(first, end - first)));
-    if (!report.ok()) return report.status();
-    rows.Clear();
-    cap.Clear();
-    first = end;
-    return Status::OK();
-  };
-  for (size_t t = 0; t < taken.size(); ++t) {
-    const size_t i = taken[t];
-    push(records[i], i);
-    if (!cap.Take(rows, rows.rows() - 1)) {
-      rows.TruncateRows(rows.rows() - 1);
-      SINKD_RETURN_IF_ERROR(flush(t));
-      push(records[i], i);
-      (void)cap.Take(rows, 0);  // the first of a batch always fits
-    }
-    if (rows.bytes() < batch_max_bytes && t + 1 < taken.size()) continue;
-    SINKD_RETURN_IF_ERROR(flush(t + 1));
+  // The dispatcher's cursor save is the acknowledgement: an OK without every record acked would
+  // move the cursor past a record the landing never settled.
+  if (acks.acked() != records.size()) {
+    return Status::Internal(fmt::format("the landing acknowledged {} of the delivery's {} records",
+                                        acks.acked(), records.size()));
   }
   return Status::OK();
 }
@@ -128,7 +87,7 @@ LakeEventSink::LakeEventSink(std::string id, std::unique_ptr<lake::Destination> 
                              size_t max_partitions, table::Commit& commit)
     : id_(std::move(id)),
       destination_(std::move(destination)),
-      writer_(*destination_, std::move(options), commit),
+      store_(*destination_, std::move(options), commit),
       batch_max_bytes_(batch_max_bytes),
       batch_(row::kOutboxEventColumns),
       cap_(row::kOutboxEventColumns, max_partitions) {}
@@ -139,13 +98,13 @@ LakeEventSink::LakeEventSink(std::string id, std::unique_ptr<lake::Destination> 
     : id_(std::move(id)),
       destination_(std::move(destination)),
       owned_commit_(std::move(commit)),
-      writer_(*destination_, std::move(options), *owned_commit_),
+      store_(*destination_, std::move(options), *owned_commit_),
       batch_max_bytes_(batch_max_bytes),
       batch_(row::kOutboxEventColumns),
       cap_(row::kOutboxEventColumns, max_partitions) {}
 
 Status LakeEventSink::Open() {
-  return OpenLake(*destination_, writer_, "lake sink " + id_, cursor_, cursor_in_commit_);
+  return OpenLake(*destination_, store_.writer(), "lake sink " + id_, cursor_, cursor_in_commit_);
 }
 
 Status LakeEventSink::Deliver(std::span<const Event> events) {
@@ -160,19 +119,19 @@ Status LakeEventSink::Deliver(std::span<const Event> events) {
     }
     micros_.push_back(*micros);
   }
-  Status s = FlushInRanges(events, id_, writer_, batch_, cap_, batch_max_bytes_,
-                           [&](const Event& e, size_t i) {
-                             PushString(batch_, 0, e.id);
-                             PushString(batch_, 1, e.type);
-                             PushString(batch_, 2, e.tenant_id);
-                             PushString(batch_, 3, e.subject);
-                             PushInt(batch_, 4, micros_[i]);
-                             PushString(batch_, 5, e.sequence);
-                             PushInt(batch_, 6, static_cast<int64_t>(e.txid));
-                             PushInt(batch_, 7, e.seq);
-                             PushString(batch_, 8, JsonOrNull(e.data_json));
-                             batch_.CommitRow();
-                           });
+  Status s = LandDelivery(events, id_, store_, batch_, cap_, batch_max_bytes_,
+                          [&](const Event& e, size_t i) {
+                            PushString(batch_, 0, e.id);
+                            PushString(batch_, 1, e.type);
+                            PushString(batch_, 2, e.tenant_id);
+                            PushString(batch_, 3, e.subject);
+                            PushInt(batch_, 4, micros_[i]);
+                            PushString(batch_, 5, e.sequence);
+                            PushInt(batch_, 6, static_cast<int64_t>(e.txid));
+                            PushInt(batch_, 7, e.seq);
+                            PushString(batch_, 8, JsonOrNull(e.data_json));
+                            batch_.CommitRow();
+                          });
   // A Reject (rows the Parquet writer can never encode) stays one, so a lone event is
   // dead-lettered at once; every other failure is transient for the dispatcher.
   if (!s.ok()) return (s.IsReject() ? s : s.As(Status::Retry)).WithContext("lake sink " + id_);
@@ -184,7 +143,7 @@ LakeAuditSink::LakeAuditSink(std::string id, std::unique_ptr<lake::Destination> 
                              size_t max_partitions, table::Commit& commit)
     : id_(std::move(id)),
       destination_(std::move(destination)),
-      writer_(*destination_, std::move(options), commit),
+      store_(*destination_, std::move(options), commit),
       batch_max_bytes_(batch_max_bytes),
       batch_(row::kOutboxAuditColumns),
       cap_(row::kOutboxAuditColumns, max_partitions) {}
@@ -195,30 +154,31 @@ LakeAuditSink::LakeAuditSink(std::string id, std::unique_ptr<lake::Destination> 
     : id_(std::move(id)),
       destination_(std::move(destination)),
       owned_commit_(std::move(commit)),
-      writer_(*destination_, std::move(options), *owned_commit_),
+      store_(*destination_, std::move(options), *owned_commit_),
       batch_max_bytes_(batch_max_bytes),
       batch_(row::kOutboxAuditColumns),
       cap_(row::kOutboxAuditColumns, max_partitions) {}
 
 Status LakeAuditSink::Open() {
-  return OpenLake(*destination_, writer_, "lake audit sink " + id_, cursor_, cursor_in_commit_);
+  return OpenLake(*destination_, store_.writer(), "lake audit sink " + id_, cursor_,
+                  cursor_in_commit_);
 }
 
 Status LakeAuditSink::Write(std::span<const AuditRecord> records) {
   // Audit rows are never skipped, so nothing here refuses one: an empty id is written as it is.
-  Status s = FlushInRanges(records, id_, writer_, batch_, cap_, batch_max_bytes_,
-                           [&](const AuditRecord& r, size_t) {
-                             PushString(batch_, 0, r.id);
-                             PushString(batch_, 1, r.tenant_id);
-                             PushInt(batch_, 2, r.time_micros);
-                             PushString(batch_, 3, r.action);
-                             PushString(batch_, 4, r.resource_type);
-                             PushString(batch_, 5, r.resource_id);
-                             PushString(batch_, 6, JsonOrNull(r.admission_json));
-                             PushString(batch_, 7, JsonOrNull(r.details_json));
-                             PushString(batch_, 8, r.sequence);
-                             batch_.CommitRow();
-                           });
+  Status s = LandDelivery(records, id_, store_, batch_, cap_, batch_max_bytes_,
+                          [&](const AuditRecord& r, size_t) {
+                            PushString(batch_, 0, r.id);
+                            PushString(batch_, 1, r.tenant_id);
+                            PushInt(batch_, 2, r.time_micros);
+                            PushString(batch_, 3, r.action);
+                            PushString(batch_, 4, r.resource_type);
+                            PushString(batch_, 5, r.resource_id);
+                            PushString(batch_, 6, JsonOrNull(r.admission_json));
+                            PushString(batch_, 7, JsonOrNull(r.details_json));
+                            PushString(batch_, 8, r.sequence);
+                            batch_.CommitRow();
+                          });
   if (!s.ok()) return s.As(Status::Retry).WithContext("lake audit sink " + id_);
   return Status::OK();
 }

@@ -9,10 +9,13 @@
 // is never replaced: the Part goes under the key's next alternative (lake/lake_writer.h), and the
 // delivery succeeds. A bisected batch writes a sub-range under other keys, and readers (and
 // compaction) deduplicate on the position, `sequence`.
-// Table: every flush is committed to the sink's table (table/commit.h, `commit`: `none` unless
-// given another) before Deliver/Write returns, and a delivery first leaves out the records whose
-// positions (seq) the table holds already: a redelivery after a commit whose cursor save was lost
-// writes nothing again for them.
+// Landing: a delivery lands through table::Land (table/land.h), the path a drain's batch takes:
+// it first leaves out the records whose positions, (txid, seq), the table holds already (a
+// prefix: a redelivery after a commit whose cursor save was lost writes nothing again for them),
+// then places the rest, every flush committed to the sink's table (table/commit.h, `commit`:
+// `none` unless given another), then acknowledges every record. The acknowledger counts, and
+// Deliver/Write returns OK only once each record was acked: the dispatcher's cursor save that
+// follows is the acknowledgement.
 // An event the lake cannot take — no id, a time that is not RFC 3339, or a value the Parquet
 // writer refuses (a string that is not UTF-8) — makes the call fail with Reject (permanent: the
 // dispatcher isolates and dead-letters it); any other failed flush is Retry.
@@ -22,7 +25,9 @@
 // sub-range ends before the event that would be one partition too many), so no flush writes more
 // Parts than that. Nothing is dead-lettered for it: the outbox is our own database, and splitting
 // loses nothing. The same batch always splits at the same events, so a redelivery still writes
-// the same keys.
+// the same keys. A delivery is one landing and its sub-ranges its flushes (the landing's place
+// step cuts them): the table is asked once, and the split runs over the records it does not hold,
+// so the flushes after a committed prefix start where the flushes that wrote it left off.
 // With a table (a commit other than `none`), Open also checks that the destination never lets a
 // create replace an object (Destination::CheckExclusiveCreates): a commit is the never-replace
 // create of the next metadata version, and a store that lets two both land loses a snapshot.
@@ -43,6 +48,7 @@
 
 #include "partition/partition_cap.h"
 #include "lake/destination.h"
+#include "lake/lake_store.h"
 #include "lake/lake_writer.h"
 #include "row/row_buffer.h"
 #include "sinks/event_sink.h"
@@ -78,7 +84,7 @@ class LakeEventSink final : public EventSink {
   std::string id_;
   std::unique_ptr<lake::Destination> destination_;
   std::unique_ptr<table::Commit> owned_commit_;  // null when the commit is borrowed
-  lake::LakeWriter writer_;
+  lake::LakeStore store_;  // lands every delivery (table/land.h)
   size_t batch_max_bytes_;
   row::RowBuffer batch_;  // reused between calls
   partition::PartitionCap cap_;  // of batch_
@@ -108,7 +114,7 @@ class LakeAuditSink final : public AuditSink {
   std::string id_;
   std::unique_ptr<lake::Destination> destination_;
   std::unique_ptr<table::Commit> owned_commit_;  // null when the commit is borrowed
-  lake::LakeWriter writer_;
+  lake::LakeStore store_;  // lands every delivery (table/land.h)
   size_t batch_max_bytes_;
   row::RowBuffer batch_;
   partition::PartitionCap cap_;  // of batch_

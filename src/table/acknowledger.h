@@ -1,13 +1,14 @@
 // The last step of landing a batch (place Parts → commit → acknowledge, table/commit.h): what the
 // batch's source is told about each of its records once the batch has landed or failed. A batch
-// (drain/batch.h) holds its records and one Acknowledger; whoever reads the records gives the
-// implementation, so that the batch, and the one code path that lands it (drain/settle.h), know
-// nothing of where the records came from:
+// (drain/batch.h; an outbox delivery: sinks/lake_sink.cc) holds its records and one
+// Acknowledger; whoever reads the records gives the implementation, so that the batch, and the
+// one code path that lands it (table/land.h), know nothing of where the records came from:
 //   a drain      drain::MessageAcks: each record is a JetStream message, kept alive until it is
 //                acked, nak'd or terminated (drain/keep_alive.h);
 //   `import`     backfill's RunProgress: a recording has no one to tell; it counts what landed;
-//   an outbox    its cursor, saved by the dispatcher once the sink's delivery returns OK
-//   lake sink    (sinks/lake_sink.h).
+//   an outbox    its cursor: the landing's acks are counted, the delivery returns OK only once
+//   lake sink    every record was acked, and the dispatcher then saves the cursor (or the commit
+//                saved it in its transaction: sinks/lake_sink.h).
 // Records are named by their index in the batch (Batch::held), in the order they were held.
 // Contract: Ack only once the record's rows are placed and committed; Term only once every dead
 // letter it produced is stored; each record is settled at most once (Ack, Term or Nak).

@@ -1,8 +1,9 @@
 // The commit step of a flush: what makes the Parts a flush has placed part of their table, after
 // they are placed and durable and before the batch is acknowledged. Every batch lands the same
-// way, whoever read it (a drain, `import`, an outbox lake sink): place Parts, commit, acknowledge.
-// lake::LakeWriter::Flush places and commits; its caller acknowledges (acks, import's progress,
-// an outbox sink's cursor).
+// way, whoever read it (a drain, `import`, an outbox lake sink): place Parts, commit, acknowledge,
+// through table::Land (table/land.h). lake::LakeWriter::Flush places and commits; Land asks the
+// table first (Committed or CommittedThrough, by the positions' kind: table::AskCommitted) and
+// acknowledges after (acks, import's progress, an outbox sink's cursor).
 // Implementations, named as `--table-format` will name them:
 //   none     NoCommit, the default and today's behaviour: the Parts under their hive keys are the
 //            table readers glob; it records nothing, never fails, and holds nothing committed.

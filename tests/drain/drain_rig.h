@@ -46,8 +46,7 @@ class ScriptedRowStore : public drain::RowStore {
     }
     return r;
   }
-  Result<std::vector<lake::SequenceRange>> Committed(
-      const lake::Provenance& provenance) override {
+  Result<table::CommittedPositions> Committed(const lake::Provenance& provenance) override {
     return real_.Committed(provenance);
   }
   void FailWith(Status s) {
