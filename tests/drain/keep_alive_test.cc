@@ -127,7 +127,9 @@ TEST(KeepAlive, AReleasedMessageIsNoLongerKeptAlive) {
   EXPECT_EQ(KeepAliveRig::ExpiredOf(again), std::vector<uint64_t>{held[0].stream_sequence()})
       << "only the released one comes back";
   for (const auto& m : again) {
-    if (m.stream_sequence() == held[0].stream_sequence()) EXPECT_EQ(m.delivered(), 2u);
+    if (m.stream_sequence() == held[0].stream_sequence()) {
+      EXPECT_EQ(m.delivered(), 2u);
+    }
   }
   keepalive.Release(held);
   for (auto& m : held) EXPECT_TRUE(m.Ack().ok());
