@@ -127,10 +127,6 @@ constexpr uint64_t kScratchRowGroupsPerBound = 16;
 // Parts reached them one by one, and the merge's thread decoded every one while the pool idled:
 // decoding was 21% of a full-scale compact_bench pass, all on that thread.
 constexpr size_t kDecodeTogether = 8;
-// What OpenTogether reads of each input for its footer (as much as the footer reader's first
-// read), for this many inputs at a time: 4 MiB of tails at most.
-constexpr uint64_t kFooterTailBytes = 64 * 1024;
-constexpr size_t kOpenTogether = 64;
 constexpr uint64_t kAheadRowsPerBound = 16;
 
 // A local temporary directory for the scratch Parts of a merge in steps, removed with it.
@@ -204,13 +200,6 @@ class Merger {
 
   // Opens input `i`; a Refuse or NotFound becomes the outcome.
   Status Open(size_t i);
-  // Every input's footer read here and decoded on the pool (a footer is a tenth of a pass over
-  // small Parts); then each opened in order, as Open would, the first that ends the merge
-  // ending it.
-  Status OpenTogether();
-  // Input `i` as `reader` opened it: the cursor's, its shape checked.
-  Status Opened(size_t i, Result<std::unique_ptr<parquet::PartReader>> reader);
-  parquet::ReadAt ReadOf(size_t i);  // reads input `i` where it is, counting the store's bytes
   Status CheckShape(Cursor& cursor);
   Status Load(Cursor& cursor);  // the next row group, or the whole file (memory)
   // Streaming: skips empty row groups; then marks the next one pending when its footer bounds
@@ -311,97 +300,21 @@ Status Merger::Fail(const Cursor& cursor, const Status& s) {
   return s;
 }
 
-parquet::ReadAt Merger::ReadOf(size_t i) {
+Status Merger::Open(size_t i) {
+  Cursor& cursor = cursors_[i];
+  const InputRef& input = reads_[i];
+  cursor.key = input.key;
   lake::Destination* from = from_[i];
   const bool store = from != scratch_;
-  return [this, from, store, key = reads_[i].key](uint64_t offset, uint64_t length) {
+  parquet::ReadAt read = [this, from, store, key = input.key](uint64_t offset, uint64_t length) {
     Result<std::string> bytes = from->Read(key, offset, length);
     if (bytes.ok() && store) outcome_.bytes_read += bytes->size();
     return bytes;
   };
-}
-
-Status Merger::Open(size_t i) {
-  const InputRef& input = reads_[i];
-  return Opened(i, parquet::PartReader::Open(ReadOf(i), input.size, input.key));
-}
-
-Status Merger::Opened(size_t i, Result<std::unique_ptr<parquet::PartReader>> reader) {
-  Cursor& cursor = cursors_[i];
-  cursor.key = reads_[i].key;
+  auto reader = parquet::PartReader::Open(std::move(read), input.size, input.key);
   if (!reader.ok()) return Fail(cursor, reader.status());
   cursor.reader = std::move(*reader);
   return Fail(cursor, CheckShape(cursor));
-}
-
-namespace {
-
-// The last bytes of an input, read on the merge's thread, from which its footer is decoded on
-// the pool: reads inside them are served from them, any other is refused while `io` is false
-// (a Destination is one thread's) and goes to the input once the footers are decoded.
-struct FooterTail {
-  parquet::ReadAt read;
-  uint64_t offset = 0;
-  std::string bytes;
-  bool io = false;
-};
-constexpr std::string_view kNeedsRead = "the footer reaches past the bytes read for it";
-
-}  // namespace
-
-Status Merger::OpenTogether() {
-  for (size_t first = 0; first < cursors_.size(); first += kOpenTogether) {
-    const size_t n = std::min(kOpenTogether, cursors_.size() - first);
-    std::vector<std::shared_ptr<FooterTail>> tails(n);
-    std::vector<Status> status(n);
-    for (size_t k = 0; k < n; ++k) {
-      const InputRef& input = reads_[first + k];
-      auto tail = std::make_shared<FooterTail>();
-      tail->read = ReadOf(first + k);
-      tail->offset = input.size - std::min(input.size, kFooterTailBytes);
-      Result<std::string> bytes = tail->read(tail->offset, input.size - tail->offset);
-      if (bytes.ok()) {
-        tail->bytes = std::move(*bytes);
-      } else {
-        status[k] = bytes.status().WithContext(input.key);
-      }
-      tails[k] = std::move(tail);
-    }
-    std::vector<std::unique_ptr<parquet::PartReader>> readers(n);
-    spec_.pool->ParallelFor(n, [&](size_t k, size_t) {
-      if (!status[k].ok()) return;
-      std::shared_ptr<FooterTail> tail = tails[k];
-      parquet::ReadAt served = [tail](uint64_t offset, uint64_t length) -> Result<std::string> {
-        if (offset >= tail->offset && offset + length <= tail->offset + tail->bytes.size()) {
-          return tail->bytes.substr(offset - tail->offset, length);
-        }
-        if (!tail->io) return Status::Retry(std::string(kNeedsRead));
-        return tail->read(offset, length);
-      };
-      const InputRef& input = reads_[first + k];
-      auto reader = parquet::PartReader::Open(std::move(served), input.size, input.key);
-      if (reader.ok()) {
-        readers[k] = std::move(*reader);
-      } else {
-        status[k] = reader.status();
-      }
-    });
-    for (size_t k = 0; k < n; ++k) {
-      // From here on a reader reads its input; the tail's bytes are not held past the footer.
-      tails[k]->io = true;
-      tails[k]->bytes = std::string();
-      Status s;
-      if (readers[k] != nullptr) {
-        s = Opened(first + k, std::move(readers[k]));
-      } else if (status[k].IsRetry() && status[k].message().find(kNeedsRead) != std::string::npos) {
-        s = Open(first + k);  // a footer larger than the tail: read here, as ever
-      } else {
-        s = Opened(first + k, status[k]);
-      }
-      if (Ends(s)) return s;
-    }
-  }
-  return Status::OK();
 }
 
 Status Merger::CheckShape(Cursor& cursor) {
@@ -1314,14 +1227,9 @@ Result<MergeOutcome> Merger::Stopped(const Status& failed) {
 
 Status Merger::OpenInputs() {
   cursors_.resize(spec_.inputs.size());
-  if (spec_.pool != nullptr && spec_.pool->threads() > 1 && cursors_.size() > 1) {
-    Status s = OpenTogether();
+  for (size_t i = 0; i < cursors_.size(); ++i) {
+    Status s = Open(i);
     if (Ends(s)) return s;
-  } else {
-    for (size_t i = 0; i < cursors_.size(); ++i) {
-      Status s = Open(i);
-      if (Ends(s)) return s;
-    }
   }
   SortUnique(stamps_);
   return Status::OK();

@@ -227,33 +227,6 @@ TEST(Merge, SmallPartsAreDecodedAheadOnThePoolAndTheOutputIsTheSameBytes) {
   EXPECT_TRUE(bytes[0] == bytes[1]) << "the pool changed the output's bytes";
 }
 
-// With a pool the inputs' footers are read on the merge's thread and decoded on the pool
-// (merge.cc, OpenTogether): an input gone meanwhile still ends the merge as vanished, naming it,
-// and nothing is written.
-TEST(Merge, AnInputGoneBeforeItsFooterIsReadEndsTheMergeAsVanishedWithOrWithoutThePool) {
-  for (int with_pool = 0; with_pool < 2; ++with_pool) {
-    TempDir dir;
-    auto lake = DirLake(dir.path());
-    for (int k = 0; k < 80; ++k) {
-      Flush(*lake, {{"id-" + std::to_string(k), kDayMicros + k * 1000}}, 1 + k * 100);
-    }
-    WorkPool pool(2);
-    MergeSpec spec = SpecFor(*lake, "ledger/date=2026-09-22/app=svc");
-    ASSERT_EQ(spec.inputs.size(), 80u);
-    if (with_pool) spec.pool = &pool;
-    const std::string gone = spec.inputs[70].key;  // in the second group of footers read
-    ASSERT_TRUE(lake->Delete(gone).ok());
-    auto merged = Merge(*lake, spec, nullptr);
-    ASSERT_TRUE(merged.ok()) << merged.status().ToString();
-    EXPECT_EQ(merged->kind, MergeOutcome::Kind::kVanished) << "with_pool " << with_pool;
-    EXPECT_EQ(merged->input, gone);
-    EXPECT_TRUE(merged->outputs.empty());
-    auto listed = lake->List("ledger/");
-    ASSERT_TRUE(listed.ok());
-    EXPECT_EQ(listed->size(), 79u) << "nothing written";
-  }
-}
-
 TEST(Merge, AFooterWhoseMinimumTimeIsAboveItsRowsDoesNotPutRowsOutOfOrder) {
   // The lazy read trusts a sinkd Part's footer to bound its times; one that does not (here its
   // time minimum raised from +1 to +3 by hand) is caught when its row group is read, and the
