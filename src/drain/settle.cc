@@ -200,21 +200,25 @@ SettleReport Settle(Batch& batch, SettleContext& c) {
   DrainSteps steps(batch, c, report);
   table::LandReport landed = table::Land(landing, c.store, steps);
   report.already_committed = landed.already_committed;
+  // A failed step naks every record not settled yet and clears the batch.
+  const auto nak_all = [&](Status status, const char* stage, const char* what) {
+    report.status = std::move(status);
+    NakRest(batch, c, report, stage, what);
+    batch.Clear();
+    return report;
+  };
+  // A table's or a store's failure is a redelivery, except a bug, which keeps its kind so it is
+  // reported as one.
+  const Status redeliver =
+      landed.status.IsInternal() ? landed.status : landed.status.As(Status::Redeliver);
   switch (landed.failed) {
     case table::LandStep::kNone:
       break;
     case table::LandStep::kCommitted:
       // A table that cannot say fails the batch like a failed flush.
-      report.status = landed.status.IsInternal() ? landed.status
-                                                 : landed.status.As(Status::Redeliver);
-      NakRest(batch, c, report, "commit", "reading the table's committed positions failed; nak");
-      batch.Clear();
-      return report;
+      return nak_all(redeliver, "commit", "reading the table's committed positions failed; nak");
     case table::LandStep::kBeforePlace:
-      report.status = landed.status;
-      NakRest(batch, c, report, "dead-letter", "dead-letter write failed; nak for redelivery");
-      batch.Clear();
-      return report;
+      return nak_all(landed.status, "dead-letter", "dead-letter write failed; nak for redelivery");
     case table::LandStep::kAbandoned:
       // Its messages were nak'd by Abandon and are someone else's now. Even an OK here acks
       // nothing, and the batch is left for its owner, who clears it.
@@ -222,12 +226,7 @@ SettleReport Settle(Batch& batch, SettleContext& c) {
       report.status = landed.status;
       return report;
     case table::LandStep::kPlace:
-      // Any failure is a redelivery, except a bug, which keeps its kind so it is reported as one.
-      report.status = landed.status.IsInternal() ? landed.status
-                                                 : landed.status.As(Status::Redeliver);
-      NakRest(batch, c, report, "flush", "flush failed; nak for redelivery");
-      batch.Clear();
-      return report;
+      return nak_all(redeliver, "flush", "flush failed; nak for redelivery");
   }
   report.flushed = std::move(landed.flushed);
   report.acked = landed.acked;

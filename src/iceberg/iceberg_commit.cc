@@ -106,7 +106,7 @@ Result<table::LiveParts> IcebergCommit::Live(std::string_view table,
   FilesCatalog& catalog = CatalogFor(table, &columns);
   SINKD_ASSIGN_OR_RETURN(const LoadedTable loaded, catalog.Load());
   table::LiveParts out;
-  std::map<std::string, std::vector<std::string>, std::less<>>& values = live_[std::string(table)];
+  LiveValues& values = live_[std::string(table)];
   values.clear();
   // The manifests read now are the ones the pass's replace rewrites: decoded once, kept for it.
   catalog.ForgetDecoded();
@@ -152,7 +152,7 @@ Result<std::set<std::string>> IcebergCommit::Referenced(std::string_view table,
 Status IcebergCommit::Replace(std::string_view table, const row::ColumnTable& columns,
                               const std::vector<table::PartRewrite>& rewrites) {
   FilesCatalog& catalog = CatalogFor(table, &columns);
-  std::map<std::string, std::vector<std::string>, std::less<>>& values = live_[std::string(table)];
+  LiveValues& values = live_[std::string(table)];
   if (rewrites.empty()) return Status::Internal("iceberg: a replace of no merge");
   const TableSpec spec = SpecOf(columns);
   iceberg::Replace replace;

@@ -87,11 +87,11 @@ class IcebergCommit final : public table::Commit, public table::Rewrite {
   std::optional<SqlCatalogTarget> sql_;
   InSwap in_swap_;
   std::map<std::string, std::unique_ptr<FilesCatalog>, std::less<>> catalogs_;
-  // Per table, the identity partition values of each file Live last found live (key -> values):
-  // a replace's outputs take the partition tuple of the files they replace. The entries
-  // themselves stay decoded in the catalog (FilesCatalog::Decoded) for the replace's rewrite.
-  std::map<std::string, std::map<std::string, std::vector<std::string>, std::less<>>, std::less<>>
-      live_;
+  // The identity partition values of each file Live last found live (key -> values): a replace's
+  // outputs take the partition tuple of the files they replace. The entries themselves stay
+  // decoded in the catalog (FilesCatalog::Decoded) for the replace's rewrite.
+  using LiveValues = std::map<std::string, std::vector<std::string>, std::less<>>;
+  std::map<std::string, LiveValues, std::less<>> live_;  // per table
 };
 
 }  // namespace sinkd::iceberg
