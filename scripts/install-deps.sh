@@ -13,7 +13,7 @@ debian_packages=(
   libnats-dev nats-server postgresql libpq-dev libtomlplusplus-dev libcpp-httplib-dev
   libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  python3-boto3 python3-avro libdeflate-dev zstd procps strace openssl systemd ccache
+  python3-boto3 python3-avro libdeflate-dev libgoogle-perftools-dev zstd procps strace openssl systemd ccache
   prometheus help2man man-db lintian dpkg-dev graphviz
 )
 

@@ -71,6 +71,7 @@ struct CompactFlags {
   LakeFlags lake;
   uint64_t target_bytes = 256ull << 20;
   uint32_t min_parts = 8;
+  size_t merge_lanes = 0;  // 0: two when encoding takes more than one thread, else one
   std::string settle = "1h";
   std::string grace = "1h";
   bool follow = false;
@@ -121,6 +122,9 @@ Result<CompactSettings> SettingsFrom(const CompactFlags& flags, const CompactTab
   o.encode_threads = lake.encode_threads;
   o.target_bytes = flags.target_bytes;
   o.min_parts = flags.min_parts;
+  o.merge_lanes = flags.merge_lanes != 0 ? flags.merge_lanes : (o.encode_threads > 1 ? 2 : 1);
+  // Each lane reads and places through a Destination of its own, made from the same flags.
+  o.open_destination = [destination = flags.destination] { return MakeDestination(destination); };
   SINKD_ASSIGN_OR_RETURN(o.settle_ms, DurationMillis(flags.settle, "--settle"));
   SINKD_ASSIGN_OR_RETURN(o.grace_ms, DurationMillis(flags.grace, "--grace"));
   SINKD_RETURN_IF_ERROR(table::CheckTableFormat(flags.lake.table_format));
@@ -132,6 +136,7 @@ Result<CompactSettings> SettingsFrom(const CompactFlags& flags, const CompactTab
     for (auto [option, flag] :
          {std::pair{"target_bytes", "--target-bytes"}, std::pair{"min_parts", "--min-parts"},
           std::pair{"settle", "--settle"}, std::pair{"grace", "--grace"},
+          std::pair{"merge_lanes", "--merge-lanes"},
           std::pair{"prefix", "--key-prefix"}}) {
       if (message.rfind(option, 0) == 0) {
         message = flag + message.substr(std::string_view(option).size());
@@ -262,6 +267,7 @@ Result<compact::PassReport> CompactPass(compact::Compactor& compactor, const Com
             {"parts_outside_table", r.parts_outside_table},
             {"inputs_retained", r.inputs_retained},
             {"table_seconds", r.table_seconds},
+            {"merges_at_once", r.merges_at_once},
             {"seconds", seconds},
             {"rows_per_second", seconds > 0 ? static_cast<double>(r.rows_in) / seconds : 0.0},
             {"stopped", Stopping()}});
@@ -498,6 +504,10 @@ void AddCompactFlags(CLI::App& cmd, CompactFlags& flags, ConfigFlags& config) {
   cmd.add_option("--min-parts", flags.min_parts,
                  "a partition's small Parts merge once there are this many of them")
       ->capture_default_str();
+  cmd.add_option("--merge-lanes", flags.merge_lanes,
+                 "partitions merged at once, each on a thread of its own (1-16; default: 2 when "
+                 "--encode-threads is above 1, else 1); merges at once share a bound on decoded "
+                 "rows, so a large partition merges alone");
   cmd.add_option("--settle", flags.settle,
                  "a UTC date is closed this long after its end: then even fewer Parts merge")
       ->capture_default_str();
@@ -528,7 +538,8 @@ void AddCompactFlags(CLI::App& cmd, CompactFlags& flags, ConfigFlags& config) {
   config.Bind("--zstd-level", {"lake.zstd_level"});
   config.Bind("--row-group-rows", {"lake.row_group_rows"});
   config.Bind("--encode-threads", {"lake.encode_threads"});
-  for (const char* name : {"target_bytes", "min_parts", "settle", "grace", "follow", "every"}) {
+  for (const char* name :
+       {"target_bytes", "min_parts", "merge_lanes", "settle", "grace", "follow", "every"}) {
     std::string flag = std::string("--") + name;
     for (char& c : flag) c = c == '_' ? '-' : c;
     config.Bind(flag, {std::string("compaction.") + name});

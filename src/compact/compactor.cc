@@ -4,8 +4,10 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -39,6 +41,14 @@ Status CompactOptions::Validate() const {
   }
   if (settle_ms < 0) return Status::Refuse("settle: must not be negative");
   if (grace_ms < 0) return Status::Refuse("grace: must not be negative");
+  if (merge_lanes < 1 || merge_lanes > 16) {
+    return Status::Refuse("merge_lanes " + std::to_string(merge_lanes) + ": must be 1 to 16");
+  }
+  if (merge_lanes > 1 && !open_destination) {
+    return Status::Refuse("merge_lanes " + std::to_string(merge_lanes) +
+                          ": more than one lane needs open_destination");
+  }
+  if (lane_rows == 0) return Status::Refuse("lane_rows: must be at least 1");
   if (encode_threads < 1 || encode_threads > 256) {
     return Status::Refuse("encode_threads " + std::to_string(encode_threads) +
                           ": must be 1 to 256");
@@ -131,6 +141,9 @@ struct Compactor::Rep {
   std::map<std::string, Cached> outputs;
   // Lone Parts found to need no rewrite (key → size), so a --follow process reads them once.
   std::map<std::string, uint64_t> left_alone;
+  // One Destination per merge lane (merge_lanes > 1), opened by the first pass that merges and
+  // kept: the Compactor's own is used only by the pass's bookkeeping meanwhile.
+  std::vector<std::unique_ptr<lake::Destination>> lanes;
 };
 
 Compactor::Compactor(lake::Destination& destination, CompactOptions options)
@@ -194,7 +207,16 @@ class Compactor::Pass {
         hooks_(hooks),
         report_(report),
         table_(*options_.table),
-        dry_run_(static_cast<bool>(hooks.on_plan)) {}
+        dry_run_(static_cast<bool>(hooks.on_plan)) {
+    // A merge reports its outputs from its lane's thread, without mu_ (held meanwhile by another
+    // lane's bookkeeping, which may call the other hooks): the hooks are one thread's at a time.
+    if (hooks_.on_output) {
+      on_output_ = [this](const OutputReport& out) {
+        std::lock_guard<std::mutex> lock(hooks_mu_);
+        hooks_.on_output(out);
+      };
+    }
+  }
 
   Result<PassReport> Run() {
     SINKD_RETURN_IF_ERROR(List());
@@ -206,11 +228,7 @@ class Compactor::Pass {
     }
     SINKD_RETURN_IF_ERROR(FindCompletedMerges());
     SINKD_RETURN_IF_ERROR(DeleteDue());
-    uint64_t done = 0;
-    for (auto& [partition, members] : partitions_) {
-      MergePartition(partition, members);
-      if (hooks_.on_partition) hooks_.on_partition(++done, report_.partitions);
-    }
+    SINKD_RETURN_IF_ERROR(MergePartitions());
     CommitWaiting();
     report_.completed = true;
     return Finish();
@@ -488,11 +506,51 @@ class Compactor::Pass {
     return live;
   }
 
+  // Every partition, in key order, by merge_lanes lanes at once. A lane holds mu_ except while
+  // its merge runs, so everything but the merges (plans, the report, the table, deletions, the
+  // hooks) is one thread's at a time, as with one lane.
+  Status MergePartitions() {
+    std::vector<lake::Destination*> lanes;
+    if (options_.merge_lanes > 1 && !dry_run_ && partitions_.size() > 1) {
+      while (rep_.lanes.size() < options_.merge_lanes) {
+        Result<std::unique_ptr<lake::Destination>> opened = options_.open_destination();
+        if (!opened.ok()) return opened.status().WithContext("open a merge lane's destination");
+        rep_.lanes.push_back(std::move(*opened));
+      }
+      for (size_t i = 0; i < options_.merge_lanes && i < partitions_.size(); ++i) {
+        lanes.push_back(rep_.lanes[i].get());
+      }
+      budget_.emplace(options_.lane_rows);
+    } else {
+      lanes.push_back(&destination_);
+    }
+    auto next = partitions_.begin();
+    uint64_t done = 0;
+    const auto lane = [&](lake::Destination& destination) {
+      std::unique_lock<std::mutex> lock(mu_);
+      while (next != partitions_.end()) {
+        const auto& [partition, members] = *next++;
+        MergePartition(partition, members, destination, lock);
+        if (hooks_.on_partition) {
+          std::lock_guard<std::mutex> hooks_lock(hooks_mu_);
+          hooks_.on_partition(++done, report_.partitions);
+        }
+      }
+    };
+    std::vector<std::thread> threads;
+    for (size_t i = 1; i < lanes.size(); ++i) threads.emplace_back(lane, std::ref(*lanes[i]));
+    lane(*lanes[0]);
+    for (std::thread& t : threads) t.join();
+    if (budget_) report_.merges_at_once = budget_->peak_leases();
+    return Status::OK();
+  }
+
   // What one merge of a plan did to the partition's round.
   enum class Step { kNext, kReplan, kStop };
 
-  void MergePartition(const std::string& partition, const std::vector<Object>& members) {
-    if (!stopped_ && hooks_.stop_requested && hooks_.stop_requested()) stopped_ = true;
+  void MergePartition(const std::string& partition, const std::vector<Object>& members,
+                      lake::Destination& destination, std::unique_lock<std::mutex>& lock) {
+    if (!stopped_ && StopRequested()) stopped_ = true;
     if (failed_.count(partition)) {
       Pending(partition);
       return;
@@ -516,12 +574,12 @@ class Compactor::Pass {
       }
       Step step = Step::kNext;
       for (const std::vector<size_t>& merge : plan) {
-        if (hooks_.stop_requested && hooks_.stop_requested()) {
+        if (StopRequested()) {
           stopped_ = state.pending = true;
           step = Step::kStop;
           break;
         }
-        step = MergeOne(partition, members, merge, live, state);
+        step = MergeOne(partition, members, merge, live, state, destination, lock);
         if (step != Step::kNext) break;
       }
       if (step != Step::kReplan || state.broken) break;
@@ -529,6 +587,12 @@ class Compactor::Pass {
     }
     if (state.merged) ++report_.partitions_merged;
     if (state.pending) Pending(partition);
+  }
+
+  bool StopRequested() {
+    if (!hooks_.stop_requested) return false;
+    std::lock_guard<std::mutex> lock(hooks_mu_);
+    return hooks_.stop_requested();
   }
 
   // Counts `partition` in partitions_pending once, however many times something is left there.
@@ -544,7 +608,8 @@ class Compactor::Pass {
 
   Step MergeOne(const std::string& partition, const std::vector<Object>& members,
                 const std::vector<size_t>& merge, std::vector<const Object*>& live,
-                PartitionState& state) {
+                PartitionState& state, lake::Destination& destination,
+                std::unique_lock<std::mutex>& lock) {
     if (merge.size() == 1) {
       auto known = rep_.left_alone.find(live[merge[0]]->stored.key);
       if (known != rep_.left_alone.end() && known->second == live[merge[0]]->stored.size) {
@@ -568,7 +633,13 @@ class Compactor::Pass {
     spec.target_bytes = options_.target_bytes;
     spec.parquet = options_.parquet;
     spec.pool = pool_;
-    Result<MergeOutcome> outcome = Merge(destination_, spec, hooks_.on_output);
+    if (budget_) spec.budget = &*budget_;
+    lock.unlock();
+    Result<MergeOutcome> outcome = Merge(destination, spec, on_output_);
+    lock.lock();
+    if (budget_) {
+      report_.merges_at_once = std::max(report_.merges_at_once, budget_->peak_leases());
+    }
     if (!outcome.ok()) {
       Fail(partition, outcome.status());
       state.broken = state.pending = true;
@@ -685,6 +756,12 @@ class Compactor::Pass {
   std::set<std::string> waiting_inputs_;
   std::chrono::steady_clock::time_point first_waiting_;
   bool stopped_ = false;
+  // Merge lanes (MergePartitions): mu_ guards everything above while lanes run; hooks_mu_ makes
+  // the hooks one thread's at a time (on_output is called without mu_).
+  std::mutex mu_;
+  std::mutex hooks_mu_;
+  std::function<void(const OutputReport&)> on_output_;
+  std::optional<RowBudget> budget_;  // with more than one lane
 };
 
 Result<PassReport> Compactor::RunPass(const PassHooks& hooks, PassReport* out) {

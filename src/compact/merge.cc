@@ -1342,6 +1342,9 @@ Result<MergeOutcome> Merger::Run(const std::function<void(const OutputReport&)>&
   Status s = OpenInputs();
   if (Ends(s)) return Stopped(s);
   const uint64_t input_bytes = ShapeOutput();
+  // Footers hold little; rows are decoded from here on.
+  const RowBudget::Lease lease =
+      spec_.budget ? spec_.budget->Acquire(outcome_.counts.rows_in) : RowBudget::Lease();
   // The bound on what the inputs' overlap holds decoded, before anything else is read (the
   // pre-pass then reads the scratch Parts).
   if (cursors_.size() > 1) {

@@ -35,6 +35,7 @@
 
 #include "compact/compactor.h"
 #include "compact/output.h"
+#include "compact/row_budget.h"
 
 namespace sinkd::compact {
 
@@ -64,6 +65,10 @@ struct MergeSpec {
   parquet::WriterOptions parquet;
   WorkPool* pool = nullptr;  // encodes an output's column chunks; nullptr: the calling thread
   uint64_t max_rows_loaded = kMaxRowsLoaded;  // 0: no bound (one step whatever the overlap)
+  // Shared with the merges running beside this one (compact/row_budget.h): the merge takes its
+  // input rows from it once the inputs' footers are read, before it decodes a row, and holds them
+  // until it returns. nullptr: none (the merge runs alone).
+  RowBudget* budget = nullptr;
   // Test seams: the limits above (a real column past 2^31 takes gigabytes a test cannot spend).
   uint64_t whole_read_string_bytes = kMaxWholeReadStringBytes;
   uint64_t row_group_string_bytes = kOutputRowGroupStringBytes;
