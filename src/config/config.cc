@@ -66,6 +66,7 @@ std::vector<SettingSpec> BuildSettings() {
            {"provision.replicas", K::kInteger, false},
            {"compaction.target_bytes", K::kSize, false},
            {"compaction.min_parts", K::kInteger, false},
+           {"compaction.merge_lanes", K::kInteger, false},
            {"compaction.settle", K::kString, false},
            {"compaction.grace", K::kString, false},
            {"compaction.follow", K::kBoolean, false},
