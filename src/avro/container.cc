@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <cstring>
 
 #include "avro/datum.h"
@@ -64,16 +65,9 @@ Status ContainerWriter::AppendEncoded(const std::function<Status(std::string& ou
 
 Status ContainerWriter::FlushBlock() {
   if (block_records_ == 0) return Status::OK();
-  std::string data;
-  if (options_.codec == Codec::kDeflate) {
-    SINKD_ASSIGN_OR_RETURN(data, Deflate(block_, options_.deflate_level));
-  } else {
-    data.swap(block_);
-  }
-  AppendLong(block_records_, blocks_);
-  AppendString(data, blocks_);
-  blocks_.append(reinterpret_cast<const char*>(options_.sync.data()), options_.sync.size());
-  block_.clear();
+  blocks_.emplace_back(block_records_, std::move(block_));
+  block_ = std::string();
+  block_.reserve(options_.block_bytes + options_.block_bytes / 4);
   block_records_ = 0;
   return Status::OK();
 }
@@ -83,6 +77,25 @@ Result<std::string> ContainerWriter::Finish() {
   finished_ = true;
   if (status_.ok()) status_ = FlushBlock();
   if (!status_.ok()) return status_;
+  if (options_.codec == Codec::kDeflate) {
+    std::vector<Status> deflated(blocks_.size());
+    const auto deflate = [&](size_t i, size_t) {
+      Result<std::string> data = Deflate(blocks_[i].second, options_.deflate_level);
+      if (data.ok()) {
+        blocks_[i].second = std::move(*data);
+      } else {
+        deflated[i] = data.status();
+      }
+    };
+    if (options_.pool != nullptr) {
+      options_.pool->ParallelFor(blocks_.size(), deflate);
+    } else {
+      for (size_t i = 0; i < blocks_.size(); ++i) deflate(i, 0);
+    }
+    for (const Status& s : deflated) {
+      if (!s.ok()) return status_ = s;
+    }
+  }
   std::string out(kMagic, sizeof kMagic);
   AppendLong(static_cast<int64_t>(metadata_.size() + 2), out);
   AppendString("avro.schema", out);
@@ -95,7 +108,12 @@ Result<std::string> ContainerWriter::Finish() {
   }
   AppendLong(0, out);
   out.append(reinterpret_cast<const char*>(options_.sync.data()), options_.sync.size());
-  out += blocks_;
+  for (const auto& [count, data] : blocks_) {
+    AppendLong(count, out);
+    AppendString(data, out);
+    out.append(reinterpret_cast<const char*>(options_.sync.data()), options_.sync.size());
+  }
+  blocks_.clear();
   return out;
 }
 
@@ -153,8 +171,8 @@ Result<ContainerFile> ReadContainer(std::string_view bytes, const ReadLimits& li
   return file;
 }
 
-Result<ContainerFile> ReadContainerEach(std::string_view bytes, const RecordReader& read_record,
-                                        const ReadLimits& limits) {
+Result<ContainerBlocks> ReadContainerBlocks(std::string_view bytes, const ReadLimits& limits,
+                                            WorkPool* pool) {
   if (bytes.size() > limits.max_file_bytes) {
     // One format string, not a sum of literals: gcc stores a summed literal in 16-byte pieces,
     // and "avro: a containe" alone is a spelling finding of lintian's in the packaged binary.
@@ -165,7 +183,8 @@ Result<ContainerFile> ReadContainerEach(std::string_view bytes, const RecordRead
     return Corrupt("no Obj\\x01 magic");
   }
   DatumReader in(bytes.substr(sizeof kMagic), limits.max_values);
-  ContainerFile file;
+  ContainerBlocks out;
+  ContainerFile& file = out.header;
   SINKD_ASSIGN_OR_RETURN(file.metadata, ReadMetadata(in));
   const std::string* schema = file.Find("avro.schema");
   if (schema == nullptr) return Corrupt("no avro.schema in the header");
@@ -177,7 +196,6 @@ Result<ContainerFile> ReadContainerEach(std::string_view bytes, const RecordRead
   SINKD_ASSIGN_OR_RETURN(file.schema, Schema::Parse(*schema));
   SINKD_ASSIGN_OR_RETURN(const std::string sync, in.ReadRaw(file.sync.size()));
   std::memcpy(file.sync.data(), sync.data(), sync.size());
-  uint64_t values = 0;
   while (in.remaining() > 0) {
     SINKD_ASSIGN_OR_RETURN(const int64_t count, in.ReadLong());
     SINKD_ASSIGN_OR_RETURN(const int64_t size, in.ReadLong());
@@ -189,24 +207,63 @@ Result<ContainerFile> ReadContainerEach(std::string_view bytes, const RecordRead
     if (std::memcmp(marker.data(), file.sync.data(), file.sync.size()) != 0) {
       return Corrupt("a block not followed by the file's sync marker");
     }
-    if (file.codec == "deflate") {
-      SINKD_ASSIGN_OR_RETURN(data, Inflate(data, limits.max_block_bytes));
-    } else if (data.size() > limits.max_block_bytes) {
+    if (file.codec == "null" && data.size() > limits.max_block_bytes) {
       return Status::Reject("avro: a block past " + std::to_string(limits.max_block_bytes) +
                             " bytes");
     }
-    DatumReader block(data, limits.max_values - values);
-    const uint64_t min_bytes = file.schema.root().min_bytes;
-    if (min_bytes > 0 && static_cast<uint64_t>(count) > data.size() / min_bytes) {
-      return Corrupt("a block's record count past its bytes");
-    }
-    for (int64_t i = 0; i < count; ++i) {
-      SINKD_RETURN_IF_ERROR(read_record(block, file));
-    }
-    if (block.remaining() != 0) return Corrupt("a block with bytes after its last record");
-    values += block.values();
+    out.blocks.push_back(ContainerBlock{count, std::move(data)});
   }
-  return file;
+  if (file.codec == "deflate") {
+    std::vector<Status> inflated(out.blocks.size());
+    // Held at once: a file of blocks that each inflate a thousandfold must not take the memory a
+    // block at a time did not.
+    std::atomic<uint64_t> total{0};
+    const auto inflate = [&](size_t i, size_t) {
+      if (total.load() > limits.max_blocks_bytes) return;  // reported below
+      Result<std::string> data = Inflate(out.blocks[i].data, limits.max_block_bytes);
+      if (!data.ok()) {
+        inflated[i] = data.status();
+        return;
+      }
+      total += data->size();
+      out.blocks[i].data = std::move(*data);
+    };
+    if (pool != nullptr) {
+      pool->ParallelFor(out.blocks.size(), inflate);
+    } else {
+      for (size_t i = 0; i < out.blocks.size(); ++i) inflate(i, 0);
+    }
+    for (const Status& s : inflated) SINKD_RETURN_IF_ERROR(s);
+    if (total.load() > limits.max_blocks_bytes) {
+      return Status::Reject(fmt::format("avro: blocks inflating past {} bytes in all",
+                                        limits.max_blocks_bytes));
+    }
+  }
+  return out;
+}
+
+Status ReadBlockRecords(const ContainerBlock& block, const ContainerFile& header,
+                        uint64_t max_values, const RecordReader& read_record, uint64_t* values) {
+  DatumReader in(block.data, max_values);
+  const uint64_t min_bytes = header.schema.root().min_bytes;
+  if (min_bytes > 0 && static_cast<uint64_t>(block.count) > block.data.size() / min_bytes) {
+    return Corrupt("a block's record count past its bytes");
+  }
+  for (int64_t i = 0; i < block.count; ++i) SINKD_RETURN_IF_ERROR(read_record(in, header));
+  if (in.remaining() != 0) return Corrupt("a block with bytes after its last record");
+  *values += in.values();
+  return Status::OK();
+}
+
+Result<ContainerFile> ReadContainerEach(std::string_view bytes, const RecordReader& read_record,
+                                        const ReadLimits& limits) {
+  SINKD_ASSIGN_OR_RETURN(ContainerBlocks read, ReadContainerBlocks(bytes, limits));
+  uint64_t values = 0;
+  for (const ContainerBlock& block : read.blocks) {
+    SINKD_RETURN_IF_ERROR(
+        ReadBlockRecords(block, read.header, limits.max_values - values, read_record, &values));
+  }
+  return std::move(read.header);
 }
 
 }  // namespace sinkd::avro

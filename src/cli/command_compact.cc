@@ -366,7 +366,8 @@ Status RunCompact(const CompactFlags& flags, const CompactTable& table,
   // The table kept over the Parts: a pass's merges committed as replace snapshots (nullptr:
   // none). A dry run opens its catalog read-only: it must not create the sql catalog's tables.
   Result<std::unique_ptr<table::Rewrite>> rewrite = iceberg::MakeTableRewrite(
-      flags.lake.table_format, *destination, TableCatalogFrom(flags.lake), flags.dry_run);
+      flags.lake.table_format, *destination, TableCatalogFrom(flags.lake), flags.dry_run,
+      settings->options.encode_threads);
   if (!rewrite.ok()) {
     invocation.usage_error = true;
     return rewrite.status();

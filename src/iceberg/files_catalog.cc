@@ -131,6 +131,7 @@ FilesCatalog::FilesCatalog(lake::Destination& destination, std::string lake_uri,
   if (!options_.sleep) {
     options_.sleep = [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); };
   }
+  if (options_.threads > 1) pool_ = std::make_unique<WorkPool>(std::min<size_t>(options_.threads, 256));
 }
 
 std::string FilesCatalog::MetadataKey(int64_t version) const {
@@ -298,10 +299,17 @@ std::string FilesCatalog::NewUuid() {
 
 Result<FilesCatalog::Entries> FilesCatalog::Decoded(const ManifestFile& m, bool keep) {
   auto kept = decoded_.find(m.path);
-  if (kept != decoded_.end() && kept->second.length == m.length) return kept->second.entries;
+  if (kept != decoded_.end() && kept->second.length == m.length) {
+    DecodedManifest& d = kept->second;
+    if (!d.entries && d.build) {
+      d.entries = std::make_shared<const std::vector<ManifestEntry>>(d.build());
+      d.build = nullptr;
+    }
+    if (d.entries) return d.entries;
+  }
   SINKD_ASSIGN_OR_RETURN(const std::string key, KeyOf(m.path));
   SINKD_ASSIGN_OR_RETURN(const std::string bytes, ReadWhole(key));
-  Result<std::vector<ManifestEntry>> read = ReadManifest(bytes, spec_);
+  Result<std::vector<ManifestEntry>> read = ReadManifest(bytes, spec_, pool_.get());
   if (!read.ok()) return read.status().WithContext(m.path);
   auto entries = std::make_shared<const std::vector<ManifestEntry>>(std::move(*read));
   if (keep) decoded_[m.path] = {m.length, entries};
@@ -319,23 +327,23 @@ Result<std::vector<ManifestFile>> FilesCatalog::MergeSmall(std::vector<ManifestF
   for (size_t i = 0; i < manifests.size(); ++i) {
     (merging.count(i) ? to_merge : kept).push_back(std::move(manifests[i]));
   }
-  std::vector<ManifestEntry> entries;
+  std::vector<BorrowedEntry> entries;
+  std::vector<Entries> sources;  // what `entries` borrows from
   for (const ManifestFile& m : to_merge) {
     SINKD_ASSIGN_OR_RETURN(const Entries read, Decoded(m, false));
-    for (ManifestEntry e : *read) {
+    sources.push_back(read);
+    for (const ManifestEntry& e : *read) {
       // A DELETED entry only says what its own snapshot removed; it has no place in a later one.
       if (e.status == EntryStatus::kDeleted) continue;
       // What an ADDED entry inherited from the list is written out: the spec requires explicit
       // numbers on EXISTING entries, and they must stay those of the snapshot that added it.
-      e.status = EntryStatus::kExisting;
-      e.snapshot_id = e.snapshot_id.value_or(m.added_snapshot_id);
-      e.sequence_number = e.sequence_number.value_or(m.sequence_number);
-      e.file_sequence_number = e.file_sequence_number.value_or(m.sequence_number);
-      entries.push_back(std::move(e));
+      entries.push_back(BorrowedEntry{EntryStatus::kExisting, e.snapshot_id.value_or(m.added_snapshot_id),
+                                e.sequence_number.value_or(m.sequence_number),
+                                e.file_sequence_number.value_or(m.sequence_number), &e.file});
     }
   }
   SINKD_ASSIGN_OR_RETURN(Manifest manifest, WriteManifest(spec_, Uri(key), snapshot_id, sequence,
-                                                          entries, options_.codec));
+                                                          entries, options_.codec, pool_.get()));
   SINKD_ASSIGN_OR_RETURN(const lake::Placed placed, Create(key, manifest.bytes));
   if (placed == lake::Placed::kTaken) {
     return Status::Internal("iceberg: the merged manifest's name " + key + " is taken");
@@ -351,7 +359,9 @@ Result<FilesCatalog::Removal> FilesCatalog::RemoveFiles(std::vector<ManifestFile
                                                         int64_t snapshot_id, int64_t sequence) {
   Removal out;
   std::set<std::string> left(removed.begin(), removed.end());
-  std::vector<ManifestEntry> entries;
+  // The rewrite's entries borrow their files from the decoded manifests, held by `sources`.
+  std::vector<BorrowedEntry> entries;
+  std::vector<Entries> sources;
   std::set<std::pair<int32_t, std::vector<std::string>>> partitions;
   for (ManifestFile& m : manifests) {
     if (left.empty()) {
@@ -367,24 +377,23 @@ Result<FilesCatalog::Removal> FilesCatalog::RemoveFiles(std::vector<ManifestFile
       out.kept.push_back(std::move(m));
       continue;
     }
-    for (ManifestEntry e : *read) {
+    sources.push_back(read);
+    for (const ManifestEntry& from : *read) {
       // An earlier snapshot's DELETED entry has no place in this one (as in MergeSmall).
-      if (e.status == EntryStatus::kDeleted) continue;
-      e.snapshot_id = e.snapshot_id.value_or(m.added_snapshot_id);
-      e.sequence_number = e.sequence_number.value_or(m.sequence_number);
-      e.file_sequence_number = e.file_sequence_number.value_or(m.sequence_number);
-      if (left.erase(e.file.path) > 0) {
+      if (from.status == EntryStatus::kDeleted) continue;
+      BorrowedEntry e{EntryStatus::kExisting, from.snapshot_id.value_or(m.added_snapshot_id),
+                from.sequence_number.value_or(m.sequence_number),
+                from.file_sequence_number.value_or(m.sequence_number), &from.file};
+      if (left.erase(from.file.path) > 0) {
         // Spec: a DELETED entry names the snapshot that deleted it and keeps its numbers.
         e.status = EntryStatus::kDeleted;
         e.snapshot_id = snapshot_id;
         ++out.counts.files;
-        out.counts.records += e.file.records;
-        out.counts.bytes += e.file.file_size;
-        partitions.insert({e.file.day, e.file.values});
-      } else {
-        e.status = EntryStatus::kExisting;
+        out.counts.records += from.file.records;
+        out.counts.bytes += from.file.file_size;
+        partitions.insert({from.file.day, from.file.values});
       }
-      entries.push_back(std::move(e));
+      entries.push_back(e);
     }
   }
   if (!left.empty()) {
@@ -394,15 +403,25 @@ Result<FilesCatalog::Removal> FilesCatalog::RemoveFiles(std::vector<ManifestFile
   out.counts.partitions = partitions.size();
   if (entries.empty()) return out;
   SINKD_ASSIGN_OR_RETURN(Manifest manifest, WriteManifest(spec_, Uri(key), snapshot_id, sequence,
-                                                          entries, options_.codec));
+                                                          entries, options_.codec, pool_.get()));
   SINKD_ASSIGN_OR_RETURN(const lake::Placed placed, Create(key, manifest.bytes));
   if (placed == lake::Placed::kTaken) {
     return Status::Internal("iceberg: the rewritten manifest's name " + key + " is taken");
   }
   if (!decoded_.empty()) {
-    // A pass that commits its merges in several replaces rewrites this manifest again next.
+    // A pass that commits its merges in several replaces rewrites this manifest again next; one
+    // that commits once never reads it, so its entries are copied only when asked for.
     decoded_[manifest.file.path] = {
-        manifest.file.length, std::make_shared<const std::vector<ManifestEntry>>(std::move(entries))};
+        manifest.file.length, nullptr,
+        [sources = std::move(sources), entries = std::move(entries)] {
+          std::vector<ManifestEntry> built;
+          built.reserve(entries.size());
+          for (const BorrowedEntry& e : entries) {
+            built.push_back(ManifestEntry{e.status, e.snapshot_id, e.sequence_number,
+                                          e.file_sequence_number, *e.file});
+          }
+          return built;
+        }};
   }
   out.rewritten = std::move(manifest.file);
   return out;

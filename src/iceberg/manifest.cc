@@ -185,12 +185,12 @@ Status EncodeDataFile(const TableSpec& spec, const DataFile& file, std::string& 
   return Status::OK();
 }
 
-Status EncodeEntry(const TableSpec& spec, const ManifestEntry& e, std::string& out) {
+Status EncodeEntry(const TableSpec& spec, const BorrowedEntry& e, std::string& out) {
   PutLong(static_cast<int32_t>(e.status), out);
   PutOptional(e.snapshot_id, out);
   PutOptional(e.sequence_number, out);
   PutOptional(e.file_sequence_number, out);
-  return EncodeDataFile(spec, e.file, out);
+  return EncodeDataFile(spec, *e.file, out);
 }
 
 Status EncodeListEntry(const ManifestFile& m, std::string& out) {
@@ -221,9 +221,11 @@ Status EncodeListEntry(const ManifestFile& m, std::string& out) {
 }
 
 // Unique to the file (its path), so the same records give the same bytes.
-avro::WriterOptions AvroOptions(const std::string& path, avro::Codec codec) {
+avro::WriterOptions AvroOptions(const std::string& path, avro::Codec codec,
+                                WorkPool* pool = nullptr) {
   avro::WriterOptions o;
   o.codec = codec;
+  o.pool = pool;
   o.deflate_level = kManifestDeflateLevel;
   const std::string digest = Sha256(path);
   std::memcpy(o.sync.data(), digest.data(), o.sync.size());
@@ -244,36 +246,35 @@ Result<std::string> Write(const std::string& schema_json, avro::Metadata metadat
   return writer.Finish();
 }
 
-Status CheckEntry(const TableSpec& spec, const ManifestEntry& e) {
+Status CheckEntry(const TableSpec& spec, const BorrowedEntry& e) {
   const bool added = e.status == EntryStatus::kAdded;
   if (!added && (!e.snapshot_id || !e.sequence_number || !e.file_sequence_number)) {
     return Status::Refuse(
         "iceberg: an EXISTING or DELETED entry without its snapshot id and "
         "sequence numbers: " +
-        e.file.path);
+        e.file->path);
   }
-  if (e.file.values.size() + 1 != spec.partition.size()) {
+  if (e.file->values.size() + 1 != spec.partition.size()) {
     return Status::Refuse("iceberg: a partition tuple that does not match the spec: " +
-                          e.file.path);
+                          e.file->path);
   }
   return Status::OK();
 }
 
 // The partition summaries of the entries: day bounds compared as numbers, strings as bytes.
-std::vector<FieldSummary> Summaries(const TableSpec& spec,
-                                    const std::vector<ManifestEntry>& entries) {
+std::vector<FieldSummary> Summaries(const TableSpec& spec, const std::vector<BorrowedEntry>& entries) {
   std::vector<FieldSummary> out(spec.partition.size());
   if (entries.empty()) return out;
-  int32_t lo = entries[0].file.day, hi = lo;
-  for (const ManifestEntry& e : entries) {
-    lo = std::min(lo, e.file.day);
-    hi = std::max(hi, e.file.day);
+  int32_t lo = entries[0].file->day, hi = lo;
+  for (const BorrowedEntry& e : entries) {
+    lo = std::min(lo, e.file->day);
+    hi = std::max(hi, e.file->day);
   }
   out[0].lower = DayBytes(lo);
   out[0].upper = DayBytes(hi);
   for (size_t i = 1; i < out.size(); ++i) {
-    for (const ManifestEntry& e : entries) {
-      const std::string& v = e.file.values[i - 1];
+    for (const BorrowedEntry& e : entries) {
+      const std::string& v = e.file->values[i - 1];
       if (!out[i].lower || v < *out[i].lower) out[i].lower = v;
       if (!out[i].upper || v > *out[i].upper) out[i].upper = v;
     }
@@ -292,14 +293,26 @@ std::string DayBytes(int32_t day) {
 Result<Manifest> WriteManifest(const TableSpec& spec, const std::string& path, int64_t snapshot_id,
                                int64_t sequence_number, const std::vector<ManifestEntry>& entries,
                                avro::Codec codec) {
+  std::vector<BorrowedEntry> of;
+  of.reserve(entries.size());
+  for (const ManifestEntry& e : entries) {
+    of.push_back(BorrowedEntry{e.status, e.snapshot_id, e.sequence_number, e.file_sequence_number,
+                         &e.file});
+  }
+  return WriteManifest(spec, path, snapshot_id, sequence_number, of, codec);
+}
+
+Result<Manifest> WriteManifest(const TableSpec& spec, const std::string& path, int64_t snapshot_id,
+                               int64_t sequence_number, const std::vector<BorrowedEntry>& entries,
+                               avro::Codec codec, WorkPool* pool) {
   Manifest m;
   m.file.path = path;
   m.file.added_snapshot_id = snapshot_id;
   m.file.sequence_number = sequence_number;
   m.file.min_sequence_number = sequence_number;
-  for (const ManifestEntry& e : entries) {
+  for (const BorrowedEntry& e : entries) {
     SINKD_RETURN_IF_ERROR(CheckEntry(spec, e));
-    const auto rows = static_cast<int64_t>(e.file.records);
+    const auto rows = static_cast<int64_t>(e.file->records);
     switch (e.status) {
       case EntryStatus::kAdded:
         ++m.file.added_files;
@@ -325,10 +338,11 @@ Result<Manifest> WriteManifest(const TableSpec& spec, const std::string& path, i
                                  {"partition-spec-id", "0"},
                                  {"format-version", "2"},
                                  {"content", "data"}};
-  SINKD_ASSIGN_OR_RETURN(m.bytes, Write(ManifestSchema(spec), header, AvroOptions(path, codec),
-                                        entries, [&](const ManifestEntry& e, std::string& out) {
-                                          return EncodeEntry(spec, e, out);
-                                        }));
+  SINKD_ASSIGN_OR_RETURN(m.bytes,
+                         Write(ManifestSchema(spec), header, AvroOptions(path, codec, pool), entries,
+                               [&](const BorrowedEntry& e, std::string& out) {
+                                 return EncodeEntry(spec, e, out);
+                               }));
   m.file.length = m.bytes.size();
   return m;
 }

@@ -20,6 +20,7 @@
 
 #include "avro/container.h"
 #include "base/result.h"
+#include "base/work_pool.h"
 #include "iceberg/data_file.h"
 #include "iceberg/table_spec.h"
 
@@ -34,6 +35,16 @@ struct ManifestEntry {
   std::optional<int64_t> sequence_number;       // empty only for ADDED
   std::optional<int64_t> file_sequence_number;  // empty only for ADDED
   DataFile file;
+};
+
+// An entry to write whose data file is borrowed from another entry (it must outlive the write):
+// a replace rewrites every entry of the manifests holding its inputs with a new status or
+// snapshot id, files unchanged, and copying each DataFile (its statistics) cost a compaction
+// pass 7-22 ms per 4,096 entries.
+struct BorrowedEntry {
+  EntryStatus status = EntryStatus::kAdded;
+  std::optional<int64_t> snapshot_id, sequence_number, file_sequence_number;
+  const DataFile* file = nullptr;
 };
 
 // Partition summaries of a manifest, one per partition field, as the list carries them.
@@ -72,9 +83,14 @@ inline constexpr int kManifestDeflateLevel = 1;
 // Writes the manifest stored at `path`, new in snapshot `snapshot_id` with sequence number
 // `sequence_number`. Refuse when an entry breaks the sequence-number rules above or its partition
 // tuple does not match the spec; then nothing is returned.
+// With `pool`, the Avro blocks are deflated on it (the same bytes).
 Result<Manifest> WriteManifest(const TableSpec& spec, const std::string& path, int64_t snapshot_id,
                                int64_t sequence_number, const std::vector<ManifestEntry>& entries,
                                avro::Codec codec = avro::Codec::kDeflate);
+Result<Manifest> WriteManifest(const TableSpec& spec, const std::string& path, int64_t snapshot_id,
+                               int64_t sequence_number, const std::vector<BorrowedEntry>& entries,
+                               avro::Codec codec = avro::Codec::kDeflate,
+                               WorkPool* pool = nullptr);
 
 // Writes a snapshot's manifest list (header: snapshot-id, parent-snapshot-id when there is one,
 // sequence-number, format-version).
@@ -89,7 +105,10 @@ Result<std::string> WriteManifestList(const std::vector<ManifestFile>& manifests
 // caller applies. Returns Reject, naming the file's problem, for corrupt Avro (avro/container.h),
 // a missing required field, a partition field of the spec absent from the struct, a content
 // other than data.
-Result<std::vector<ManifestEntry>> ReadManifest(std::string_view bytes, const TableSpec& spec);
+// With `pool`, the Avro blocks are inflated and decoded on it, each block's entries on its own
+// (the same entries, in file order).
+Result<std::vector<ManifestEntry>> ReadManifest(std::string_view bytes, const TableSpec& spec,
+                                                WorkPool* pool = nullptr);
 
 // Reads a manifest list. Reject as ReadManifest.
 Result<std::vector<ManifestFile>> ReadManifestList(std::string_view bytes);

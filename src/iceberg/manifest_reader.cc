@@ -1,6 +1,8 @@
 // Reading manifests and manifest lists back (manifest.h): by field-id where the spec gives one
 // (so a writer's own field names do not matter), by name for the record fields Iceberg names.
 #include <cstring>
+#include <iterator>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <type_traits>
 
@@ -473,27 +475,52 @@ class ListEntryReader : SchemaWalker {
 
 }  // namespace
 
-Result<std::vector<ManifestEntry>> ReadManifest(std::string_view bytes, const TableSpec& spec) {
-  std::vector<ManifestEntry> out;
-  std::optional<EntryReader> reader;
-  const auto content_of = [](const avro::ContainerFile& header) {
-    const std::string* content = header.Find("content");
-    return content != nullptr && *content != "data" ? Bad("content \"" + *content + "\"")
-                                                    : Status::OK();
+Result<std::vector<ManifestEntry>> ReadManifest(std::string_view bytes, const TableSpec& spec,
+                                                WorkPool* pool) {
+  const avro::ReadLimits limits;
+  SINKD_ASSIGN_OR_RETURN(const avro::ContainerBlocks read,
+                         avro::ReadContainerBlocks(bytes, limits, pool));
+  const std::string* content = read.header.Find("content");
+  if (content != nullptr && *content != "data") return Bad("content \"" + *content + "\"");
+  // One reader per thread of the loop (a reader is one thread's); each block's entries and
+  // values apart, joined in file order. Every block may build up to the file's limit of values;
+  // their sum is held to it once all are read.
+  const size_t slots = pool != nullptr ? pool->threads() : 1;
+  std::vector<std::optional<EntryReader>> readers(slots);
+  std::vector<std::vector<ManifestEntry>> entries(read.blocks.size());
+  std::vector<Status> statuses(read.blocks.size());
+  std::vector<uint64_t> values(read.blocks.size(), 0);
+  const auto decode = [&](size_t b, size_t slot) {
+    if (!readers[slot]) readers[slot].emplace(read.header.schema, spec);
+    entries[b].reserve(static_cast<size_t>(read.blocks[b].count));
+    statuses[b] = avro::ReadBlockRecords(
+        read.blocks[b], read.header, limits.max_values,
+        [&](avro::DatumReader& in, const avro::ContainerFile&) {
+          ManifestEntry e;
+          SINKD_RETURN_IF_ERROR(readers[slot]->Read(in, e));
+          entries[b].push_back(std::move(e));
+          return Status::OK();
+        },
+        &values[b]);
   };
-  SINKD_ASSIGN_OR_RETURN(
-      const avro::ContainerFile file,
-      avro::ReadContainerEach(bytes, [&](avro::DatumReader& in, const avro::ContainerFile& header) {
-        if (!reader) {
-          SINKD_RETURN_IF_ERROR(content_of(header));
-          reader.emplace(header.schema, spec);
-        }
-        ManifestEntry e;
-        SINKD_RETURN_IF_ERROR(reader->Read(in, e));
-        out.push_back(std::move(e));
-        return Status::OK();
-      }));
-  SINKD_RETURN_IF_ERROR(content_of(file));
+  if (pool != nullptr) {
+    pool->ParallelFor(read.blocks.size(), decode);
+  } else {
+    for (size_t b = 0; b < read.blocks.size(); ++b) decode(b, 0);
+  }
+  uint64_t all_values = 0;
+  size_t count = 0;
+  for (size_t b = 0; b < read.blocks.size(); ++b) {
+    SINKD_RETURN_IF_ERROR(statuses[b]);
+    all_values += values[b];
+    count += entries[b].size();
+  }
+  if (all_values > limits.max_values) return Bad("more values than a manifest may build");
+  std::vector<ManifestEntry> out;
+  out.reserve(count);
+  for (std::vector<ManifestEntry>& block : entries) {
+    std::move(block.begin(), block.end(), std::back_inserter(out));
+  }
   return out;
 }
 

@@ -50,13 +50,15 @@ Result<std::unique_ptr<table::Commit>> MakeTableCommit(std::string_view format,
 Result<std::unique_ptr<table::Rewrite>> MakeTableRewrite(std::string_view format,
                                                          lake::Destination& destination,
                                                          const TableCatalog& catalog,
-                                                         bool read_only) {
+                                                         bool read_only, size_t threads) {
   SINKD_RETURN_IF_ERROR(table::CheckTableFormat(format));
   SINKD_RETURN_IF_ERROR(CheckTableCatalog(catalog));
   if (format != kIcebergCommitFormat) return std::unique_ptr<table::Rewrite>();
   // A compaction records no source positions of its own: it carries the table's.
+  CommitOptions options;
+  options.threads = threads;
   return std::unique_ptr<table::Rewrite>(std::make_unique<IcebergCommit>(
-      destination, "", CommitOptions{}, SqlTargetOf(catalog, read_only)));
+      destination, "", options, SqlTargetOf(catalog, read_only)));
 }
 
 }  // namespace sinkd::iceberg

@@ -57,10 +57,11 @@ Result<std::unique_ptr<table::Commit>> MakeTableCommit(std::string_view format,
 // The commit step of `sinkd compact --table-format` (table/rewrite.h): nullptr for none (the hive
 // layout alone, compact/compactor.h's grace deleter), an IcebergCommit for iceberg, through the
 // catalog `catalog` names. Refuses as MakeTableCommit. `read_only`: a dry run's, which reads the
-// table and commits nothing (SqlTargetOf).
+// table and commits nothing (SqlTargetOf). `threads`: CommitOptions::threads.
 Result<std::unique_ptr<table::Rewrite>> MakeTableRewrite(std::string_view format,
                                                          lake::Destination& destination,
                                                          const TableCatalog& catalog = {},
-                                                         bool read_only = false);
+                                                         bool read_only = false,
+                                                         size_t threads = 1);
 
 }  // namespace sinkd::iceberg

@@ -237,6 +237,57 @@ TEST(AvroContainer, ADeflateBlockInflatingPastTheLimitIsRefused) {
   EXPECT_TRUE(ReadContainer(*bytes).ok()) << "the default limit takes it";
 }
 
+TEST(AvroContainer, BlocksDeflatedAndInflatedOnAPoolAreTheBytesAndRecordsOfOneThread) {
+  Result<Schema> schema = Schema::Parse(kSampleSchema);
+  ASSERT_TRUE(schema.ok());
+  WorkPool pool(3);
+  WriterOptions on_pool = Options(Codec::kDeflate, 300);
+  on_pool.pool = &pool;
+  ContainerWriter writer(*schema, {{"format-version", "2"}, {"content", "data"}}, on_pool);
+  for (int i = 0; i < 200; ++i) ASSERT_TRUE(writer.Append(SampleRecord(i)).ok());
+  Result<std::string> bytes = writer.Finish();
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  EXPECT_EQ(*bytes, WriteSample(200, Codec::kDeflate, 300));
+
+  Result<ContainerBlocks> blocks = ReadContainerBlocks(*bytes, ReadLimits{}, &pool);
+  ASSERT_TRUE(blocks.ok()) << blocks.status().ToString();
+  ASSERT_GT(blocks->blocks.size(), 10u) << "premise: many blocks";
+  int next = 0;
+  for (const ContainerBlock& block : blocks->blocks) {
+    uint64_t values = 0;
+    ASSERT_TRUE(ReadBlockRecords(block, blocks->header, 1 << 20,
+                                 [&](DatumReader& in, const ContainerFile& header) {
+                                   Result<Value> v = in.Read(header.schema,
+                                                             header.schema.root_index());
+                                   if (!v.ok()) return v.status();
+                                   EXPECT_EQ(*v, SampleRecord(next)) << "record " << next;
+                                   ++next;
+                                   return Status::OK();
+                                 },
+                                 &values)
+                    .ok());
+  }
+  EXPECT_EQ(next, 200);
+}
+
+TEST(AvroContainer, BlocksInflatingPastTheLimitInAllAreRefusedThoughEachFits) {
+  Result<Schema> schema = Schema::Parse(R"("string")");
+  ASSERT_TRUE(schema.ok());
+  ContainerWriter writer(*schema, {}, Options(Codec::kDeflate, 1));
+  for (int i = 0; i < 8; ++i) ASSERT_TRUE(writer.Append(std::string(1 << 20, 'x')).ok());
+  Result<std::string> bytes = writer.Finish();
+  ASSERT_TRUE(bytes.ok());
+  ReadLimits limits;
+  limits.max_blocks_bytes = 4 << 20;
+  WorkPool pool(2);
+  Result<ContainerBlocks> blocks = ReadContainerBlocks(*bytes, limits, &pool);
+  ASSERT_FALSE(blocks.ok());
+  EXPECT_TRUE(blocks.status().IsReject());
+  EXPECT_NE(blocks.status().message().find("in all"), std::string::npos)
+      << blocks.status().ToString();
+  EXPECT_TRUE(ReadContainerBlocks(*bytes).ok()) << "the default limit takes them";
+}
+
 TEST(AvroContainer, ABlockNotFollowedByTheSyncMarkerOrWithBytesLeftOverIsRefused) {
   std::string one;
   AppendLong(7, one);

@@ -210,6 +210,32 @@ TEST(IcebergManifest, TheDirectWritersBytesAreTheGenericAvroEncodersForEveryStat
   }
 }
 
+TEST(IcebergManifest, OnAPoolAManifestIsWrittenAndReadAsOnOneThread) {
+  const TableSpec spec = SpecOf(row::kLedgerColumns);
+  const std::vector<ManifestEntry> entries = EveryKindOfEntry(spec, 600);
+  WorkPool pool(2);
+  std::vector<BorrowedEntry> borrowed;
+  for (const ManifestEntry& e : entries) {
+    borrowed.push_back(
+        BorrowedEntry{e.status, e.snapshot_id, e.sequence_number, e.file_sequence_number, &e.file});
+  }
+  Result<Manifest> one = WriteManifest(spec, "s3://bucket/m.avro", 9, 4, entries);
+  Result<Manifest> two =
+      WriteManifest(spec, "s3://bucket/m.avro", 9, 4, borrowed, avro::Codec::kDeflate, &pool);
+  ASSERT_TRUE(one.ok() && two.ok());
+  EXPECT_EQ(two->bytes, one->bytes);
+  EXPECT_EQ(two->file, one->file);
+  Result<std::vector<ManifestEntry>> serial = ReadManifest(one->bytes, spec);
+  Result<std::vector<ManifestEntry>> parallel = ReadManifest(one->bytes, spec, &pool);
+  ASSERT_TRUE(serial.ok() && parallel.ok()) << parallel.status().ToString();
+  ASSERT_EQ(parallel->size(), entries.size());
+  for (size_t i = 0; i < entries.size(); ++i) {
+    EXPECT_EQ((*parallel)[i].file.path, entries[i].file.path) << i;
+    EXPECT_EQ((*parallel)[i].file.columns.size(), (*serial)[i].file.columns.size()) << i;
+    EXPECT_EQ((*parallel)[i].snapshot_id, (*serial)[i].snapshot_id) << i;
+  }
+}
+
 TEST(IcebergManifest, AStringThatIsNotUtf8IsRefusedNamingWhichOne) {
   const TableSpec spec = SpecOf(row::kLedgerColumns);
   std::vector<ManifestEntry> entries = EveryKindOfEntry(spec, 3);

@@ -145,6 +145,56 @@ TEST(Replace, AManifestDecodedToPlanIsNotReadAgainByTheReplaceThatRewritesIt) {
   EXPECT_EQ(lake.reads[*catalog.KeyOf(manifests->front().path)], 2);
 }
 
+// Two replaces of one pass, on a catalog with a pool of two threads: the first rewrites the
+// manifests it decoded to plan; the second removes files of that rewritten manifest and rewrites
+// it from the copy the first kept (built only when the second asks), never reading it. What lands
+// is what one thread lands: icebird reads every row once.
+TEST(Replace, ASecondReplaceRewritesTheFirstOnesManifestFromItsKeptCopyWithoutReadingIt) {
+  testing::TempDir tmp;
+  auto dir = ReplaceLake(tmp);
+  ManifestReadCounter lake(*dir);
+  CommitOptions options;
+  options.threads = 2;
+  FilesCatalog catalog(lake, "file://" + tmp.path().string(), "ledger",
+                       SpecOf(row::kLedgerColumns), options);
+  ASSERT_EQ(CommitFlushes(lake, catalog, "a", 4, 10, kReplaceStream).commit_ids.size(), 4u);
+  std::vector<DataFile> live = LiveFiles(*dir, catalog);
+  ASSERT_EQ(live.size(), 8u);
+  Result<LoadedTable> table = catalog.Load();
+  ASSERT_TRUE(table.ok() && table->metadata && table->metadata->Current());
+  Result<std::string> list = dir->Read(*catalog.KeyOf(table->metadata->Current()->manifest_list),
+                                       0, uint64_t{1} << 40);
+  ASSERT_TRUE(list.ok());
+  Result<std::vector<ManifestFile>> manifests = ReadManifestList(*list);
+  ASSERT_TRUE(manifests.ok());
+  for (const ManifestFile& m : *manifests) ASSERT_TRUE(catalog.Decoded(m, true).ok());
+
+  // The first replace merges one app's Parts (one of each flush's manifests) into one: its
+  // rewritten manifest holds those DELETED and the other app's EXISTING.
+  std::vector<DataFile> outputs = Rewritten(*dir, catalog, "a", 0, 40, "compactor");
+  ASSERT_EQ(outputs.size(), 2u);
+  Replace first, second;
+  for (const DataFile& f : live) {
+    (f.path.find("app=billing") != std::string::npos ? first : second).removed.push_back(f.path);
+  }
+  ASSERT_EQ(first.removed.size(), 4u);
+  for (const DataFile& f : outputs) {
+    (f.path.find("app=billing") != std::string::npos ? first : second).added.push_back(f);
+  }
+  ASSERT_TRUE(catalog.CommitReplace(first).ok());
+  lake.reads.clear();
+  // The second removes the other app's four, EXISTING in the first's rewritten manifest.
+  Result<CommitReport> report = catalog.CommitReplace(second);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  for (const auto& [key, reads] : lake.reads) ADD_FAILURE() << key << " was read again";
+  const std::vector<DataFile> after = LiveFiles(*dir, catalog);
+  ASSERT_EQ(after.size(), 2u);
+  std::set<std::string> paths;
+  for (const DataFile& f : after) paths.insert(f.path);
+  EXPECT_EQ(paths, (std::set<std::string>{outputs[0].path, outputs[1].path}));
+  EXPECT_EQ(IcebirdIds(tmp).size(), 40u) << "every row once";
+}
+
 TEST(Replace, ASecondReplaceOfTheSameFilesCommitsNothingAndIsToldNotFound) {
   testing::TempDir tmp;
   auto lake = ReplaceLake(tmp);
