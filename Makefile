@@ -45,8 +45,10 @@ asan: deps
 # ThreadSanitizer build of the threaded code's tests only (the drain and its prefetcher, JetStream
 # keep-alives, the metrics listener in http and the drain's figures it serves, the outbox
 # dispatcher and its leases, the sinks, the encode pool in base, the lake's parallel flush and the
-# import's flush thread): the rest of the tree is single-threaded and already runs under ASan.
-TSAN_FOLDERS := backfill base drain http jetstream lake metrics outbox sinks
+# import's flush thread, compaction's merge lanes, the Avro blocks of a manifest inflated, decoded
+# and deflated on a pool, and the catalog that does so): the rest of the tree is single-threaded
+# and already runs under ASan.
+TSAN_FOLDERS := avro backfill base compact drain http iceberg jetstream lake metrics outbox sinks
 TSAN_LABELS := ^($(shell echo $(TSAN_FOLDERS) | tr ' ' '|'))$$
 tsan: deps
 	cmake -S . -B build/tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" \
