@@ -9,6 +9,12 @@
 // lowered an import's peak RSS and page faults (figures: BENCHMARKS.md, "Issue 10, eighth pass").
 // Peak memory does not grow; resident memory stays at the high-water mark between batches.
 // Call once, early in main, before threads start (an arena made before the call stays in use).
+// The sinkd binary links tcmalloc (CMakeLists.txt), whose mallopt ignores these settings: its
+// threads' caches draw on one heap they all share, which is what the one arena was for, without
+// the arena's one lock (two compaction lanes serialised on it). This still sets glibc's malloc
+// where it is the allocator (the sanitizer builds, the tests). Measured with tcmalloc: the drain's
+// CPU per event and peak RSS as on glibc with this setting, the import's peak RSS ~25 MiB higher
+// (BENCHMARKS.md, "Issue 28: merge lanes").
 #pragma once
 
 namespace sinkd {
