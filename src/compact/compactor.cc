@@ -637,9 +637,6 @@ class Compactor::Pass {
     lock.unlock();
     Result<MergeOutcome> outcome = Merge(destination, spec, on_output_);
     lock.lock();
-    if (budget_) {
-      report_.merges_at_once = std::max(report_.merges_at_once, budget_->peak_leases());
-    }
     if (!outcome.ok()) {
       Fail(partition, outcome.status());
       state.broken = state.pending = true;

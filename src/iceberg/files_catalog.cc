@@ -131,7 +131,9 @@ FilesCatalog::FilesCatalog(lake::Destination& destination, std::string lake_uri,
   if (!options_.sleep) {
     options_.sleep = [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); };
   }
-  if (options_.threads > 1) pool_ = std::make_unique<WorkPool>(std::min<size_t>(options_.threads, 256));
+  if (options_.threads > 1) {
+    pool_ = std::make_unique<WorkPool>(std::min<size_t>(options_.threads, 256));
+  }
 }
 
 std::string FilesCatalog::MetadataKey(int64_t version) const {
@@ -337,9 +339,10 @@ Result<std::vector<ManifestFile>> FilesCatalog::MergeSmall(std::vector<ManifestF
       if (e.status == EntryStatus::kDeleted) continue;
       // What an ADDED entry inherited from the list is written out: the spec requires explicit
       // numbers on EXISTING entries, and they must stay those of the snapshot that added it.
-      entries.push_back(BorrowedEntry{EntryStatus::kExisting, e.snapshot_id.value_or(m.added_snapshot_id),
-                                e.sequence_number.value_or(m.sequence_number),
-                                e.file_sequence_number.value_or(m.sequence_number), &e.file});
+      entries.push_back(BorrowedEntry{EntryStatus::kExisting,
+                                      e.snapshot_id.value_or(m.added_snapshot_id),
+                                      e.sequence_number.value_or(m.sequence_number),
+                                      e.file_sequence_number.value_or(m.sequence_number), &e.file});
     }
   }
   SINKD_ASSIGN_OR_RETURN(Manifest manifest, WriteManifest(spec_, Uri(key), snapshot_id, sequence,
@@ -382,8 +385,8 @@ Result<FilesCatalog::Removal> FilesCatalog::RemoveFiles(std::vector<ManifestFile
       // An earlier snapshot's DELETED entry has no place in this one (as in MergeSmall).
       if (from.status == EntryStatus::kDeleted) continue;
       BorrowedEntry e{EntryStatus::kExisting, from.snapshot_id.value_or(m.added_snapshot_id),
-                from.sequence_number.value_or(m.sequence_number),
-                from.file_sequence_number.value_or(m.sequence_number), &from.file};
+                      from.sequence_number.value_or(m.sequence_number),
+                      from.file_sequence_number.value_or(m.sequence_number), &from.file};
       if (left.erase(from.file.path) > 0) {
         // Spec: a DELETED entry names the snapshot that deleted it and keeps its numbers.
         e.status = EntryStatus::kDeleted;

@@ -262,7 +262,8 @@ Status CheckEntry(const TableSpec& spec, const BorrowedEntry& e) {
 }
 
 // The partition summaries of the entries: day bounds compared as numbers, strings as bytes.
-std::vector<FieldSummary> Summaries(const TableSpec& spec, const std::vector<BorrowedEntry>& entries) {
+std::vector<FieldSummary> Summaries(const TableSpec& spec,
+                                    const std::vector<BorrowedEntry>& entries) {
   std::vector<FieldSummary> out(spec.partition.size());
   if (entries.empty()) return out;
   int32_t lo = entries[0].file->day, hi = lo;
@@ -338,11 +339,11 @@ Result<Manifest> WriteManifest(const TableSpec& spec, const std::string& path, i
                                  {"partition-spec-id", "0"},
                                  {"format-version", "2"},
                                  {"content", "data"}};
-  SINKD_ASSIGN_OR_RETURN(m.bytes,
-                         Write(ManifestSchema(spec), header, AvroOptions(path, codec, pool), entries,
-                               [&](const BorrowedEntry& e, std::string& out) {
-                                 return EncodeEntry(spec, e, out);
-                               }));
+  SINKD_ASSIGN_OR_RETURN(m.bytes, Write(ManifestSchema(spec), header,
+                                        AvroOptions(path, codec, pool), entries,
+                                        [&](const BorrowedEntry& e, std::string& out) {
+                                          return EncodeEntry(spec, e, out);
+                                        }));
   m.file.length = m.bytes.size();
   return m;
 }
