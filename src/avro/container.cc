@@ -87,11 +87,7 @@ Result<std::string> ContainerWriter::Finish() {
         deflated[i] = data.status();
       }
     };
-    if (options_.pool != nullptr) {
-      options_.pool->ParallelFor(blocks_.size(), deflate);
-    } else {
-      for (size_t i = 0; i < blocks_.size(); ++i) deflate(i, 0);
-    }
+    WorkPool::ParallelFor(options_.pool, blocks_.size(), deflate);
     for (const Status& s : deflated) {
       if (!s.ok()) return status_ = s;
     }
@@ -228,11 +224,7 @@ Result<ContainerBlocks> ReadContainerBlocks(std::string_view bytes, const ReadLi
       total += data->size();
       out.blocks[i].data = std::move(*data);
     };
-    if (pool != nullptr) {
-      pool->ParallelFor(out.blocks.size(), inflate);
-    } else {
-      for (size_t i = 0; i < out.blocks.size(); ++i) inflate(i, 0);
-    }
+    WorkPool::ParallelFor(pool, out.blocks.size(), inflate);
     for (const Status& s : inflated) SINKD_RETURN_IF_ERROR(s);
     if (total.load() > limits.max_blocks_bytes) {
       return Status::Reject(fmt::format("avro: blocks inflating past {} bytes in all",

@@ -32,6 +32,15 @@ WorkPool::~WorkPool() {
   for (std::thread& t : workers_) t.join();
 }
 
+void WorkPool::ParallelFor(WorkPool* pool, size_t n,
+                           const std::function<void(size_t index, size_t slot)>& fn) {
+  if (pool != nullptr) {
+    pool->ParallelFor(n, fn);
+    return;
+  }
+  for (size_t i = 0; i < n; ++i) fn(i, 0);
+}
+
 size_t WorkPool::DefaultThreads() {
   return std::max<size_t>(1, std::thread::hardware_concurrency());
 }

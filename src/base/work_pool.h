@@ -1,9 +1,11 @@
 // WorkPool runs the items of a loop on a fixed set of threads: ParallelFor(n, fn) calls fn(i, slot)
 // once for every i in [0, n) and returns when all have returned. The calling thread works on its
 // own loop too, so a pool of `threads` runs `threads` items at once with threads - 1 workers, and
-// a pool of 1 has no worker and runs every item inline, in order. Its one user is the lake's
-// encode (lake/lake_writer.h: the Parts of a flush; parquet/part_writer.h: the column chunks of a
-// row group); the threads start with the pool and live until it is destroyed, never per loop.
+// a pool of 1 has no worker and runs every item inline, in order. Its users: the lake's encode
+// (lake/lake_writer.h: the Parts of a flush; parquet/part_writer.h: the column chunks of a row
+// group), the drain's decode, compaction's inputs decoded ahead, and a manifest's Avro blocks
+// (avro/container.h, iceberg/manifest.h); the threads start with the pool and live until it is
+// destroyed, never per loop.
 //
 // Nesting: an item may call ParallelFor on the same pool (a Part's chunks inside the flush's loop
 // of Parts). It cannot deadlock: a loop's caller only waits for items other threads have already
@@ -38,6 +40,11 @@ class WorkPool {
   size_t threads() const { return workers_.size() + 1; }
 
   void ParallelFor(size_t n, const std::function<void(size_t index, size_t slot)>& fn);
+
+  // ParallelFor on `pool`, or every item in order on the calling thread (slot 0) when `pool` is
+  // nullptr: for code that takes an optional pool.
+  static void ParallelFor(WorkPool* pool, size_t n,
+                          const std::function<void(size_t index, size_t slot)>& fn);
 
   // std::thread::hardware_concurrency(), at least 1: the default of --encode-threads.
   static size_t DefaultThreads();

@@ -503,11 +503,7 @@ Result<std::vector<ManifestEntry>> ReadManifest(std::string_view bytes, const Ta
         },
         &values[b]);
   };
-  if (pool != nullptr) {
-    pool->ParallelFor(read.blocks.size(), decode);
-  } else {
-    for (size_t b = 0; b < read.blocks.size(); ++b) decode(b, 0);
-  }
+  WorkPool::ParallelFor(pool, read.blocks.size(), decode);
   uint64_t all_values = 0;
   size_t count = 0;
   for (size_t b = 0; b < read.blocks.size(); ++b) {

@@ -266,11 +266,7 @@ Status PartWriter::Rep::WriteRowGroup(const TableView& table, std::span<const ui
       encoded[c] = writers[c]->WriteChunk(table.columns[c], selection, *pages[slot], chunks[c]);
     }
   };
-  if (pool != nullptr) {
-    pool->ParallelFor(schema.size(), encode);
-  } else {
-    for (size_t c = 0; c < schema.size(); ++c) encode(c, 0);
-  }
+  WorkPool::ParallelFor(pool, schema.size(), encode);
   for (size_t c = 0; c < schema.size(); ++c) {
     const Status s = encoded[c].ok() ? WriteChunk(c, chunks[c], group) : encoded[c];
     if (!s.ok()) return s.WithContext("parquet: column " + schema[c].name);

@@ -23,6 +23,21 @@ TEST(WorkPool, EveryIndexRunsExactlyOnceAndTheCallReturnsAfterTheLast) {
 }
 
 // Per-slot scratch is safe only if no two items run in one slot at once and slots stay in range.
+TEST(WorkPool, WithoutAPoolEveryItemRunsInOrderOnTheCallingThreadInSlotZero) {
+  std::vector<size_t> order;
+  const std::thread::id caller = std::this_thread::get_id();
+  WorkPool::ParallelFor(nullptr, 5, [&](size_t i, size_t slot) {
+    EXPECT_EQ(slot, 0u);
+    EXPECT_EQ(std::this_thread::get_id(), caller);
+    order.push_back(i);
+  });
+  EXPECT_EQ(order, (std::vector<size_t>{0, 1, 2, 3, 4}));
+  WorkPool pool(2);
+  std::atomic<int> ran{0};
+  WorkPool::ParallelFor(&pool, 100, [&](size_t, size_t) { ++ran; });
+  EXPECT_EQ(ran.load(), 100);
+}
+
 TEST(WorkPool, NoTwoItemsShareASlotAtOnceAndSlotsStayBelowThreads) {
   WorkPool pool(3);
   std::vector<std::atomic<int>> busy(pool.threads());
